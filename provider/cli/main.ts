@@ -1,0 +1,17 @@
+import { Command } from "commander";
+import { packageVersion } from "../version";
+
+/**
+ * The `directmail` command line. Each subcommand lives in its own module of this folder and
+ * registers itself here.
+ */
+export function buildProgram(): Command {
+  const program = new Command("directmail")
+    .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
+    .version(packageVersion());
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  await buildProgram().parseAsync(argv);
+}
