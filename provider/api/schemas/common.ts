@@ -1,0 +1,111 @@
+/**
+ * Building blocks shared by every wire schema. The client parses responses with these schemas, the
+ * sandbox validates requests and shapes responses with them, and `scripts/generate-openapi.ts`
+ * turns them into the OpenAPI document, so each rule here is stated once for all three.
+ *
+ * Objects are plain `z.object`s: every listed key is checked (required, type, nullability) and keys
+ * the spec does not list are dropped on parse rather than rejected, because the service may add
+ * fields in a non-breaking release and a deployment must not fail over a field nobody reads.
+ */
+import { z } from "zod";
+
+/**
+ * ISO 8601 date-time. The service is free to send an offset (`Z`, `+02:00`) or none; both parse.
+ * Kept as a string: converting would lose the exact text for diffs and round trips.
+ */
+export const dateTime = () => z.iso.datetime({ offset: true, local: true });
+
+/** A JSON integer that fits a JavaScript number exactly. */
+export const int = () => z.int();
+
+/** A non-negative count. */
+export const count = () => z.int().nonnegative();
+
+/** A positive identifier (orders, recipients, conversions, integration orders). */
+export const id = () => z.int().positive();
+
+/**
+ * An enumeration whose full set the spec does not show: the listed values are known, any other
+ * string is accepted (a new status from the service must not crash a deployment). The TypeScript
+ * type keeps the listed literals for completion while still allowing any string. The OpenAPI
+ * generator reads `knownValues` to emit `anyOf: [enum, string]`.
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(
+  values: T,
+): z.ZodType<T[number] | (string & {}), string> {
+  return z.string().meta({ knownValues: [...values] }) as unknown as z.ZodType<
+    T[number] | (string & {}),
+    string
+  >;
+}
+
+/** Known values of an open enumeration built with {@link openEnum}, for tests and documentation. */
+export function knownValues(schema: z.ZodType): string[] | undefined {
+  const meta = z.globalRegistry.get(schema) as { knownValues?: string[] } | undefined;
+  return meta?.knownValues;
+}
+
+/** Query-string integer: the client passes a number, the server receives text; both parse. */
+export const queryInt = () => z.coerce.number<string | number>().int();
+
+/**
+ * Query-string boolean: `true`/`false` as booleans (client side) or as text (server side, any case).
+ * Anything else is rejected, so `paid=yes` is an error rather than a silent `true`.
+ */
+export const queryBool = () =>
+  z.union(
+    [
+      z.boolean(),
+      z
+        .string()
+        .regex(/^(true|false)$/i, "expected true or false")
+        .transform((v) => v.toLowerCase() === "true"),
+    ],
+    { error: "expected true or false" },
+  );
+
+/** Path parameter `{id}`: an integer in the path template. */
+export const IdPathParams = z
+  .object({ id: z.coerce.number<string | number>().int().positive() })
+  .meta({ id: "IdPathParams", description: "Path parameter `{id}` (a positive integer)." });
+export type IdPathParams = z.infer<typeof IdPathParams>;
+
+/**
+ * Reads a raw query object (as a web framework gives it: text values, names in any case) with a
+ * query schema. The spec says query parameter names match case-insensitively, so `PostageType`
+ * and `postagetype` both land on `postageType`. Unknown names are ignored; for a repeated name the
+ * first value wins.
+ */
+export function readQuery<S extends z.ZodObject>(
+  schema: S,
+  raw: Record<string, unknown>,
+): z.ZodSafeParseResult<z.output<S>> {
+  const byLower = new Map(Object.keys(schema.shape).map((k) => [k.toLowerCase(), k]));
+  const normalized: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const key = byLower.get(name.toLowerCase());
+    if (key === undefined || key in normalized) continue;
+    normalized[key] = Array.isArray(value) ? value[0] : value;
+  }
+  return schema.safeParse(normalized) as z.ZodSafeParseResult<z.output<S>>;
+}
+
+/**
+ * One line per issue, naming the field by its path (`recipients[3].address.zipCode: ...`), for
+ * validation errors that tell the user exactly what to fix.
+ */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], root = ""): string[] {
+  return issues.map((issue) => {
+    const path = formatPath(issue.path, root);
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+}
+
+export function formatPath(path: readonly PropertyKey[], root = ""): string {
+  let out = root;
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
