@@ -1,4 +1,3 @@
-import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { packageVersion } from "../version";
 import type { ProviderContext, ResourceImplementation } from "./implementation";
@@ -23,7 +22,7 @@ export class ProviderInfo extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ProviderInfoArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("ProviderInfo", path.join(__dirname, "implementation.js")),
+      thinProvider("ProviderInfo"),
       name,
       {
         label: args.label,

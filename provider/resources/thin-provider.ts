@@ -4,25 +4,31 @@ import type * as pulumi from "@pulumi/pulumi";
  * The dynamic provider that Pulumi serializes into the state for every directmail resource.
  *
  * Pulumi stores the provider's code, closure and all, in the state (`__provider`), and `refresh`
- * and `destroy` run that stored copy. So this object captures nothing but two strings: the kind of
- * resource and, as a last resort, the path of the implementation at the time of the deployment.
+ * and `destroy` run that stored copy. So this object captures nothing but the kind of resource.
  * Each method loads the implementation of the *installed* package when it runs, so a newer
- * package version fixes old stacks too, and no API key, client or schema lands in the state.
+ * package version serves old stacks too, no API key, client or schema lands in the state, and the
+ * serialized text is the same on every machine (no absolute paths), so a checkout in another
+ * folder shows no spurious change.
  */
-export function thinProvider(kind: string, implementationPath: string): pulumi.dynamic.ResourceProvider {
+export function thinProvider(kind: string): pulumi.dynamic.ResourceProvider {
   // Everything below is serialized as source text: keep it self-contained.
   const load = () => {
     const nodeModule = require("node:module");
     const nodePath = require("node:path");
-    // Resolve from the program's directory, where the package is installed (or, inside this
-    // repository, where package.json's self-reference finds it).
-    const fromProgram = nodeModule.createRequire(nodePath.join(process.cwd(), "__directmail__.js"));
+    // The provider runs in the project's directory, where the package is installed (inside this
+    // repository, package.json's self-reference finds it).
+    const fromProject = nodeModule.createRequire(nodePath.join(process.cwd(), "__directmail__.js"));
     let implementation: any;
     try {
-      implementation = fromProgram("pulumi-directmail/dist/provider/resources/implementation.js");
+      implementation = fromProject("pulumi-directmail/dist/provider/resources/implementation.js");
     } catch (error: any) {
-      if (error?.code !== "MODULE_NOT_FOUND" && error?.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw error;
-      implementation = fromProgram(implementationPath);
+      if (error?.code === "MODULE_NOT_FOUND") {
+        throw new Error(
+          `pulumi-directmail is not installed for the project in ${process.cwd()}; ` +
+            "run `npm install pulumi-directmail` there, then run the command again.",
+        );
+      }
+      throw error;
     }
     return implementation.providerFor(kind);
   };

@@ -1,0 +1,101 @@
+/**
+ * Runs Pulumi programs of test/e2e/programs with the real `pulumi` CLI through the Automation
+ * API, offline: a file backend in a temporary folder, a fixed passphrase, no update check, no
+ * plugin download. A missing CLI fails the test; it is never skipped.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { type ConfigMap, LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
+
+const repoRoot = path.resolve(__dirname, "../../..");
+
+export const TEST_PASSPHRASE = "directmail-e2e-passphrase";
+
+let command: Promise<PulumiCommand> | undefined;
+
+/** The `pulumi` on PATH (scripts/toolchain.sh puts the project's build there). */
+export function pulumiCommand(): Promise<PulumiCommand> {
+  command ??= (async () => {
+    let bin: string;
+    try {
+      bin = execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8" }).trim();
+    } catch {
+      throw new Error(
+        "the pulumi CLI is not on PATH: run the tests with `npm test`, which builds and caches it",
+      );
+    }
+    return PulumiCommand.get({ root: path.dirname(path.dirname(bin)) });
+  })();
+  return command;
+}
+
+export function pulumiVersion(): string {
+  return execFileSync("pulumi", ["version"], { encoding: "utf8", env: offlineEnv() }).trim();
+}
+
+function offlineEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
+    ...extra,
+  };
+}
+
+export interface TestStack {
+  stack: Stack;
+  /** The copy of the program the stack runs. */
+  workDir: string;
+  /**
+   * The stack's checkpoint exactly as the file backend stored it on disk (secrets encrypted, as a
+   * leaked state file would show them), parsed and as raw text.
+   */
+  readStateFile(): { checkpoint: any; text: string };
+  dispose(): Promise<void>;
+}
+
+/**
+ * A fresh stack of test/e2e/programs/<program>. The program is copied under .pulumi-test/ in the
+ * repository, so `pulumi-directmail` and `@pulumi/pulumi` resolve exactly as they do for the
+ * repository's own projects, while stack files never touch the committed program.
+ */
+export async function createTestStack(
+  program: string,
+  options: { config?: ConfigMap; env?: Record<string, string> } = {},
+): Promise<TestStack> {
+  const runDir = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", `${program}-`).replace(/-$/, "-"));
+  const workDir = path.join(runDir, program);
+  fs.cpSync(path.join(repoRoot, "test/e2e/programs", program), workDir, { recursive: true });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-e2e-state-"));
+  const homeDir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-e2e-home-"));
+  const envVars = offlineEnv({
+    PULUMI_BACKEND_URL: `file://${stateDir}`,
+    PULUMI_HOME: homeDir,
+    ...options.env,
+  });
+  const stack = await LocalWorkspace.createStack(
+    { stackName: "e2e", workDir },
+    { envVars, pulumiCommand: await pulumiCommand() },
+  );
+  if (options.config) await stack.setAllConfig(options.config);
+  return {
+    stack,
+    workDir,
+    readStateFile() {
+      const stacksDir = path.join(stateDir, ".pulumi", "stacks");
+      const files = fs
+        .readdirSync(stacksDir, { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".json") && !f.endsWith(".bak"));
+      if (files.length !== 1)
+        throw new Error(`expected one stack file in ${stacksDir}, found ${files.join(", ")}`);
+      const text = fs.readFileSync(path.join(stacksDir, files[0] as string), "utf8");
+      return { checkpoint: JSON.parse(text), text };
+    },
+    async dispose() {
+      for (const dir of [runDir, stateDir, homeDir]) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
