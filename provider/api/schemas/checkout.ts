@@ -2,12 +2,10 @@ import { z } from "zod";
 import { dateTime, id, int, openEnum, queryBool } from "./common";
 
 /** Postage types a checkout accepts (`HailTrace` is not accepted). */
-export const PostageType = z
-  .enum(["Standard", "FirstClass"])
-  .meta({
-    id: "PostageType",
-    description: "`Standard` (in the base price) or `FirstClass` (per-piece surcharge).",
-  });
+export const PostageType = z.enum(["Standard", "FirstClass"]).meta({
+  id: "PostageType",
+  description: "`Standard` (in the base price) or `FirstClass` (per-piece surcharge).",
+});
 export type PostageType = z.infer<typeof PostageType>;
 
 /** Production speeds a checkout accepts (`HailTrace` parses on the service but is rejected). */

@@ -109,3 +109,12 @@ export function formatPath(path: readonly PropertyKey[], root = ""): string {
   }
   return out;
 }
+
+/** Path parameters `{id}` and `{recipient}` of the recipient proof. */
+export const RecipientProofPathParams = z
+  .object({
+    id: z.coerce.number<string | number>().int().positive(),
+    recipient: z.coerce.number<string | number>().int().positive(),
+  })
+  .meta({ id: "RecipientProofPathParams", description: "Order id and recipient id." });
+export type RecipientProofPathParams = z.infer<typeof RecipientProofPathParams>;

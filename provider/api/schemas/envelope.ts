@@ -18,12 +18,10 @@ const envelopeFields = {
 
 /** Builds the envelope of one operation around its payload schema (one OpenAPI component each). */
 export function envelope<P extends z.ZodType>(payload: P, id: string, description?: string) {
-  return z
-    .object({ profile: Profile, payload, ...envelopeFields })
-    .meta({
-      id,
-      description: description ?? `Response envelope whose payload is ${id.replace(/Response$/, "")}.`,
-    });
+  return z.object({ profile: Profile, payload, ...envelopeFields }).meta({
+    id,
+    description: description ?? `Response envelope whose payload is ${id.replace(/Response$/, "")}.`,
+  });
 }
 
 /**

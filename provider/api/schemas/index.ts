@@ -9,6 +9,7 @@ export * from "./integration";
 export * from "./order";
 export * from "./profile";
 export * from "./recipient";
+export * from "./responses";
 export * from "./statistics";
 export * from "./templates";
 export * from "./transactions";

@@ -1,0 +1,427 @@
+/**
+ * The endpoint table: every operation of the v1 interface, described once. The client builds its
+ * requests and picks its retry behaviour from it, the OpenAPI generator emits `paths` from it, and
+ * a server can register its routes from it.
+ */
+import type { z } from "zod";
+import * as S from "./schemas";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+/**
+ * How an operation may be retried (see docs/retry-policy.md for the reasons per operation).
+ * - `read`: no side effect; retried on network errors, timeouts, 429 and 5xx.
+ * - `idempotent`: repeating it leaves the same state (deletes); retried like a read.
+ * - `retryable-500`: not idempotent, but the spec calls its 500 retryable (integration recipient
+ *   add); retried on 429, 5xx and failures before the request was sent, never after a network
+ *   failure once sent.
+ * - `unsafe`: a repeat would create or count something twice; retried only on 429 and when the
+ *   request certainly never reached the server (connection refused, DNS, connect timeout).
+ * - `checkout`: charges money; retried only when the request certainly never reached the server.
+ *   Any later failure (network, timeout, abort, 5xx) is reported as an unknown outcome.
+ */
+export type RetryClass = "read" | "idempotent" | "retryable-500" | "unsafe" | "checkout";
+
+/** Subscription feature an operation needs; a tier without it gets 403 with no body. */
+export type Feature = "automations" | "conversions";
+
+export type ResponseKind<P extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType> =
+  | { kind: "json"; payload: P; envelope: E }
+  | { kind: "pdf" };
+
+export interface EndpointDef {
+  /** Entry number in the spec's endpoint table. */
+  entry: number;
+  operationId: string;
+  method: HttpMethod;
+  /** Path template; `{id}` and `{recipient}` are integers. */
+  path: string;
+  /** Further paths with identical behaviour. */
+  aliases?: readonly string[];
+  /** True where the spec does not show the path and the design brief's assumption is used. */
+  assumedPath?: boolean;
+  tag: string;
+  summary: string;
+  pathParams?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: ResponseKind;
+  /** Every operation sends `X-API-KEY`; kept explicit for the OpenAPI security section. */
+  auth: "apiKey";
+  feature?: Feature;
+  retry: RetryClass;
+  /** Error statuses the spec (or the design brief) names for this operation. */
+  errorStatuses: readonly number[];
+}
+
+const json = <P extends z.ZodType, E extends z.ZodType>(payload: P, envelope: E) =>
+  ({ kind: "json", payload, envelope }) as const;
+
+const common = [401, 429, 500] as const;
+
+export const endpoints = {
+  me: {
+    entry: 1,
+    operationId: "me",
+    method: "GET",
+    path: "/v1/me",
+    tag: "Profile",
+    summary: "Profile of the API key's owner (confirms that a key works).",
+    response: json(S.Profile, S.MeResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [...common],
+  },
+  createOrder: {
+    entry: 2,
+    operationId: "createOrder",
+    method: "POST",
+    path: "/v1/order",
+    tag: "Orders",
+    summary: "Create an order from a template.",
+    body: S.CreateOrderRequest,
+    response: json(S.CreateOrderResult, S.CreateOrderResponse),
+    auth: "apiKey",
+    retry: "unsafe",
+    errorStatuses: [400, 403, 404, ...common],
+  },
+  listOrders: {
+    entry: 3,
+    operationId: "listOrders",
+    method: "GET",
+    path: "/v1/order",
+    tag: "Orders",
+    summary: "List orders with status, product, postage and delivery progress.",
+    query: S.ListOrdersQuery,
+    response: json(S.OrderList, S.OrderListResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, ...common],
+  },
+  deleteOrder: {
+    entry: 4,
+    operationId: "deleteOrder",
+    method: "DELETE",
+    path: "/v1/order/{id}",
+    tag: "Orders",
+    summary: "Delete an order in Draft or Needs Edits status.",
+    pathParams: S.IdPathParams,
+    response: json(S.DeleteOrderResult, S.DeleteOrderResponse),
+    auth: "apiKey",
+    retry: "idempotent",
+    errorStatuses: [400, 404, ...common],
+  },
+  appendRecipients: {
+    entry: 5,
+    operationId: "appendRecipients",
+    method: "PUT",
+    path: "/v1/order/{id}/recipients",
+    aliases: ["/v1/order/{id}/recipients:append"],
+    tag: "Orders",
+    summary: "Append up to 5,000 recipients to an editable order.",
+    pathParams: S.IdPathParams,
+    body: S.AppendRecipientsRequest,
+    response: json(S.AppendResult, S.AppendRecipientsResponse),
+    auth: "apiKey",
+    retry: "unsafe",
+    errorStatuses: [400, 403, 404, ...common],
+  },
+  listRecipients: {
+    entry: 6,
+    operationId: "listRecipients",
+    method: "GET",
+    path: "/v1/order/{id}/recipients",
+    tag: "Orders",
+    summary: "List the recipients of an order.",
+    pathParams: S.IdPathParams,
+    query: S.ListRecipientsQuery,
+    response: json(S.RecipientList, S.RecipientListResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, 404, ...common],
+  },
+  deleteRecipients: {
+    entry: 7,
+    operationId: "deleteRecipients",
+    method: "DELETE",
+    path: "/v1/order/{id}/recipients",
+    tag: "Orders",
+    summary: "Remove recipients from an editable order.",
+    pathParams: S.IdPathParams,
+    body: S.DeleteRecipientsRequest,
+    response: json(S.DeleteRecipientsResult, S.DeleteRecipientsResponse),
+    auth: "apiKey",
+    retry: "idempotent",
+    errorStatuses: [400, 404, ...common],
+  },
+  previewCheckout: {
+    entry: 8,
+    operationId: "previewCheckout",
+    method: "GET",
+    path: "/v1/order/{id}/checkout",
+    tag: "Orders",
+    summary: "Price a checkout without side effects.",
+    pathParams: S.IdPathParams,
+    query: S.CheckoutPreviewQuery,
+    response: json(S.CheckoutPreview, S.CheckoutPreviewResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, 402, 404, ...common],
+  },
+  checkout: {
+    entry: 9,
+    operationId: "checkout",
+    method: "POST",
+    path: "/v1/order/{id}/checkout",
+    tag: "Orders",
+    summary: "Submit an order for production and payment. Never repeat a checkout that returned 200.",
+    pathParams: S.IdPathParams,
+    body: S.CheckoutRequest,
+    response: json(S.CheckoutResult, S.CheckoutResponse),
+    auth: "apiKey",
+    retry: "checkout",
+    errorStatuses: [400, 402, 404, ...common],
+  },
+  getProof: {
+    entry: 10,
+    operationId: "getProof",
+    method: "GET",
+    path: "/v1/order/{id}/proof",
+    tag: "Orders",
+    summary: "Proof PDF for the lowest-id recipient not marked do-not-mail.",
+    pathParams: S.IdPathParams,
+    response: { kind: "pdf" },
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, 404, ...common],
+  },
+  getRecipientProof: {
+    entry: 11,
+    operationId: "getRecipientProof",
+    method: "GET",
+    path: "/v1/order/{id}/proof/{recipient}",
+    tag: "Orders",
+    summary: "Proof PDF for one recipient of the order.",
+    pathParams: S.RecipientProofPathParams,
+    response: { kind: "pdf" },
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, 404, ...common],
+  },
+  getAnalytics: {
+    entry: 12,
+    operationId: "getAnalytics",
+    method: "GET",
+    path: "/v1/order/analytics",
+    tag: "Order Recipient Analytics",
+    summary: "QR scans and delivery progress of orders (per-order failures are inside entries).",
+    query: S.OrderIdsQuery,
+    response: json(S.OrderAnalytics, S.OrderAnalyticsResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, ...common],
+  },
+  getTransactions: {
+    entry: 13,
+    operationId: "getTransactions",
+    method: "GET",
+    path: "/v1/order/transaction",
+    tag: "Orders",
+    summary: "Financial transactions of orders (per-order failures are inside entries).",
+    query: S.OrderIdsQuery,
+    response: json(S.OrderTransactionReport, S.OrderTransactionResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, ...common],
+  },
+  listIntegrationOrders: {
+    entry: 14,
+    operationId: "listIntegrationOrders",
+    method: "GET",
+    path: "/v1/integration-orders",
+    tag: "Automations",
+    summary: "List integration orders (automations).",
+    response: json(S.IntegrationOrderList, S.IntegrationOrderListResponse),
+    auth: "apiKey",
+    feature: "automations",
+    retry: "read",
+    errorStatuses: [403, ...common],
+  },
+  addIntegrationRecipient: {
+    entry: 15,
+    operationId: "addIntegrationRecipient",
+    method: "POST",
+    path: "/v1/integration-orders/{id}/recipients",
+    tag: "Automations",
+    summary: "Validate one recipient and queue its mail piece.",
+    pathParams: S.IdPathParams,
+    body: S.IntegrationRecipient,
+    response: json(S.IntegrationOrder, S.IntegrationOrderResponse),
+    auth: "apiKey",
+    feature: "automations",
+    retry: "retryable-500",
+    errorStatuses: [400, 403, 404, 422, ...common],
+  },
+  requestProximityMailing: {
+    entry: 16,
+    operationId: "requestProximityMailing",
+    method: "POST",
+    path: "/v1/integration-orders/{id}-by-proximity",
+    tag: "Automations",
+    summary: "Find addresses around the given ones and queue them as recipients (asynchronous).",
+    pathParams: S.IdPathParams,
+    body: S.ProximityRequest,
+    response: json(S.IntegrationOrder, S.IntegrationOrderResponse),
+    auth: "apiKey",
+    feature: "automations",
+    retry: "unsafe",
+    errorStatuses: [400, 403, 404, ...common],
+  },
+  recordQrScan: {
+    entry: 17,
+    operationId: "recordQrScan",
+    method: "POST",
+    path: "/v1/order-recipients-statistics",
+    tag: "Order Recipient Analytics",
+    summary: "Record a QR code scan (applied shortly after).",
+    body: S.RecipientStatistic,
+    response: json(S.RecipientStatistic, S.RecipientStatisticResponse),
+    auth: "apiKey",
+    retry: "unsafe",
+    errorStatuses: [400, 404, ...common],
+  },
+  submitConversions: {
+    entry: 18,
+    operationId: "submitConversions",
+    method: "POST",
+    path: "/v1/conversions",
+    tag: "Conversions",
+    summary: "Submit up to 5,000 conversion records for matchback.",
+    body: S.ConversionBatch,
+    response: json(S.ConversionBatch, S.ConversionBatchResponse),
+    auth: "apiKey",
+    feature: "conversions",
+    retry: "unsafe",
+    errorStatuses: [400, 403, ...common],
+  },
+  deleteConversion: {
+    entry: 19,
+    operationId: "deleteConversion",
+    method: "DELETE",
+    path: "/v1/conversions/{id}",
+    tag: "Conversions",
+    summary: "Mark a conversion for deletion (completes asynchronously).",
+    pathParams: S.IdPathParams,
+    response: json(S.ConversionDeleteResult, S.ConversionDeleteResponse),
+    auth: "apiKey",
+    feature: "conversions",
+    retry: "idempotent",
+    errorStatuses: [400, 403, 404, ...common],
+  },
+  getConversionStatus: {
+    entry: 20,
+    operationId: "getConversionStatus",
+    method: "GET",
+    path: "/v1/conversions/{id}/status",
+    tag: "Conversions",
+    summary: "Processing state of a conversion.",
+    pathParams: S.IdPathParams,
+    response: json(S.ConversionStatus, S.ConversionStatusResponse),
+    auth: "apiKey",
+    feature: "conversions",
+    retry: "read",
+    errorStatuses: [403, 404, ...common],
+  },
+  createAddressBookEntry: {
+    entry: 21,
+    operationId: "createAddressBookEntry",
+    method: "POST",
+    path: "/v1/address-book",
+    tag: "Address Book",
+    summary: "Create an address-book entry (the address is standardized).",
+    body: S.AddressBookEntry,
+    response: json(S.AddressBookResult, S.AddressBookResponse),
+    auth: "apiKey",
+    retry: "unsafe",
+    errorStatuses: [400, ...common],
+  },
+  createAddressBookEntryLegacy: {
+    entry: 22,
+    operationId: "createAddressBookEntryLegacy",
+    method: "POST",
+    path: "/v1/legacyActions/address-book",
+    tag: "Address Book",
+    summary: "Older path of createAddressBookEntry; identical behaviour.",
+    body: S.AddressBookEntry,
+    response: json(S.AddressBookResult, S.AddressBookResponse),
+    auth: "apiKey",
+    retry: "unsafe",
+    errorStatuses: [400, ...common],
+  },
+  listTemplates: {
+    entry: 23,
+    operationId: "listTemplates",
+    method: "GET",
+    path: "/v1/templates",
+    assumedPath: true,
+    tag: "Templates",
+    summary: "List active templates (path and shape assumed; not shown by the spec).",
+    response: json(S.TemplateList, S.TemplateListResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [...common],
+  },
+  listFonts: {
+    entry: 24,
+    operationId: "listFonts",
+    method: "GET",
+    path: "/v1/fonts",
+    assumedPath: true,
+    tag: "Fonts",
+    summary: "List handwriting fonts (path and shape assumed; not shown by the spec).",
+    response: json(S.FontList, S.FontListResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [...common],
+  },
+  getDeliveryStatus: {
+    entry: 25,
+    operationId: "getDeliveryStatus",
+    method: "GET",
+    path: "/v1/order/{id}/recipients/delivery-status",
+    assumedPath: true,
+    tag: "Order Recipient Analytics",
+    summary: "Latest carrier delivery status of one recipient, by first and last name or by address line.",
+    pathParams: S.IdPathParams,
+    query: S.DeliveryStatusQuery,
+    response: json(S.RecipientDeliveryStatus, S.RecipientDeliveryStatusResponse),
+    auth: "apiKey",
+    retry: "read",
+    errorStatuses: [400, 404, ...common],
+  },
+} as const satisfies Record<string, EndpointDef>;
+
+export type Endpoints = typeof endpoints;
+export type OperationId = keyof Endpoints;
+
+/** The operations in spec order. */
+export const operations: readonly EndpointDef[] = Object.values(endpoints).sort((a, b) => a.entry - b.entry);
+
+/** Payload type of a JSON operation. */
+export type PayloadOf<K extends OperationId> = Endpoints[K]["response"] extends {
+  kind: "json";
+  payload: infer P;
+}
+  ? P extends z.ZodType
+    ? z.output<P>
+    : never
+  : never;
+
+/** Fills a path template: `/v1/order/{id}` with `{ id: 5 }` gives `/v1/order/5`. */
+export function fillPath(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(String(value));
+  });
+}
