@@ -1,0 +1,236 @@
+/**
+ * Reads the recipients a campaign declares, inline or from a file (CSV with a header row, JSON
+ * array, or JSON Lines), streaming the file formats, and gives each one its identity key.
+ *
+ * Identity: the service standardizes addresses, so the recipients it returns never compare equal
+ * to the ones sent. Each declared recipient therefore gets a key, either a hash of its declared
+ * content or a hash of a key column the user names, and the key travels with the recipient in
+ * one custom field (the identity field, `custom6` unless chosen otherwise), which the service
+ * echoes unchanged. Updates compare keys, never addresses.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import { parse as parseCsv } from "csv-parse";
+import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
+
+export type RecipientFormat = "csv" | "json" | "jsonl";
+
+export interface RecipientSourceOptions {
+  /** The custom field that carries each recipient's key to the service and back. */
+  identityField: IdentityField;
+  /** A column (or JSON key) that identifies a recipient, such as a customer id; it is not sent. */
+  keyColumn?: string;
+  /** Stop collecting problems after this many (the count of all of them is still reported). */
+  maxProblems?: number;
+}
+
+export interface LoadedRecipient {
+  key: string;
+  /** 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list. */
+  row: number;
+  recipient: DeclaredRecipient;
+}
+
+export interface RecipientProblem {
+  row: number;
+  field?: string;
+  message: string;
+}
+
+export interface LoadedRecipients {
+  byKey: Map<string, LoadedRecipient>;
+  /** Rows identical to (or with the same key column as) an earlier row; sent once. */
+  duplicateRows: number;
+  /** sha256 over the sorted keys and the identity field: equal digests mean equal recipient sets. */
+  digest: string;
+  problems: RecipientProblem[];
+  problemCount: number;
+}
+
+/** Length in hex characters of a recipient key (64 bits). */
+export const KEY_HEX_LENGTH = 16;
+
+function hashKey(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, KEY_HEX_LENGTH);
+}
+
+/** The key of a recipient from its declared content: field order and blank fields do not matter. */
+export function contentKey(recipient: DeclaredRecipient): string {
+  const entries = Object.entries(recipient)
+    .filter(([, value]) => value !== undefined && value !== "")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return hashKey(JSON.stringify(entries));
+}
+
+export function formatOf(file: string): RecipientFormat {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === ".csv") return "csv";
+  if (ext === ".json") return "json";
+  if (ext === ".jsonl" || ext === ".ndjson") return "jsonl";
+  throw new Error(`${file}: unknown recipient file type "${ext}"; use .csv, .json, .jsonl or .ndjson`);
+}
+
+/** Rows of a source as plain objects with their row numbers, before validation. */
+async function* rowsOf(source: { file: string } | { inline: unknown[] }): AsyncGenerator<{
+  row: number;
+  value: unknown;
+}> {
+  if ("inline" in source) {
+    for (const [index, value] of source.inline.entries()) yield { row: index + 1, value };
+    return;
+  }
+  const format = formatOf(source.file);
+  if (format === "json") {
+    const parsed: unknown = JSON.parse(await fs.readFile(source.file, "utf8"));
+    if (!Array.isArray(parsed)) throw new Error(`${source.file}: expected a JSON array of recipients`);
+    for (const [index, value] of parsed.entries()) yield { row: index + 1, value };
+    return;
+  }
+  if (format === "jsonl") {
+    const lines = readline.createInterface({ input: createReadStream(source.file), crlfDelay: Infinity });
+    let line = 0;
+    for await (const text of lines) {
+      line += 1;
+      if (text.trim() === "") continue;
+      try {
+        yield { row: line, value: JSON.parse(text) };
+      } catch (error) {
+        yield { row: line, value: new SyntaxError(`not valid JSON: ${(error as Error).message}`) };
+      }
+    }
+    return;
+  }
+  const parser = createReadStream(source.file).pipe(
+    parseCsv({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true }),
+  );
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: Record<string, string>;
+    info: { lines: number };
+  }>) {
+    yield { row: info.lines, value: record };
+  }
+}
+
+/**
+ * Reads and validates every recipient of a source. Problems are collected, not thrown, so a user
+ * sees all of them at once; the caller refuses to change anything when there is any.
+ */
+export async function loadRecipients(
+  source: { file: string } | { inline: unknown[] },
+  options: RecipientSourceOptions,
+): Promise<LoadedRecipients> {
+  const maxProblems = options.maxProblems ?? 20;
+  const byKey = new Map<string, LoadedRecipient>();
+  const problems: RecipientProblem[] = [];
+  let problemCount = 0;
+  let duplicateRows = 0;
+  const problem = (p: RecipientProblem) => {
+    problemCount += 1;
+    if (problems.length < maxProblems) problems.push(p);
+  };
+  const keyColumn = options.keyColumn?.trim();
+
+  for await (const { row, value } of rowsOf(source)) {
+    if (value instanceof Error) {
+      problem({ row, message: value.message });
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      problem({ row, message: "expected an object with recipient fields" });
+      continue;
+    }
+    let keyValue: string | undefined;
+    const fields: Record<string, string | undefined> = {};
+    for (const [name, raw] of Object.entries(value)) {
+      if (keyColumn !== undefined && name === keyColumn) {
+        keyValue = raw === undefined || raw === null ? undefined : String(raw).trim();
+        continue;
+      }
+      const canonical = canonicalFieldName(name);
+      if (canonical === undefined) {
+        problem({ row, field: name, message: `unknown field "${name}"` });
+        continue;
+      }
+      if (raw === null || raw === undefined || raw === "") continue;
+      if (typeof raw !== "string" && typeof raw !== "number") {
+        problem({ row, field: canonical, message: `${canonical} must be text` });
+        continue;
+      }
+      fields[canonical] = String(raw);
+    }
+    if (fields[options.identityField] !== undefined) {
+      problem({
+        row,
+        field: options.identityField,
+        message:
+          `${options.identityField} carries each recipient's identity key to the service; ` +
+          "move this data to another custom field, or choose another identityField",
+      });
+      continue;
+    }
+    const parsed = DeclaredRecipient.safeParse(fields);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const field = issue.path.map(String).join(".") || undefined;
+        problem({ row, ...(field ? { field } : {}), message: issue.message });
+      }
+      continue;
+    }
+    let key: string;
+    if (keyColumn !== undefined) {
+      if (!keyValue) {
+        problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
+        continue;
+      }
+      key = hashKey(`column:${keyValue}`);
+    } else {
+      key = contentKey(parsed.data);
+    }
+    const earlier = byKey.get(key);
+    if (earlier) {
+      if (keyColumn !== undefined && contentKey(earlier.recipient) !== contentKey(parsed.data)) {
+        problem({
+          row,
+          field: keyColumn,
+          message: `${keyColumn} "${keyValue}" is used by row ${earlier.row} too, with different details`,
+        });
+      } else {
+        duplicateRows += 1;
+      }
+      continue;
+    }
+    byKey.set(key, { key, row, recipient: parsed.data });
+  }
+
+  return {
+    byKey,
+    duplicateRows,
+    digest: digestOf(byKey.keys(), options.identityField),
+    problems,
+    problemCount,
+  };
+}
+
+/** The digest of a recipient set: its sorted keys and the field that carries them. */
+export function digestOf(keys: Iterable<string>, identityField: string): string {
+  const hash = createHash("sha256").update(`identity:${identityField}\n`);
+  for (const key of [...keys].sort()) hash.update(`${key}\n`);
+  return hash.digest("hex");
+}
+
+/** Problems as lines a person can act on, with the source's name. */
+export function describeProblems(
+  sourceName: string,
+  loaded: Pick<LoadedRecipients, "problems" | "problemCount">,
+) {
+  const lines = loaded.problems.map(
+    (p) => `${sourceName} row ${p.row}${p.field ? `, ${p.field}` : ""}: ${p.message}`,
+  );
+  if (loaded.problemCount > loaded.problems.length) {
+    lines.push(`... and ${loaded.problemCount - loaded.problems.length} more problems`);
+  }
+  return lines;
+}

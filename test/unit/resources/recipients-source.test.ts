@@ -1,0 +1,164 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { decodeIndex, encodeIndex } from "../../../provider/resources/recipients/index-codec";
+import {
+  contentKey,
+  describeProblems,
+  digestOf,
+  loadRecipients,
+} from "../../../provider/resources/recipients/source";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+const opts = { identityField: "custom6" as const };
+
+describe("loading declared recipients", () => {
+  it("reads a CSV with a header row, accepting common column spellings", async () => {
+    const csv = file(
+      "ok.csv",
+      "First Name,last_name,Company,Address1,City,State,Zip,custom1\n" +
+        "Ada,Lovelace,,12 Analytical St,London,KY,40741,vip\n" +
+        "Grace,Hopper,Navy,1 Compiler Way,Arlington,VA,22202,\n",
+    );
+    const loaded = await loadRecipients({ file: csv }, opts);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.byKey.size).toBe(2);
+    const rows = [...loaded.byKey.values()].sort((a, b) => a.row - b.row);
+    expect(rows.map((r) => r.row)).toEqual([2, 3]);
+    expect(rows[0]?.recipient).toEqual({
+      firstName: "Ada",
+      lastName: "Lovelace",
+      address1: "12 Analytical St",
+      city: "London",
+      state: "KY",
+      zipCode: "40741",
+      custom1: "vip",
+    });
+    expect(rows[1]?.recipient.toOrganization).toBe("Navy");
+  });
+
+  it("reports every problem with its line and field, and keeps going", async () => {
+    const csv = file(
+      "bad.csv",
+      "firstName,lastName,address1,city,state,zipCode,favouriteColour\n" +
+        "Ada,Lovelace,12 Analytical St,London,KY,,blue\n" +
+        ",,1 Nowhere,Springfield,IL,62701,\n",
+    );
+    const loaded = await loadRecipients({ file: csv }, opts);
+    const lines = describeProblems("bad.csv", loaded);
+    expect(lines).toContain('bad.csv row 2, favouriteColour: unknown field "favouriteColour"');
+    expect(lines).toContain("bad.csv row 2, zipCode: zipCode is required");
+    expect(lines).toContain('bad.csv row 3, favouriteColour: unknown field "favouriteColour"');
+    expect(lines.some((l) => l.startsWith("bad.csv row 3, firstName: a recipient needs a name"))).toBe(true);
+    expect(loaded.byKey.size).toBe(0);
+  });
+
+  it("refuses data in the identity field, naming the way out", async () => {
+    const loaded = await loadRecipients(
+      {
+        inline: [
+          { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001", custom6: "x" },
+        ],
+      },
+      opts,
+    );
+    expect(loaded.problems[0]?.field).toBe("custom6");
+    expect(loaded.problems[0]?.message).toMatch(/choose another identityField/);
+    const other = await loadRecipients(
+      {
+        inline: [
+          { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001", custom6: "x" },
+        ],
+      },
+      { identityField: "custom5" },
+    );
+    expect(other.problems).toEqual([]);
+  });
+
+  it("sends identical rows once and counts the duplicates", async () => {
+    const row = { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" };
+    const loaded = await loadRecipients({ inline: [row, { ...row }, { ...row, firstName: "B" }] }, opts);
+    expect(loaded.byKey.size).toBe(2);
+    expect(loaded.duplicateRows).toBe(1);
+  });
+
+  it("keys by content regardless of field order, blanks and surrounding spaces", () => {
+    const a = contentKey({ firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" });
+    const b = contentKey({ zipCode: "10001", state: "NY", city: "X", address1: "1 Main St", firstName: "A" });
+    expect(a).toBe(b);
+    expect(a).toMatch(/^[0-9a-f]{16}$/);
+    expect(
+      contentKey({ firstName: "A", address1: "2 Main St", city: "X", state: "NY", zipCode: "10001" }),
+    ).not.toBe(a);
+  });
+
+  it("keys by a named column when given, so a changed address is the same recipient", async () => {
+    const base = {
+      customerId: "C-1",
+      firstName: "A",
+      address1: "1 Main St",
+      city: "X",
+      state: "NY",
+      zipCode: "10001",
+    };
+    const before = await loadRecipients({ inline: [base] }, { ...opts, keyColumn: "customerId" });
+    const after = await loadRecipients(
+      { inline: [{ ...base, address1: "9 Other Rd" }] },
+      { ...opts, keyColumn: "customerId" },
+    );
+    expect([...before.byKey.keys()]).toEqual([...after.byKey.keys()]);
+    const clash = await loadRecipients(
+      { inline: [base, { ...base, firstName: "Z" }] },
+      { ...opts, keyColumn: "customerId" },
+    );
+    expect(clash.problems[0]?.message).toBe('customerId "C-1" is used by row 1 too, with different details');
+  });
+
+  it("reads JSON arrays and JSON Lines, with line numbers for broken lines", async () => {
+    const rec = { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" };
+    const json = await loadRecipients({ file: file("r.json", JSON.stringify([rec])) }, opts);
+    expect(json.byKey.size).toBe(1);
+    const jsonl = await loadRecipients(
+      { file: file("r.jsonl", `${JSON.stringify(rec)}\n\n{"firstName": oops}\n`) },
+      opts,
+    );
+    expect(jsonl.byKey.size).toBe(1);
+    expect(jsonl.problems[0]?.row).toBe(3);
+    expect(jsonl.problems[0]?.message).toMatch(/^not valid JSON/);
+    await expect(loadRecipients({ file: file("r.txt", "") }, opts)).rejects.toThrow(/use .csv, .json/);
+  });
+
+  it("gives the same digest to the same set in any order, and another to a changed set", () => {
+    expect(digestOf(["b", "a"], "custom6")).toBe(digestOf(["a", "b"], "custom6"));
+    expect(digestOf(["a", "b"], "custom6")).not.toBe(digestOf(["a"], "custom6"));
+    expect(digestOf(["a"], "custom6")).not.toBe(digestOf(["a"], "custom5"));
+  });
+});
+
+describe("the compact recipient index", () => {
+  it("round-trips, and 100,000 recipients stay near 12 bytes each", () => {
+    const index = new Map<string, number>();
+    for (let i = 0; i < 100_000; i++) {
+      index.set(
+        contentKey({ firstName: `n${i}`, address1: "1 Main", city: "X", state: "NY", zipCode: "10001" }),
+        i === 7 ? 0 : i + 1,
+      );
+    }
+    const encoded = encodeIndex(index);
+    expect(decodeIndex(encoded)).toEqual(index);
+    expect(encoded.length).toBeLessThan(100_000 * 12 * 1.4);
+  });
+
+  it("refuses an index it cannot read, saying how to recover", () => {
+    expect(() => decodeIndex("v0.abc")).toThrow(/refresh the stack/);
+  });
+});
