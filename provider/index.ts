@@ -2,5 +2,15 @@
  * pulumi-directmail: printed direct-mail campaigns as Pulumi resources.
  */
 
+// The typed API client: `import { DirectMailClient } from "pulumi-directmail"`.
+export * as api from "./api";
+export {
+  type CallOptions,
+  DirectMailClient,
+  type DirectMailClientOptions,
+  newOrderRecipient,
+  type OrderRecipientInput,
+} from "./api";
+export * from "./api/errors";
 export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info";
 export { DEFAULT_SANDBOX_URL, type ProviderSettings, resolveSettings } from "./settings";

@@ -79,17 +79,35 @@ export const ListOrdersQuery = z
   .meta({ id: "ListOrdersQuery", description: "Filters and paging of the order listing." });
 export type ListOrdersQuery = z.input<typeof ListOrdersQuery>;
 
+/** Delivery progress counts of an order (the same categories as the analytics entry). */
+export const DeliveryProgress = z
+  .object({
+    totalCards: count(),
+    mailed: count(),
+    inTransit: count(),
+    localFacility: count(),
+    delivered: count(),
+    undeliverable: count(),
+    waitingUSPS: count(),
+  })
+  .meta({ id: "DeliveryProgress", description: "How many pieces are at each delivery stage." });
+export type DeliveryProgress = z.infer<typeof DeliveryProgress>;
+
 /** One entry of the order listing (design brief's assumed shape; `recipients` only with `showRecipients`). */
 export const OrderSummary = z
   .object({
     orderId: id(),
     orderStatus: OrderStatus,
+    name: z.string().nullish(),
     product: z.string().nullable(),
     postageType: PostageTypeValue.nullable(),
+    productionSpeed: ProductionSpeedValue.nullish(),
     templateId: id().nullable().describe("The template the order was made from; null for a template itself."),
     createdDate: dateTime(),
     updatedDate: dateTime(),
+    paidDate: dateTime().nullish(),
     recipientCount: count(),
+    deliveryProgress: DeliveryProgress.optional(),
     recipients: z.array(OrderRecipient).optional(),
   })
   .meta({ id: "OrderSummary", description: "An order in the listing." });

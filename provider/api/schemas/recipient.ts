@@ -36,7 +36,14 @@ export const DpvConfirmationCode = openEnum(["Y", "N", "S", "D"]).meta({
 });
 
 /** Carrier delivery status of a recipient (`Waiting on USPS Info` listed; full set not shown). */
-export const DeliveryStatusValue = openEnum(["Waiting on USPS Info"]).meta({
+export const DeliveryStatusValue = openEnum([
+  "Waiting on USPS Info",
+  "Mailed",
+  "In Transit",
+  "Local Facility",
+  "Delivered",
+  "Undeliverable",
+]).meta({
   id: "DeliveryStatusValue",
   description: "Carrier delivery status; `Waiting on USPS Info` is listed, the full set is not shown.",
 });
