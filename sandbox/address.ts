@@ -1,0 +1,267 @@
+/**
+ * Deterministic address validation and standardization, so that tests can predict every outcome.
+ * The rules are listed in docs/sandbox.md ("Addresses"); keep the two in step.
+ */
+
+export const STATES: Record<string, string> = {
+  ALABAMA: "AL",
+  ALASKA: "AK",
+  ARIZONA: "AZ",
+  ARKANSAS: "AR",
+  CALIFORNIA: "CA",
+  COLORADO: "CO",
+  CONNECTICUT: "CT",
+  DELAWARE: "DE",
+  "DISTRICT OF COLUMBIA": "DC",
+  FLORIDA: "FL",
+  GEORGIA: "GA",
+  HAWAII: "HI",
+  IDAHO: "ID",
+  ILLINOIS: "IL",
+  INDIANA: "IN",
+  IOWA: "IA",
+  KANSAS: "KS",
+  KENTUCKY: "KY",
+  LOUISIANA: "LA",
+  MAINE: "ME",
+  MARYLAND: "MD",
+  MASSACHUSETTS: "MA",
+  MICHIGAN: "MI",
+  MINNESOTA: "MN",
+  MISSISSIPPI: "MS",
+  MISSOURI: "MO",
+  MONTANA: "MT",
+  NEBRASKA: "NE",
+  NEVADA: "NV",
+  "NEW HAMPSHIRE": "NH",
+  "NEW JERSEY": "NJ",
+  "NEW MEXICO": "NM",
+  "NEW YORK": "NY",
+  "NORTH CAROLINA": "NC",
+  "NORTH DAKOTA": "ND",
+  OHIO: "OH",
+  OKLAHOMA: "OK",
+  OREGON: "OR",
+  PENNSYLVANIA: "PA",
+  "RHODE ISLAND": "RI",
+  "SOUTH CAROLINA": "SC",
+  "SOUTH DAKOTA": "SD",
+  TENNESSEE: "TN",
+  TEXAS: "TX",
+  UTAH: "UT",
+  VERMONT: "VT",
+  VIRGINIA: "VA",
+  WASHINGTON: "WA",
+  "WEST VIRGINIA": "WV",
+  WISCONSIN: "WI",
+  WYOMING: "WY",
+  "PUERTO RICO": "PR",
+  GUAM: "GU",
+  "VIRGIN ISLANDS": "VI",
+  "AMERICAN SAMOA": "AS",
+  "NORTHERN MARIANA ISLANDS": "MP",
+};
+const STATE_CODES = new Set(Object.values(STATES));
+
+/** USPS Publication 28 abbreviations the sandbox applies, word by word, to address lines. */
+const WORDS: Record<string, string> = {
+  STREET: "ST",
+  AVENUE: "AVE",
+  ROAD: "RD",
+  DRIVE: "DR",
+  BOULEVARD: "BLVD",
+  LANE: "LN",
+  COURT: "CT",
+  PLACE: "PL",
+  PARKWAY: "PKWY",
+  HIGHWAY: "HWY",
+  CIRCLE: "CIR",
+  TERRACE: "TER",
+  SQUARE: "SQ",
+  TRAIL: "TRL",
+  WAY: "WAY",
+  EXPRESSWAY: "EXPY",
+  FREEWAY: "FWY",
+  PLAZA: "PLZ",
+  POINT: "PT",
+  CENTER: "CTR",
+  NORTH: "N",
+  SOUTH: "S",
+  EAST: "E",
+  WEST: "W",
+  NORTHEAST: "NE",
+  NORTHWEST: "NW",
+  SOUTHEAST: "SE",
+  SOUTHWEST: "SW",
+  APARTMENT: "APT",
+  SUITE: "STE",
+  FLOOR: "FL",
+  ROOM: "RM",
+  BUILDING: "BLDG",
+  DEPARTMENT: "DEPT",
+  UNIT: "UNIT",
+  TRAILER: "TRLR",
+  SPACE: "SPC",
+  LOT: "LOT",
+};
+const SECONDARY = new Set(["APT", "STE", "UNIT", "FL", "RM", "BLDG", "DEPT", "LOT", "SPC", "TRLR", "#"]);
+
+export interface AddressInput {
+  address1?: string | null;
+  address2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  zipCode?: string | null;
+  country?: string | null;
+}
+
+/**
+ * `Y` confirmed; `D` primary confirmed, secondary (unit) missing; `S` primary confirmed, secondary
+ * not confirmed; `N` not deliverable.
+ */
+export type DpvCode = "Y" | "D" | "S" | "N";
+
+export interface StandardAddress {
+  address1: string;
+  address2: string | null;
+  city: string;
+  state: string;
+  zipCode: string;
+  zip4: string;
+  zip2: string;
+  country: string;
+  fullAddress: string;
+}
+
+export interface AddressResult {
+  dpv: DpvCode;
+  /** Set unless dpv is N. */
+  standard: StandardAddress | null;
+  /** Why the address is not deliverable or not fully confirmed, naming the field. */
+  problems: { field: string; message: string }[];
+}
+
+const blank = (v: string | null | undefined): v is null | undefined | "" => v == null || v.trim() === "";
+
+/** Uppercase, punctuation other than # - / removed, spaces collapsed, Publication 28 words abbreviated. */
+export function standardizeLine(line: string): string {
+  const cleaned = line
+    .toUpperCase()
+    .replace(/[.,;:'"!?()]/g, " ")
+    .replace(/#\s*/g, "# ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return cleaned
+    .split(" ")
+    .map((word) => WORDS[word] ?? word)
+    .join(" ")
+    .replace(/# /g, "#");
+}
+
+export function standardizeCity(city: string): string {
+  return city.toUpperCase().replace(/[.,]/g, "").replace(/\s+/g, " ").trim();
+}
+
+export function standardizeState(state: string): string | undefined {
+  const upper = state.toUpperCase().replace(/\./g, "").replace(/\s+/g, " ").trim();
+  if (STATE_CODES.has(upper)) return upper;
+  return STATES[upper];
+}
+
+/** A small stable hash (FNV-1a) so that derived digits are the same on every run. */
+export function stableHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+const COUNTRIES = new Set(["", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA"]);
+
+export function validateAddress(input: AddressInput): AddressResult {
+  const problems: { field: string; message: string }[] = [];
+  const missing = (["address1", "city", "state", "zipCode"] as const).filter((f) => blank(input[f]));
+  for (const field of missing) problems.push({ field, message: `${field} is required` });
+  const country = (input.country ?? "").toUpperCase().replace(/[.]/g, " ").replace(/\s+/g, " ").trim();
+  if (!COUNTRIES.has(country)) problems.push({ field: "country", message: `only US addresses are mailed` });
+  if (missing.length > 0 || problems.length > 0) return { dpv: "N", standard: null, problems };
+
+  const address1 = standardizeLine(input.address1 as string);
+  const address2 = blank(input.address2) ? null : standardizeLine(input.address2 as string);
+  const city = standardizeCity(input.city as string);
+  const state = standardizeState(input.state as string);
+  const zipMatch = /^(\d{5})(?:-?(\d{4}))?$/.exec((input.zipCode as string).trim());
+
+  if (!state) problems.push({ field: "state", message: `'${input.state}' is not a US state or territory` });
+  if (!zipMatch)
+    problems.push({ field: "zipCode", message: `'${input.zipCode}' is not a ZIP or ZIP+4 code` });
+  else if (zipMatch[1] === "00000")
+    problems.push({ field: "zipCode", message: "ZIP code 00000 does not exist" });
+  const primary = /^(\d+[A-Z]?)(?:-\d+)? \S/.exec(address1);
+  const poBox = /^(?:PO|P O|POST OFFICE) BOX (\d+)$/.exec(address1);
+  if (!primary && !poBox) {
+    problems.push({ field: "address1", message: "address1 has no primary (house) number" });
+  }
+  if (/\bUNDELIVERABLE\b/.test(address1)) {
+    problems.push({ field: "address1", message: "the carrier reports this address as undeliverable" });
+  }
+  if (problems.length > 0 || !zipMatch || !state) return { dpv: "N", standard: null, problems };
+
+  const zipCode = zipMatch[1] as string;
+  const zip4 = zipMatch[2] ?? String(stableHash(`${address1}|${zipCode}`) % 10_000).padStart(4, "0");
+  const digits = (primary?.[1] ?? poBox?.[1] ?? "0").replace(/\D/g, "");
+  const zip2 = digits.slice(-2).padStart(2, "0");
+
+  let dpv: DpvCode = "Y";
+  if (address2 !== null) {
+    const first = address2.startsWith("#") ? "#" : address2.split(" ")[0];
+    if (!SECONDARY.has(first ?? "")) {
+      dpv = "S";
+      problems.push({ field: "address2", message: `'${address2}' is not a recognised unit designator` });
+    }
+  } else if (/\b(APARTMENTS|TOWERS)\b/.test(address1)) {
+    dpv = "D";
+    problems.push({ field: "address2", message: "a multi-unit building needs an apartment or suite number" });
+  }
+  const line = address2 ? `${address1} ${address2}` : address1;
+  return {
+    dpv,
+    standard: {
+      address1,
+      address2,
+      city,
+      state,
+      zipCode,
+      zip4,
+      zip2,
+      country: "US",
+      fullAddress: `${line}, ${city}, ${state} ${zipCode}-${zip4}`,
+    },
+    problems,
+  };
+}
+
+/** The do-not-mail key: standardized address1, city, state and 5-digit ZIP (no unit). */
+export function doNotMailKey(a: { address1: string; city: string; state: string; zipCode: string }): string {
+  return [a.address1, a.city, a.state, a.zipCode].join("|");
+}
+
+/** Two recipients are duplicates when their names and standardized addresses, unit included, match. */
+export function duplicateKey(
+  name: { firstName?: string | null; lastName?: string | null; toOrganization?: string | null },
+  a: StandardAddress,
+): string {
+  const n = (v: string | null | undefined) => (v ?? "").trim().toUpperCase().replace(/\s+/g, " ");
+  return [
+    n(name.firstName),
+    n(name.lastName),
+    n(name.toOrganization),
+    a.address1,
+    a.address2 ?? "",
+    a.city,
+    a.state,
+    a.zipCode,
+  ].join("|");
+}

@@ -1,0 +1,106 @@
+/**
+ * Every choice the sandbox makes where the spec says "not shown", in one place. docs/sandbox.md
+ * lists the same; the design brief fixes the ones marked (brief).
+ */
+
+/** (brief) Paging of `GET /v1/order` and the recipient listing. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+/** Requests limits of the spec. */
+export const MAX_RECIPIENTS_PER_APPEND = 5000;
+export const MAX_CONVERSIONS_PER_REQUEST = 5000;
+
+/** Orders accept appends and recipient deletes, and can be checked out, only in these statuses. */
+export const EDITABLE_STATUSES = ["Draft", "Edits Needed"] as const;
+/** The deletion rule's "Needs Edits" is taken to be the same status as "Edits Needed". */
+export const DELETABLE_STATUSES = ["Draft", "Edits Needed", "Needs Edits"] as const;
+
+/**
+ * Statuses after Paid (not shown by the spec): Paid -> Ready For Production (at once, or at the
+ * hold date) -> In Production (+1 h) -> Mailed (at the production estimate of the chosen speed)
+ * -> Complete (when the last piece's delivery window has passed).
+ */
+export const STATUS = {
+  draft: "Draft",
+  editsNeeded: "Edits Needed",
+  paymentNeeded: "Payment Needed",
+  paid: "Paid",
+  ready: "Ready For Production",
+  inProduction: "In Production",
+  mailed: "Mailed",
+  complete: "Complete",
+} as const;
+
+/** Production time from "Ready For Production" to mailing, per speed (sandbox days). */
+export const PRODUCTION_DAYS: Record<string, number> = {
+  Normal: 3,
+  ExpeditedFaster: 2,
+  ExpeditedFastest: 1,
+  HailTrace: 3,
+};
+export const IN_PRODUCTION_AFTER_MS = 60 * 60 * 1000;
+
+/** Carrier transit, in days after mailing: the delivery window per postage type. */
+export const TRANSIT_DAYS: Record<string, { min: number; max: number }> = {
+  Standard: { min: 3, max: 5 },
+  FirstClass: { min: 1, max: 3 },
+};
+
+/** Prices in dollars. Per piece unless named otherwise. */
+export const PRICES = {
+  /** Base price per piece by product; a product not listed costs `defaultBase`. */
+  base: {
+    "Handwritten Postcard": 2.5,
+    "Handwritten Letter": 3.25,
+    "Printed Postcard": 0.95,
+  } as Record<string, number>,
+  defaultBase: 1.5,
+  doubleSided: 0,
+  extraText: 0,
+  postage: { Standard: 0, FirstClass: 0.2 } as Record<string, number>,
+  speed: { Normal: 0, ExpeditedFaster: 0.1, ExpeditedFastest: 0.25 } as Record<string, number>,
+};
+
+/** Global handwriting styles of the service (the only fonts order creation accepts). */
+export const HANDWRITING_STYLES = [
+  "Casual Cursive",
+  "Neat Print",
+  "Bold Marker",
+  "Elegant Script",
+  "Quick Note",
+];
+/** Uploaded-font URLs expire after 7 days (spec limit). */
+export const FONT_URL_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Asynchronous work, in sandbox seconds after the request that started it. */
+export interface Timings {
+  /** Checkout to settlement. Default 2: demos and end-to-end tests wait little. */
+  settlementSeconds: number;
+  /** `pollAfterSeconds` of the checkout result. */
+  pollAfterSeconds: number;
+  /** `settlementExpectedWithinSeconds` of the checkout result. */
+  settlementExpectedWithinSeconds: number;
+  /** QR scan records are applied this long after acceptance. */
+  scanSeconds: number;
+  /** Conversion uploads are matched (status leaves Processing) this long after upload. */
+  conversionMatchSeconds: number;
+  /** A conversion marked for deletion is gone this long after the delete. */
+  conversionDeleteSeconds: number;
+  /** Proximity discovery finishes this long after the request. */
+  proximitySeconds: number;
+}
+
+export const DEFAULT_TIMINGS: Timings = {
+  settlementSeconds: 2,
+  pollAfterSeconds: 1,
+  settlementExpectedWithinSeconds: 10,
+  scanSeconds: 1,
+  conversionMatchSeconds: 3,
+  conversionDeleteSeconds: 3,
+  proximitySeconds: 3,
+};
+
+/** The account tiers: `basic` lacks automations and conversions (403, no body). (brief) */
+export type Tier = "basic" | "pro";
+export type PaymentBehaviour = "succeed" | "fail" | "hang";

@@ -1,0 +1,140 @@
+/**
+ * Plain HTTP for the conformance suite: real requests over the loopback, no client library, so the
+ * suite tests the wire and nothing else. Bodies are checked against the shared schemas by the caller.
+ */
+import type { TestSandbox } from "../support/sandbox";
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body, or undefined for an empty or non-JSON body. */
+  json: any;
+  bytes: Buffer;
+}
+
+export interface RequestOptions {
+  apiKey?: string | null;
+  body?: unknown;
+  /** A raw body sent as is (with `contentType`). */
+  raw?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export async function http(
+  url: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey) headers["x-api-key"] = options.apiKey;
+  let body: string | undefined;
+  if (options.raw !== undefined) {
+    body = options.raw;
+    headers["content-type"] = options.contentType ?? "application/json";
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] = "application/json";
+  }
+  const response = await fetch(`${url}${path}`, { method, headers, body });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  let json: any;
+  if ((response.headers.get("content-type") ?? "").includes("json") && bytes.length > 0)
+    json = JSON.parse(bytes.toString("utf8"));
+  return { status: response.status, headers: response.headers, json, bytes };
+}
+
+/** A client bound to one sandbox and one key. */
+export function api(sb: TestSandbox, apiKey: string | null) {
+  const call = (method: string, path: string, body?: unknown) => http(sb.url, method, path, { apiKey, body });
+  return {
+    get: (path: string) => call("GET", path),
+    post: (path: string, body?: unknown) => call("POST", path, body),
+    put: (path: string, body?: unknown) => call("PUT", path, body),
+    del: (path: string, body?: unknown) => call("DELETE", path, body),
+  };
+}
+
+export type Api = ReturnType<typeof api>;
+
+/** A complete order recipient (all keys present, as the schema requires) from the fields given. */
+export function recipient(
+  fields: {
+    firstName?: string | null;
+    lastName?: string | null;
+    toOrganization?: string | null;
+    address1?: string | null;
+    address2?: string | null;
+    city?: string | null;
+    state?: string | null;
+    zipCode?: string | null;
+    country?: string | null;
+  } & Record<string, string | null | undefined> = {},
+) {
+  const value = (k: string, fallback: string | null = null) => (k in fields ? (fields[k] ?? null) : fallback);
+  const metadataKeys = [
+    "dpvConfirmationCode",
+    "custom1",
+    "custom2",
+    "custom3",
+    "custom4",
+    "custom5",
+    "custom6",
+    "image1",
+    "image2",
+    "image3",
+    "image4",
+    "image5",
+    "image6",
+    "salutation",
+    "returnTitle",
+    "returnFirstName",
+    "returnLastName",
+    "returnOrganization",
+    "returnAddress1",
+    "returnAddress2",
+    "returnCity",
+    "returnZip",
+    "returnState",
+    "email",
+    "qrUrl",
+    "radiusPinStreet",
+    "radiusPinAddress",
+    "deliveryStatus",
+  ];
+  return {
+    id: 0,
+    address: {
+      address1: value("address1", "123 Main Street"),
+      address2: value("address2"),
+      city: value("city", "Springfield"),
+      state: value("state", "IL"),
+      zipCode: value("zipCode", "62701"),
+      zip4: null,
+      zip2: null,
+      country: value("country", "US"),
+    },
+    personal: {
+      firstName: value("firstName", "Ada"),
+      lastName: value("lastName", "Lovelace"),
+      toOrganization: value("toOrganization"),
+      salutation: null,
+    },
+    metadata: {
+      ...Object.fromEntries(metadataKeys.map((k) => [k, value(k)])),
+      text: String(fields.text ?? "Thanks for being a customer!"),
+      text2: String(fields.text2 ?? ""),
+      fullAddress: "",
+    },
+  };
+}
+
+/** `n` distinct valid recipients (house numbers 1, 2, ... on one street). */
+export function recipients(n: number, start = 1) {
+  return Array.from({ length: n }, (_, i) =>
+    recipient({ firstName: `R${start + i}`, lastName: "Test", address1: `${start + i} Oak Avenue` }),
+  );
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
