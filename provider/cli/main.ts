@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { packageVersion } from "../version";
+import { registerSandboxCommand } from "./sandbox-command";
 
 /**
  * The `directmail` command line. Each subcommand lives in its own module of this folder and
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
   const program = new Command("directmail")
     .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
     .version(packageVersion());
+  registerSandboxCommand(program);
   return program;
 }
 
