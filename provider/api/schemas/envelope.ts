@@ -16,6 +16,11 @@ const envelopeFields = {
   metadata: z.record(z.string(), z.unknown()).nullish().describe("Free-form map of name to value."),
 };
 
+function payloadName(payload: z.ZodType): string {
+  const meta = z.globalRegistry.get(payload) as { id?: string } | undefined;
+  return meta?.id ? `a ${meta.id}` : "the operation result";
+}
+
 /** Builds the envelope of one operation around its payload schema (one OpenAPI component each). */
 export function envelope<P extends z.ZodType>(payload: P, id: string, description?: string) {
   return z.object({ profile: Profile, payload, ...envelopeFields }).meta({

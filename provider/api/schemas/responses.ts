@@ -6,8 +6,8 @@ import { AddressBookResult } from "./address-book";
 import { OrderAnalytics } from "./analytics";
 import { CheckoutPreview, CheckoutResult } from "./checkout";
 import { ConversionBatch, ConversionDeleteResult, ConversionStatus } from "./conversions";
-import { envelope } from "./envelope";
-import { IntegrationOrder, IntegrationOrderList } from "./integration";
+import { ErrorEnvelope, envelope } from "./envelope";
+import { IntegrationOrder, IntegrationOrderList, IntegrationRecipientResult } from "./integration";
 import { CreateOrderResult, DeleteOrderResult, OrderList } from "./order";
 import { Profile } from "./profile";
 import { AppendResult, DeleteRecipientsResult, RecipientDeliveryStatus, RecipientList } from "./recipient";
@@ -51,3 +51,12 @@ export const RecipientDeliveryStatusResponse = envelope(
   RecipientDeliveryStatus,
   "RecipientDeliveryStatusResponse",
 );
+
+/** The 422 of an integration recipient add: the error envelope with the rejection as payload. */
+export const IntegrationRecipientRejection = ErrorEnvelope.extend({
+  payload: IntegrationRecipientResult,
+}).meta({
+  id: "IntegrationRecipientRejection",
+  description:
+    "422: the recipient was rejected; `payload.reasonCode` says why, `errors` carries the messages.",
+});

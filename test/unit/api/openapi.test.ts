@@ -1,0 +1,81 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { endpoints, operations } from "../../../provider/api/endpoints";
+import { buildOpenApiDocument, renderOpenApiDocument } from "../../../provider/api/openapi";
+
+const root = path.resolve(__dirname, "../../..");
+const committedFile = path.join(root, "openapi", "directmail-v1.json");
+const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version as string;
+
+describe("OpenAPI document", () => {
+  it("is committed and current (regenerate with scripts/generate-openapi.ts)", () => {
+    expect(fs.existsSync(committedFile)).toBe(true);
+    expect(fs.readFileSync(committedFile, "utf8")).toBe(renderOpenApiDocument(version));
+  });
+
+  it("is a valid OpenAPI 3.1 document according to @seriousme/openapi-schema-validator", async () => {
+    const { Validator } = await import("@seriousme/openapi-schema-validator");
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(fs.readFileSync(committedFile, "utf8")));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    // Every $ref resolves.
+    expect(() => validator.resolveRefs()).not.toThrow();
+  });
+
+  it("has every operation of the endpoint table, with its method, path and aliases", () => {
+    const doc = buildOpenApiDocument(version);
+    const found = new Map<string, string>();
+    for (const [p, item] of Object.entries(
+      doc.paths as Record<string, Record<string, { operationId: string }>>,
+    )) {
+      for (const [method, op] of Object.entries(item))
+        found.set(op.operationId, `${method.toUpperCase()} ${p}`);
+    }
+    expect(operations).toHaveLength(25);
+    for (const def of operations) {
+      expect(found.get(def.operationId)).toBe(`${def.method} ${def.path}`);
+    }
+    expect(found.get("appendRecipientsAlias1")).toBe("PUT /v1/order/{id}/recipients:append");
+  });
+
+  it("describes the API key header, the proof PDF, the 403 without body and Retry-After", () => {
+    const doc = buildOpenApiDocument(version);
+    expect(doc.components.securitySchemes.apiKey).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "X-API-KEY",
+    });
+    const proof = doc.paths[endpoints.getProof.path].get;
+    expect(Object.keys(proof.responses["200"].content)).toEqual(["application/pdf"]);
+    const integration = doc.paths[endpoints.listIntegrationOrders.path].get;
+    expect(integration.responses["403"].content).toBeUndefined();
+    expect(integration["x-feature"]).toBe("automations");
+    const checkout = doc.paths[endpoints.checkout.path].post;
+    expect(checkout["x-retry-class"]).toBe("checkout");
+    expect(checkout.responses["429"].headers["Retry-After"]).toBeDefined();
+    expect(checkout.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/CheckoutRequest",
+    });
+  });
+
+  it("states nullability, open enumerations and date-times as OpenAPI tools read them", () => {
+    const schemas = buildOpenApiDocument(version).components.schemas;
+    // Every key of an order recipient is required; `address1` may be null.
+    expect(schemas.RecipientAddress.required).toContain("address1");
+    expect(schemas.RecipientAddress.properties.address1).toEqual({ type: ["string", "null"] });
+    expect(schemas.RecipientMetadata.properties.text).toEqual({ type: "string" });
+    // An open enumeration lists its known values and accepts any string.
+    expect(schemas.OrderStatus.anyOf).toEqual([
+      { type: "string", enum: expect.arrayContaining(["Draft", "Payment Needed"]) },
+      { type: "string" },
+    ]);
+    expect(schemas.Profile.properties.created).toEqual({ type: "string", format: "date-time" });
+    // Objects stay open to fields a later release adds.
+    expect(schemas.Profile.additionalProperties).toBeUndefined();
+    // The recursive line item refers to itself.
+    expect(schemas.LineItem.properties.subItems.items).toEqual({ $ref: "#/components/schemas/LineItem" });
+  });
+});
