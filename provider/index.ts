@@ -12,5 +12,9 @@ export {
   type OrderRecipientInput,
 } from "./api";
 export * from "./api/errors";
+export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry";
+export { Checkout, type CheckoutArgs } from "./resources/checkout";
+export { Order, type OrderArgs } from "./resources/order";
+export { OrderRecipients, type OrderRecipientsArgs } from "./resources/order-recipients";
 export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info";
 export { DEFAULT_SANDBOX_URL, type ProviderSettings, resolveSettings } from "./settings";

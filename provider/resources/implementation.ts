@@ -3,7 +3,12 @@
  * the dynamic provider's process, each time from the installed package.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { DirectMailClient, type RequestEvent } from "../api/client";
 import { type ProviderSettings, resolveSettings } from "../settings";
+import { addressBookEntryImplementation } from "./address-book-entry";
+import { checkoutImplementation } from "./checkout";
+import { orderImplementation } from "./order";
+import { orderRecipientsImplementation } from "./order-recipients";
 import { providerInfoImplementation } from "./provider-info";
 
 /** What one kind of resource implements; the rest falls back to the defaults below. */
@@ -19,16 +24,50 @@ export interface ResourceImplementation {
 /** The context every implementation runs with: settings from `configure`, or the environment. */
 export interface ProviderContext {
   settings(): ProviderSettings;
+  /** The API client for the settings; fails with guidance when no API key is configured. */
+  client(): DirectMailClient;
 }
 
 let configured: ProviderSettings | undefined;
+const requestListeners = new Set<(event: RequestEvent) => void>();
+
+/**
+ * Calls `listener` for every HTTP attempt the providers make (operation, status, duration; never a
+ * header or the key), until the returned function is called. For tests and benchmarks that count
+ * requests.
+ */
+export function observeRequests(listener: (event: RequestEvent) => void): () => void {
+  requestListeners.add(listener);
+  return () => requestListeners.delete(listener);
+}
+let cachedClient: { baseUrl: string; apiKey: string; client: DirectMailClient } | undefined;
 
 export const context: ProviderContext = {
   settings: () => configured ?? resolveSettings(undefined),
+  client: () => {
+    const { baseUrl, apiKey } = context.settings();
+    if (!apiKey) {
+      throw new Error(
+        `no API key for ${baseUrl}: set one with \`pulumi config set --secret directmail:apiKey <key>\` ` +
+          "(or the DIRECTMAIL_API_KEY environment variable).",
+      );
+    }
+    if (cachedClient?.baseUrl !== baseUrl || cachedClient.apiKey !== apiKey) {
+      const onEvent = (event: RequestEvent) => {
+        for (const listener of requestListeners) listener(event);
+      };
+      cachedClient = { baseUrl, apiKey, client: new DirectMailClient({ baseUrl, apiKey, onEvent }) };
+    }
+    return cachedClient.client;
+  },
 };
 
 const implementations: Record<string, ResourceImplementation> = {
   ProviderInfo: providerInfoImplementation(context),
+  Order: orderImplementation(context),
+  OrderRecipients: orderRecipientsImplementation(context),
+  Checkout: checkoutImplementation(context),
+  AddressBookEntry: addressBookEntryImplementation(context),
 };
 
 /** Inputs as the user declared them, without the engine's bookkeeping property. */

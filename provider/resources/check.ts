@@ -1,0 +1,30 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+
+/**
+ * The value the engine sends during a preview for an input not known yet (the output of a resource
+ * still to be created), such as the `orderId` of a new order.
+ */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(value: unknown): boolean {
+  return value === UNKNOWN;
+}
+
+/**
+ * Validates a resource's inputs with its zod schema. Each failure names the property and says what
+ * is allowed. Properties not known yet (preview) are not judged; the engine checks again once they
+ * are. On failure the inputs go back unchanged, so the engine reports the failures and stops.
+ */
+export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckResult {
+  const { __provider: _provider, ...declared } = news;
+  const parsed = schema.safeParse(declared);
+  if (parsed.success) return { inputs: parsed.data as Record<string, unknown> };
+  const failures = parsed.error.issues
+    .filter((issue) => !isUnknown(declared[String(issue.path[0])]))
+    .map((issue) => ({
+      property: issue.path.map(String).join(".") || "(inputs)",
+      reason: issue.message,
+    }));
+  return { inputs: news, failures };
+}

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DirectMailClient } from "../../../provider/api/client";
+import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
+import { configuredProvider, type Provider } from "./support";
+
+let sb: TestSandbox;
+let apiKey: string;
+let templateId: number;
+let order: Provider;
+let client: DirectMailClient;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  ({ apiKey } = await sb.control.createAccount({ balance: 1000 }));
+  ({ id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard", hasQr: true }));
+  order = await configuredProvider("Order", sb, apiKey);
+  client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+});
+afterAll(async () => {
+  await client?.close();
+  await sb?.close();
+});
+
+async function created(inputs: Record<string, unknown> = {}) {
+  const checked = await order.check({}, { templateId, ...inputs });
+  expect(checked.failures ?? []).toEqual([]);
+  return order.create(checked.inputs);
+}
+
+describe("Order", () => {
+  it("check names the property and says what is allowed", async () => {
+    const result = await order.check({}, { templateId: "five", qrUrl: "not a url", colour: "red" });
+    const byProperty = Object.fromEntries((result.failures ?? []).map((f) => [f.property, f.reason]));
+    expect(byProperty.templateId).toMatch(/templateId must be a whole number/);
+    expect(byProperty.qrUrl).toMatch(/qrUrl must be an absolute URL/);
+    expect(Object.values(byProperty).join(" ")).toMatch(/colour/);
+  });
+
+  it("create makes a Draft order from the template and reports what the service says", async () => {
+    const { id, outs } = await created({ useQr: true });
+    expect(outs.orderId).toBe(Number(id));
+    expect(outs.status).toBe("Draft");
+    expect(outs.templateId).toBe(templateId);
+    expect(outs.adopted).toBe(false);
+    const live = await client.getOrder(Number(id));
+    expect(live?.templateId).toBe(templateId);
+  });
+
+  it("a changed input replaces a draft order, and nothing changes when nothing changed", async () => {
+    const { id, outs } = await created();
+    expect(await order.diff(id, outs, { templateId })).toEqual({ changes: false });
+    expect(await order.diff(id, outs, { templateId, qrUrl: "https://example.com/x" })).toEqual({
+      changes: true,
+      replaces: ["qrUrl"],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("a changed input on a paid order fails the plan, naming the order, its status, the input and a way out", async () => {
+    const { id, outs } = await created();
+    await sb.control.setOrderState(Number(id), { apiKey, status: "Paid" });
+    const attempt = order.diff(id, outs, { templateId, handwritingFont: "Casual" });
+    await expect(attempt).rejects.toThrow(`Order ${id} is "Paid", so handwritingFont cannot change`);
+    await expect(attempt).rejects.toThrow(/declare a new Order resource/);
+  });
+
+  it("read reports status drift and drops an order deleted elsewhere", async () => {
+    const { id, outs } = await created();
+    await sb.control.setOrderState(Number(id), { apiKey, status: "Edits Needed" });
+    const read = await order.read(id, outs);
+    expect(read.props.status).toBe("Edits Needed");
+    await client.deleteOrder(Number(id));
+    expect(await order.read(id, outs)).toEqual({});
+  });
+
+  it("delete removes a draft; an order already gone is success; a paid one fails with guidance", async () => {
+    const draft = await created();
+    await order.delete(draft.id, draft.outs);
+    expect(await client.getOrder(Number(draft.id))).toBeUndefined();
+    await expect(order.delete(draft.id, draft.outs)).resolves.toBeUndefined();
+
+    const paid = await created();
+    await sb.control.setOrderState(Number(paid.id), { apiKey, status: "Paid" });
+    const attempt = order.delete(paid.id, paid.outs);
+    await expect(attempt).rejects.toThrow(/retainOnDelete: true/);
+    await expect(attempt).rejects.toThrow(/pulumi state delete/);
+    expect((await client.getOrder(Number(paid.id)))?.orderStatus).toBe("Paid");
+  });
+
+  it("adopts an existing order instead of creating one, and refuses one made from another template", async () => {
+    const existing = await client.createOrder({ templateId });
+    const before = (await client.listOrders()).totalCount;
+    const adopted = await created({ existingOrderId: existing.orderId });
+    expect(adopted.id).toBe(String(existing.orderId));
+    expect(adopted.outs.adopted).toBe(true);
+    expect((await client.listOrders()).totalCount).toBe(before);
+
+    const { id: otherTemplate } = await sb.control.createTemplate({ apiKey, name: "Letter" });
+    const checked = await order.check({}, { templateId: otherTemplate, existingOrderId: existing.orderId });
+    await expect(order.create(checked.inputs)).rejects.toThrow(
+      `Order ${existing.orderId} was made from template ${templateId}, not ${otherTemplate}`,
+    );
+    await expect(created({ existingOrderId: 999_999 })).rejects.toThrow(/names no order of this account/);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * Provider hooks exercised over real HTTP against an in-process sandbox: each test gets a
+ * provider of one resource kind, configured through `configure` like the engine does.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { RequestEvent } from "../../../provider/api/client";
+import { observeRequests, providerFor } from "../../../provider/resources/implementation";
+import type { TestSandbox } from "../../support/sandbox";
+
+export type Provider = Required<pulumi.dynamic.ResourceProvider>;
+
+export async function configuredProvider(kind: string, sb: TestSandbox, apiKey: string): Promise<Provider> {
+  const provider = providerFor(kind);
+  const values: Record<string, string> = { "directmail:baseUrl": sb.url, "directmail:apiKey": apiKey };
+  await provider.configure({
+    config: {
+      get: (key: string) => values[key],
+      require: (key: string) => {
+        const value = values[key];
+        if (value === undefined) throw new Error(`missing ${key}`);
+        return value;
+      },
+    },
+  });
+  return provider;
+}
+
+/** Records the HTTP attempts the providers make while `fn` runs. */
+export async function countingRequests<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; requests: RequestEvent[] }> {
+  const requests: RequestEvent[] = [];
+  const stop = observeRequests((event) => requests.push(event));
+  try {
+    return { result: await fn(), requests };
+  } finally {
+    stop();
+  }
+}
+
+/** A recipient that the sandbox's deterministic validation accepts. */
+export function recipient(n: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    firstName: `Ada${n}`,
+    lastName: "Lovelace",
+    address1: `${100 + n} Main St`,
+    city: "Springfield",
+    state: "IL",
+    zipCode: "62701",
+    ...extra,
+  };
+}
