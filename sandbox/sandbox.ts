@@ -238,7 +238,8 @@ export class Sandbox {
                   metadata: answer.metadata,
                 });
             if (this.options.validateResponses && def.response.kind === "json") {
-              this.checkResponse(def.response.envelope, body, operationId);
+              const view = "schemaView" in answer ? { ...body, payload: answer.schemaView } : body;
+              this.checkResponse(def.response.envelope, view, operationId);
             }
             return reply.code(200).send(body);
           },

@@ -1,0 +1,355 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  IntegrationOrderListResponse,
+  IntegrationOrderResponse,
+  IntegrationRecipientResult,
+} from "../../provider/api/schemas";
+import { DEFAULT_TIMINGS } from "../../sandbox/assumptions";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { type Account, expectError, newAccount, newOrder, parsed } from "./fixtures";
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(() => sb.close());
+
+const person = (overrides: Record<string, unknown> = {}) => ({
+  firstName: "Ann",
+  lastName: "Lee",
+  address1: "10 Maple Street",
+  city: "Springfield",
+  state: "IL",
+  zipCode: "62701",
+  ...overrides,
+});
+
+async function automation(
+  a: Account,
+  options: { required?: string[]; status?: "Active" | "Paused"; noTemplate?: boolean } = {},
+) {
+  const { id: templateId } = await sb.control.createTemplate({
+    apiKey: a.apiKey,
+    name: "Auto card",
+    requiredMergeFields: options.required ?? [],
+  });
+  const { id } = await sb.control.createIntegrationOrder({
+    apiKey: a.apiKey,
+    name: "Welcome series",
+    templateId: options.noTemplate ? undefined : templateId,
+    status: options.status,
+  });
+  return { id, templateId };
+}
+
+async function rejected(a: Account, id: number, body: unknown, reasonCode: string) {
+  const r = await a.c.post(`/v1/integration-orders/${id}/recipients`, body);
+  const { errors, json } = expectError(r, 422, reasonCode);
+  const payload = IntegrationRecipientResult.parse(json.payload);
+  expect(payload).toMatchObject({ success: false, reasonCode, integrationOrderId: id });
+  expect(errors).toBe(payload.errorMessage);
+  return payload;
+}
+
+describe("GET /v1/integration-orders (entry 14)", () => {
+  test("lists the account's automations with status, postage type and template", async () => {
+    const a = await newAccount(sb);
+    const { id, templateId } = await automation(a);
+    const { id: paused } = await sb.control.createIntegrationOrder({
+      apiKey: a.apiKey,
+      name: "Paused one",
+      status: "Paused",
+      postageType: null,
+    });
+    const list = parsed(IntegrationOrderListResponse, await a.c.get("/v1/integration-orders")).payload;
+    expect(list).toEqual([
+      expect.objectContaining({
+        id,
+        name: "Welcome series",
+        integrationOrderStatus: "Active",
+        postageType: "Standard",
+        templateId,
+      }),
+      expect.objectContaining({
+        id: paused,
+        integrationOrderStatus: "Paused",
+        postageType: null,
+        templateId: null,
+      }),
+    ]);
+  });
+});
+
+describe("POST /v1/integration-orders/{id}/recipients (entry 15)", () => {
+  test("validates, standardizes and queues the recipient; 200 with the integration order", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const r = parsed(
+      IntegrationOrderResponse,
+      await a.c.post(`/v1/integration-orders/${id}/recipients`, person()),
+    );
+    expect(r.payload.id).toBe(id);
+    const queued = (await sb.control.integrationRecipients(a.apiKey, id)).recipients;
+    expect(queued).toHaveLength(1);
+    expect(queued[0]).toMatchObject({
+      address1: "10 MAPLE ST",
+      city: "SPRINGFIELD",
+      state: "IL",
+      zipCode: "62701",
+      dpvConfirmationCode: "Y",
+    });
+  });
+
+  test("ORDER_NOT_AVAILABLE when the automation is not Active", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a, { status: "Paused" });
+    await rejected(a, id, person(), "ORDER_NOT_AVAILABLE");
+  });
+
+  test("ORDER_TEMPLATE_MISSING when no template is configured", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a, { noTemplate: true });
+    await rejected(a, id, person(), "ORDER_TEMPLATE_MISSING");
+  });
+
+  test("return-address rules: RETURN_NAME_PARTIAL, RETURN_ADDRESS_PARTIAL, RETURN_ADDRESS_MISSING_FIELDS", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const full = {
+      returnFirstName: "Bo",
+      returnLastName: "Shop",
+      returnAddress1: "1 Shop St",
+      returnCity: "Springfield",
+      returnState: "IL",
+      returnZip: "62701",
+    };
+    await rejected(a, id, person({ ...full, returnLastName: undefined }), "RETURN_NAME_PARTIAL");
+    await rejected(a, id, person({ returnOrganization: "Bo's" }), "RETURN_ADDRESS_PARTIAL");
+    const missing = await rejected(
+      a,
+      id,
+      person({ returnAddress1: "1 Shop St", returnCity: "Springfield" }),
+      "RETURN_ADDRESS_MISSING_FIELDS",
+    );
+    expect(missing.errorMessage).toMatch(/returnState, returnZip/);
+    expect((await a.c.post(`/v1/integration-orders/${id}/recipients`, person(full))).status).toBe(200);
+  });
+
+  test("MISSING_MAIL_MERGE_FIELDS when the template needs a merge field the recipient lacks", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a, { required: ["custom1"] });
+    const payload = await rejected(a, id, person(), "MISSING_MAIL_MERGE_FIELDS");
+    expect(payload.errorMessage).toMatch(/custom1/);
+    expect(
+      (await a.c.post(`/v1/integration-orders/${id}/recipients`, person({ custom1: "VIP" }))).status,
+    ).toBe(200);
+  });
+
+  test("ADDRESS_NOT_VALID with the address problems", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const payload = await rejected(a, id, person({ address1: "Maple Street" }), "ADDRESS_NOT_VALID");
+    expect(payload.recipientDetails).toEqual({
+      firstName: "Ann",
+      lastName: "Lee",
+      processedAddress: "",
+      addressValidated: false,
+    });
+  });
+
+  test("DO_NOT_MAIL for an address on the account's list", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    await sb.control.addDoNotMail({
+      apiKey: a.apiKey,
+      address1: "10 Maple St",
+      city: "Springfield",
+      state: "IL",
+      zip: "62701",
+    });
+    const payload = await rejected(a, id, person(), "DO_NOT_MAIL");
+    expect(payload.recipientDetails.addressValidated).toBe(true);
+    expect(payload.recipientDetails.processedAddress).toMatch(/^10 MAPLE ST, SPRINGFIELD, IL 62701-\d{4}$/);
+  });
+
+  test("DUPLICATE_RECIPIENT when the same person at the same address is already queued", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    expect((await a.c.post(`/v1/integration-orders/${id}/recipients`, person())).status).toBe(200);
+    await rejected(a, id, person({ address1: "10 maple st." }), "DUPLICATE_RECIPIENT");
+    expect(
+      (await a.c.post(`/v1/integration-orders/${id}/recipients`, person({ firstName: "Other" }))).status,
+    ).toBe(200);
+    expect((await sb.control.integrationRecipients(a.apiKey, id)).recipients).toHaveLength(2);
+  });
+
+  test("a malformed body is 400 naming the field; an unknown automation is 404", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const { errors } = expectError(
+      await a.c.post(`/v1/integration-orders/${id}/recipients`, person({ birthDay: "not a date" })),
+      400,
+    );
+    expect(errors).toMatch(/^birthDay: /);
+    expectError(await a.c.post("/v1/integration-orders/999999/recipients", person()), 404, "NOT_FOUND");
+  });
+});
+
+describe("POST /v1/integration-orders/{id}-by-proximity (entry 16)", () => {
+  const request = (overrides: Record<string, unknown> = {}) => ({
+    Name: "Around the store",
+    OwnerOrRenterFilter: 1,
+    PropertyTypeFilter: 2,
+    HouseHoldIncomeFilter: { min: 40000, max: 90000 },
+    Addresses: [
+      {
+        address1: "100 Market Street",
+        address2: "",
+        city: "Springfield",
+        state: "IL",
+        zip: "62701",
+        DesiredCount: 5,
+      },
+    ],
+    MultiUse: false,
+    ...overrides,
+  });
+
+  test("accepted at once; discovery is asynchronous and queues DesiredCount neighbours with the return address", async () => {
+    const a = await newAccount(sb);
+    const { id, templateId } = await automation(a);
+    const body = request({
+      ReturnFirstName: "Bo",
+      ReturnLastName: "Shop",
+      ReturnAddress1: "1 Shop St",
+      ReturnCity: "Springfield",
+      ReturnState: "IL",
+      ReturnZip: "62701",
+    });
+    const r = await a.c.post(`/v1/integration-orders/${id}-by-proximity`, body);
+    expect(parsed(IntegrationOrderResponse, r).payload.id).toBe(id);
+    expect(r.json.warnings.join(" ")).toMatch(/asynchronous/);
+    expect((await sb.control.integrationRecipients(a.apiKey, id)).recipients).toHaveLength(0);
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const found = (await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[];
+    expect(found.map((f) => f.address1)).toEqual([
+      "102 MARKET ST",
+      "104 MARKET ST",
+      "106 MARKET ST",
+      "108 MARKET ST",
+      "110 MARKET ST",
+    ]);
+    expect(
+      found.every(
+        (f) =>
+          f.returnLastName === "Shop" &&
+          f.returnAddress1 === "1 Shop St" &&
+          f.radiusPinAddress === "100 MARKET ST",
+      ),
+    ).toBe(true);
+    // A proximity request is a paid recipient search of the automation's template order.
+    expectError(await a.c.del(`/v1/order/${templateId}`), 400);
+  });
+
+  test("without MultiUse, addresses already queued are skipped; with MultiUse they are used again", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const two = {
+      Addresses: [
+        { address1: "100 Market St", city: "Springfield", state: "IL", zip: "62701", DesiredCount: 2 },
+      ],
+    };
+    await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request(two));
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request(two));
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const afterSecond = ((await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[]).map(
+      (f) => f.address1,
+    );
+    expect(afterSecond).toEqual(["102 MARKET ST", "104 MARKET ST", "106 MARKET ST", "108 MARKET ST"]);
+    await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request({ ...two, MultiUse: true }));
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const afterThird = ((await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[]).map(
+      (f) => f.address1,
+    );
+    expect(afterThird.slice(4)).toEqual(["102 MARKET ST", "104 MARKET ST"]);
+  });
+
+  test("return-address rules are 400 with the rule's reason code, naming the field", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ ReturnFirstName: "Bo" }, "RETURN_NAME_PARTIAL", /^ReturnLastName: /],
+      [{ ReturnCity: "Springfield" }, "RETURN_ADDRESS_PARTIAL", /^ReturnAddress1: /],
+      [
+        { ReturnAddress1: "1 Shop St", ReturnCity: "Springfield" },
+        "RETURN_ADDRESS_MISSING_FIELDS",
+        /^ReturnState, ReturnZip: /,
+      ],
+    ];
+    for (const [fields, code, message] of cases) {
+      const { errors } = expectError(
+        await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request(fields)),
+        400,
+        code,
+      );
+      expect(errors).toMatch(message);
+    }
+    await sb.control.advanceClock(60);
+    expect((await sb.control.integrationRecipients(a.apiKey, id)).recipients).toHaveLength(0);
+  });
+
+  test("bad filters and addresses are 400 naming the field", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const range = expectError(
+      await a.c.post(
+        `/v1/integration-orders/${id}-by-proximity`,
+        request({ YearBuiltFilter: { min: 2000, max: 1990 } }),
+      ),
+      400,
+    );
+    expect(range.errors).toMatch(/^YearBuiltFilter\.max: /);
+    const none = expectError(
+      await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request({ Addresses: [] })),
+      400,
+    );
+    expect(none.errors).toMatch(/^Addresses: /);
+    const invalid = expectError(
+      await a.c.post(
+        `/v1/integration-orders/${id}-by-proximity`,
+        request({ Addresses: [{ address1: "Market", city: "X", state: "ZZ", zip: "1", DesiredCount: 1 }] }),
+      ),
+      400,
+      "ADDRESS_NOT_VALID",
+    );
+    expect(invalid.errors).toMatch(/^Addresses\[0\]\.address1: /m);
+  });
+
+  test("a Paused automation or one without a template does not accept proximity requests", async () => {
+    const a = await newAccount(sb);
+    expectError(
+      await a.c.post(
+        `/v1/integration-orders/${(await automation(a, { status: "Paused" })).id}-by-proximity`,
+        request(),
+      ),
+      400,
+      "ORDER_NOT_AVAILABLE",
+    );
+    expectError(
+      await a.c.post(
+        `/v1/integration-orders/${(await automation(a, { noTemplate: true })).id}-by-proximity`,
+        request(),
+      ),
+      400,
+      "ORDER_TEMPLATE_MISSING",
+    );
+  });
+
+  test("an order used as an automation's template keeps the order listing unchanged", async () => {
+    const a = await newAccount(sb);
+    const orderId = await newOrder(a, 1);
+    await sb.control.createIntegrationOrder({ apiKey: a.apiKey, name: "uses order", templateId: orderId });
+    expect((await a.c.get(`/v1/order?id=${orderId}`)).json.payload.orders[0].orderStatus).toBe("Draft");
+  });
+});
