@@ -18,14 +18,14 @@ const envelopeFields = {
 
 function payloadName(payload: z.ZodType): string {
   const meta = z.globalRegistry.get(payload) as { id?: string } | undefined;
-  return meta?.id ? `a ${meta.id}` : "the operation result";
+  return meta?.id ?? "the operation result";
 }
 
 /** Builds the envelope of one operation around its payload schema (one OpenAPI component each). */
 export function envelope<P extends z.ZodType>(payload: P, id: string, description?: string) {
   return z.object({ profile: Profile, payload, ...envelopeFields }).meta({
     id,
-    description: description ?? `Response envelope whose payload is ${id.replace(/Response$/, "")}.`,
+    description: description ?? `Response envelope; its \`payload\` is ${payloadName(payload)}.`,
   });
 }
 
