@@ -125,6 +125,15 @@ export class OrderRecipients extends pulumi.dynamic.Resource {
   }
 }
 
+/**
+ * Index values: the recipient's id at the service; 0 for a recipient the service dropped and did
+ * not keep; the id with UNDELIVERABLE set for one it kept on the order but marked undeliverable
+ * (do-not-mail), which still has to be deleted when it leaves the list.
+ */
+const UNDELIVERABLE = 0x8000_0000;
+const idOf = (value: number) => value & ~UNDELIVERABLE & 0xffff_ffff;
+const isAccepted = (value: number) => value > 0 && (value & UNDELIVERABLE) === 0;
+
 const SAMPLE_SIZE = 10;
 const PAGE_SIZE = 1000;
 const subject = (orderId: number) => `Recipients of order ${orderId}`;
@@ -280,9 +289,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     const orderId = order.orderId;
     const index: RecipientIndex = new Map();
     const removeIds: number[] = [];
-    for (const [key, recipientId] of current) {
-      if (declared.byKey.has(key)) index.set(key, recipientId);
-      else if (recipientId > 0) removeIds.push(recipientId);
+    for (const [key, value] of current) {
+      if (declared.byKey.has(key)) index.set(key, value);
+      else if (idOf(value) > 0) removeIds.push(idOf(value));
     }
     for (let i = 0; i < removeIds.length; i += MAX_RECIPIENTS_PER_REQUEST) {
       const batch = removeIds.slice(i, i + MAX_RECIPIENTS_PER_REQUEST);
@@ -335,12 +344,14 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       if (found < accepted) listing = await listRecipients(client, orderId, identityField);
       for (const r of toAppend) {
         const recipientId = listing.present.get(r.key);
-        if (recipientId !== undefined) {
-          index.set(r.key, recipientId);
+        const reason = reasonByKey.get(r.key) ?? (recipientId === undefined ? "dropped" : undefined);
+        if (reason === undefined) {
+          index.set(r.key, recipientId as number);
           continue;
         }
-        index.set(r.key, 0); // dropped: remembered so that it is not sent again until it changes
-        const reason = reasonByKey.get(r.key) ?? "dropped";
+        // Dropped (or kept but marked undeliverable): remembered, so that it is not sent again
+        // until its details change.
+        index.set(r.key, recipientId === undefined ? 0 : (recipientId | UNDELIVERABLE) >>> 0);
         dropReasons[reason] = (dropReasons[reason] ?? 0) + 1;
         if (droppedSample.length < SAMPLE_SIZE) droppedSample.push({ row: r.row, reason });
       }
@@ -363,8 +374,8 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     orderStatus: string,
     previous?: OrderRecipientsOutputs,
   ): OrderRecipientsOutputs => {
-    const ids = [...outcome.index.values()];
-    const droppedCount = ids.filter((id) => id === 0).length;
+    const values = [...outcome.index.values()];
+    const droppedCount = values.filter((v) => !isAccepted(v)).length;
     // Keep earlier drop reasons for recipients still dropped and still declared.
     const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
     for (const [reason, n] of Object.entries(outcome.dropReasons))
@@ -375,7 +386,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       declaredCount: declared.byKey.size,
       duplicateRows: declared.duplicateRows,
       index: encodeIndex(outcome.index),
-      acceptedCount: ids.length - droppedCount,
+      acceptedCount: values.length - droppedCount,
       droppedCount,
       unmanagedCount: outcome.unmanaged,
       dropReasons,
@@ -405,13 +416,19 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
   /** What is on the order now, from a full listing, keeping what is known of dropped recipients. */
   const reconcile = async (orderId: number, identityField: IdentityField, known: RecipientIndex) => {
     const listing = await listRecipients(ctx.client(), orderId, identityField);
-    const current: RecipientIndex = new Map(listing.present);
-    for (const [key, recipientId] of known) if (recipientId === 0 && !current.has(key)) current.set(key, 0);
+    const current: RecipientIndex = new Map();
+    for (const [key, recipientId] of listing.present) {
+      const before = known.get(key);
+      const marked = before !== undefined && before > 0 && !isAccepted(before);
+      current.set(key, marked ? (recipientId | UNDELIVERABLE) >>> 0 : recipientId);
+    }
+    for (const [key, value] of known) if (value === 0 && !current.has(key)) current.set(key, 0);
     return { current, unmanaged: listing.unmanaged };
   };
 
+  /** How many recipients the order holds if the record is right. */
   const expectedCount = (index: RecipientIndex, unmanaged: number) =>
-    [...index.values()].filter((id) => id > 0).length + unmanaged;
+    [...index.values()].filter((v) => idOf(v) > 0).length + unmanaged;
 
   return {
     async check(_olds, news) {
@@ -522,22 +539,24 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     async read(id, props: OrderRecipientsOutputs) {
       const order = await ctx.client().getOrder(props.orderId ?? Number(id));
       if (!order) return {};
-      const index = decodeIndex(props.index);
-      let outs: OrderRecipientsOutputs = { ...props, orderStatus: order.orderStatus };
-      if (order.recipientCount !== expectedCount(index, props.unmanagedCount)) {
-        const { current, unmanaged } = await reconcile(order.orderId, props.identityField, index);
-        // Keys recorded but gone from the order were removed elsewhere; the digest of what is really
-        // there makes the next `up` put them back.
-        const accepted = [...current.values()].filter((v) => v > 0).length;
-        outs = {
-          ...outs,
-          index: encodeIndex(current),
-          digest: digestOf(current.keys(), props.identityField),
-          acceptedCount: accepted,
-          droppedCount: current.size - accepted,
-          unmanagedCount: unmanaged,
-        };
-      }
+      // Refresh reads every recipient: a removal and an addition elsewhere leave the count as it was.
+      const { current, unmanaged } = await reconcile(
+        order.orderId,
+        props.identityField,
+        decodeIndex(props.index),
+      );
+      const accepted = [...current.values()].filter(isAccepted).length;
+      // Keys recorded but gone from the order were removed elsewhere; the digest of what is really
+      // there makes the next `up` put them back.
+      const outs: OrderRecipientsOutputs = {
+        ...props,
+        orderStatus: order.orderStatus,
+        index: encodeIndex(current),
+        digest: digestOf(current.keys(), props.identityField),
+        acceptedCount: accepted,
+        droppedCount: current.size - accepted,
+        unmanagedCount: unmanaged,
+      };
       const {
         index: _i,
         acceptedCount: _a,
@@ -564,7 +583,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
             "state with `pulumi state delete <urn>`.",
         );
       }
-      const ids = [...decodeIndex(props.index).values()].filter((id) => id > 0);
+      const ids = [...decodeIndex(props.index).values()].map(idOf).filter((id) => id > 0);
       try {
         for (let i = 0; i < ids.length; i += MAX_RECIPIENTS_PER_REQUEST) {
           await client.deleteRecipients(props.orderId, ids.slice(i, i + MAX_RECIPIENTS_PER_REQUEST));

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 /** Paid, or a later production status (the sandbox moves paid orders on to production). */
-const SETTLED = ["Paid", "Ready For Production", "In Production", "Mailed", "Delivered"];
+const SETTLED = ["Paid", "Ready For Production", "In Production", "Mailed", "Delivered", "Complete"];
 
 /** Checkouts of the order that charged money: distinct checkouts with a succeeded charge. */
 function paidCheckouts(ledger: LedgerResult, orderId: number): number {
@@ -55,10 +55,15 @@ async function setup(account: { payment?: "succeed" | "fail" | "hang"; balance?:
 describe("Checkout", { timeout: 30_000 }, () => {
   it("check names the property and what is allowed", async () => {
     const { checkout, orderId } = await setup();
-    const result = await checkout.check({}, { orderId, postageType: "HailTrace", productionSpeed: "Slow", maxTotal: -1 });
+    const result = await checkout.check(
+      {},
+      { orderId, postageType: "HailTrace", productionSpeed: "Slow", maxTotal: -1 },
+    );
     const properties = (result.failures ?? []).map((f) => f.property).sort();
     expect(properties).toEqual(["maxTotal", "postageType", "productionSpeed"]);
-    expect(result.failures?.find((f) => f.property === "postageType")?.reason).toMatch(/Standard.*FirstClass/);
+    expect(result.failures?.find((f) => f.property === "postageType")?.reason).toMatch(
+      /Standard.*FirstClass/,
+    );
   });
 
   it("pays once, waits for settlement, and reports Paid with the previewed total", async () => {
@@ -94,7 +99,9 @@ describe("Checkout", { timeout: 30_000 }, () => {
   it("a failed payment fails with guidance; refresh then drops the checkout so the next up pays once", async () => {
     const { apiKey, client, orderId, checkout, inputs } = await setup({ payment: "fail" });
     const checked = await inputs();
-    await expect(checkout.create(checked)).rejects.toThrow(/Payment for order \d+ failed.*run `pulumi up` again/s);
+    await expect(checkout.create(checked)).rejects.toThrow(
+      /Payment for order \d+ failed.*run `pulumi up` again/s,
+    );
     expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
     // A stack that recorded the checkout before the failure: refresh makes it disappear.
     const recorded = { ...checked, orderStatus: "Payment Needed", recordedExisting: false };
@@ -128,7 +135,13 @@ describe("Checkout", { timeout: 30_000 }, () => {
 
   it("a connection reset after the checkout took effect is resolved by reading the status: one charge", async () => {
     const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await sb.control.addFault({ method: "POST", path: `/v1/order/${orderId}/checkout`, kind: "reset", after: true, times: 1 });
+    await sb.control.addFault({
+      method: "POST",
+      path: `/v1/order/${orderId}/checkout`,
+      kind: "reset",
+      after: true,
+      times: 1,
+    });
     const { outs } = await checkout.create(await inputs());
     expect(SETTLED).toContain(outs.orderStatus);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
@@ -137,7 +150,13 @@ describe("Checkout", { timeout: 30_000 }, () => {
 
   it("a 5xx before the checkout took effect fails without charging; the next attempt charges once", async () => {
     const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await sb.control.addFault({ method: "POST", path: `/v1/order/${orderId}/checkout`, kind: "status", status: 503, times: 1 });
+    await sb.control.addFault({
+      method: "POST",
+      path: `/v1/order/${orderId}/checkout`,
+      kind: "status",
+      status: 503,
+      times: 1,
+    });
     const checked = await inputs();
     await expect(checkout.create(checked)).rejects.toThrow(/not checked out and no charge is pending/);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);

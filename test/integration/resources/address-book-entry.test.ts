@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
+import { configuredProvider, type Provider } from "./support";
+
+let sb: TestSandbox;
+let apiKey: string;
+let entry: Provider;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  ({ apiKey } = await sb.control.createAccount({}));
+  entry = await configuredProvider("AddressBookEntry", sb, apiKey);
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+const declared = {
+  firstName: "Ada",
+  lastName: "Lovelace",
+  address1: "12 Main Street",
+  city: "Springfield",
+  state: "IL",
+  zip: "62701",
+};
+
+describe("AddressBookEntry", () => {
+  it("check names missing fields and fills the optional ones the service requires", async () => {
+    const bad = await entry.check({}, { firstName: "Ada", city: "Springfield", state: "IL" });
+    expect((bad.failures ?? []).map((f) => f.reason).sort()).toEqual([
+      "address1 is required",
+      "zip is required",
+    ]);
+    const ok = await entry.check({}, declared);
+    expect(ok.inputs).toMatchObject({ address2: "", toOrganization: "", phoneNumber: null });
+  });
+
+  it("create stores an entry; any change is a new entry; delete only forgets it", async () => {
+    const inputs = (await entry.check({}, declared)).inputs;
+    const { id, outs } = await entry.create(inputs);
+    expect(outs.entryId).toBe(Number(id));
+    expect((await sb.control.addressBook(apiKey)).entries).toHaveLength(1);
+    const moved = (await entry.check({}, { ...declared, address1: "9 Elm Street" })).inputs;
+    expect(await entry.diff(id, outs, moved)).toEqual({ changes: true, replaces: ["address1"] });
+    expect(await entry.diff(id, outs, inputs)).toEqual({ changes: false, replaces: [] });
+    expect((await entry.read(id, outs)).props).toEqual(outs);
+    await entry.delete(id, outs);
+    expect((await sb.control.addressBook(apiKey)).entries).toHaveLength(1);
+  });
+});

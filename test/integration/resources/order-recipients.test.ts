@@ -1,0 +1,205 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DirectMailClient } from "../../../provider/api/client";
+import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
+import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
+import { configuredProvider, countingRequests, type Provider, recipient } from "./support";
+
+let sb: TestSandbox;
+let apiKey: string;
+let templateId: number;
+let client: DirectMailClient;
+let recipients: Provider;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-it-"));
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  ({ apiKey } = await sb.control.createAccount({ balance: 1000 }));
+  ({ id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" }));
+  client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+  recipients = await configuredProvider("OrderRecipients", sb, apiKey);
+});
+afterAll(async () => {
+  await client?.close();
+  await sb?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function csv(name: string, rows: Record<string, string>[]): string {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const text = [columns.join(","), ...rows.map((r) => columns.map((c) => quote(r[c] ?? "")).join(","))].join(
+    "\n",
+  );
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `${text}\n`);
+  return file;
+}
+
+async function newOrder(): Promise<number> {
+  return (await client.createOrder({ templateId })).orderId;
+}
+
+async function checked(inputs: Record<string, unknown>) {
+  const result = await recipients.check({}, inputs);
+  expect(result.failures ?? []).toEqual([]);
+  return result.inputs;
+}
+
+async function liveRecipients(orderId: number) {
+  const all = [];
+  for await (const r of client.iterateRecipients(orderId, { pageSize: 1000 })) all.push(r);
+  return all;
+}
+
+describe("OrderRecipients", { timeout: 60_000 }, () => {
+  it("check reports every problem of a file with its row and field, and changes nothing", async () => {
+    const orderId = await newOrder();
+    const file = csv("bad.csv", [
+      recipient(1),
+      { ...recipient(2), zipCode: "" },
+      { ...recipient(3), custom6: "mine" },
+    ]);
+    const result = await recipients.check({}, { orderId, file });
+    expect(result.failures).toHaveLength(1);
+    expect(result.failures?.[0]?.property).toBe("file");
+    expect(result.failures?.[0]?.reason).toContain("row 3, zipCode: zipCode is required");
+    expect(result.failures?.[0]?.reason).toContain("row 4, custom6:");
+    expect(await liveRecipients(orderId)).toEqual([]);
+    const both = await recipients.check({}, { orderId, file, recipients: [recipient(1)] });
+    expect(both.failures?.[0]?.reason).toMatch(/exactly one of the two/);
+  });
+
+  it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {
+    const orderId = await newOrder();
+    const file = csv("three.csv", [recipient(1), recipient(2), recipient(3), recipient(3)]);
+    const inputs = await checked({ orderId, file });
+    const { id, outs } = await recipients.create(inputs);
+    expect(id).toBe(String(orderId));
+    expect(outs).toMatchObject({ declaredCount: 3, duplicateRows: 1, acceptedCount: 3, droppedCount: 0 });
+    const live = await liveRecipients(orderId);
+    expect(live).toHaveLength(3);
+    expect([...decodeIndex(outs.index).values()].sort()).toEqual(live.map((r) => r.id).sort());
+    expect(JSON.stringify(outs)).not.toContain("Main St");
+  });
+
+  it("an update sends only the change: one recipient of many replaced in a handful of requests", async () => {
+    const orderId = await newOrder();
+    const rows = Array.from({ length: 2500 }, (_, i) => recipient(i));
+    const before = await checked({ orderId, file: csv("many.csv", rows) });
+    const { outs } = await recipients.create(before);
+    const changedRows = [...rows.slice(1), recipient(99_999)];
+    const after = await checked({ orderId, file: csv("many.csv", changedRows) });
+    expect(await recipients.diff(String(orderId), outs, after)).toEqual({ changes: true });
+    const { result, requests } = await countingRequests(() =>
+      recipients.update(String(orderId), outs, after),
+    );
+    expect(result.outs).toMatchObject({ declaredCount: 2500, acceptedCount: 2500 });
+    const ops = requests.map((r) => r.operationId);
+    expect(ops.filter((op) => op === "appendRecipients")).toHaveLength(1);
+    expect(ops.filter((op) => op === "deleteRecipients")).toHaveLength(1);
+    expect(requests.length).toBeLessThanOrEqual(6);
+    const live = await liveRecipients(orderId);
+    expect(live).toHaveLength(2500);
+    expect(live.some((r) => r.personal.firstName === "Ada0")).toBe(false);
+    expect(live.some((r) => r.personal.firstName === "Ada99999")).toBe(true);
+  });
+
+  it("reports dropped recipients with reasons and rows, and the guard fails when too many are dropped", async () => {
+    await sb.control.addDoNotMail({
+      apiKey,
+      address1: "102 Main St",
+      city: "Springfield",
+      state: "IL",
+      zip: "62701",
+    });
+    const rows = [recipient(1), recipient(2), { ...recipient(3), zipCode: "00000" }, recipient(4)];
+    const { outs } = await recipients.create(await checked({ orderId: await newOrder(), recipients: rows }));
+    expect(outs).toMatchObject({ acceptedCount: 2, droppedCount: 2 });
+    expect(outs.droppedSample.map((d: { row: number }) => d.row).sort()).toEqual([2, 3]);
+    expect(Object.keys(outs.dropReasons).join(" ")).toMatch(/DO_NOT_MAIL/);
+
+    const guarded = await newOrder();
+    const attempt = recipients.create(
+      await checked({ orderId: guarded, recipients: rows, maxDroppedPercent: 10 }),
+    );
+    await expect(attempt).rejects.toThrow(
+      /2 of 4 recipients \(50.0%\) were dropped by the service, more than maxDroppedPercent 10/,
+    );
+    // Run again with the guard relaxed: it converges on the same order, with no duplicate (the
+    // do-not-mail recipient stays on the order, marked, as the service keeps it).
+    await recipients.create(await checked({ orderId: guarded, recipients: rows, maxDroppedPercent: 60 }));
+    const names = (await liveRecipients(guarded)).map((r) => r.personal.firstName).sort();
+    expect(names).toEqual(["Ada1", "Ada2", "Ada4"]);
+  });
+
+  it("an interrupted create converges on rerun: no duplicate and no lost recipient", async () => {
+    const orderId = await newOrder();
+    // The first run got two recipients in before it stopped, and its result never reached the state.
+    await recipients.create(await checked({ orderId, recipients: [recipient(1), recipient(2)] }));
+    const { outs } = await recipients.create(
+      await checked({ orderId, recipients: [recipient(1), recipient(2), recipient(3), recipient(4)] }),
+    );
+    expect(outs.acceptedCount).toBe(4);
+    const names = (await liveRecipients(orderId)).map((r) => r.personal.firstName).sort();
+    expect(names).toEqual(["Ada1", "Ada2", "Ada3", "Ada4"]);
+  });
+
+  it("an interrupted update converges too: the order is read back when it differs from the record", async () => {
+    const orderId = await newOrder();
+    const first = await recipients.create(await checked({ orderId, recipients: [recipient(1)] }));
+    const wanted = await checked({ orderId, recipients: [recipient(1), recipient(2), recipient(3)] });
+    // Part of the update happened (recipient 2 appended) but the state kept the old record.
+    await recipients.create(await checked({ orderId, recipients: [recipient(1), recipient(2)] }));
+    const { outs } = await recipients.update(String(orderId), first.outs, wanted);
+    expect(outs.acceptedCount).toBe(3);
+    expect((await liveRecipients(orderId)).map((r) => r.personal.firstName).sort()).toEqual([
+      "Ada1",
+      "Ada2",
+      "Ada3",
+    ]);
+  });
+
+  it("refresh reports recipients removed or added elsewhere, and the next update puts the declared set back", async () => {
+    const orderId = await newOrder();
+    const declared = await checked({ orderId, recipients: [recipient(11), recipient(12), recipient(13)] });
+    const { outs } = await recipients.create(declared);
+    const live = await liveRecipients(orderId);
+    await client.deleteRecipients(orderId, [live[0]?.id as number]);
+    await client.appendRecipients(orderId, [
+      (await import("../../../provider/api/recipients")).newOrderRecipient({
+        address: { address1: "9 Elm St", city: "Springfield", state: "IL", zipCode: "62701" },
+        personal: { firstName: "Outsider" },
+      }),
+    ]);
+    const read = await recipients.read(String(orderId), outs);
+    expect(read.props).toMatchObject({ acceptedCount: 2, unmanagedCount: 1 });
+    expect(read.inputs?.digest).not.toBe(declared.digest);
+    const diff = await recipients.diff(String(orderId), read.props, declared);
+    expect(diff.changes).toBe(true);
+    const { outs: healed } = await recipients.update(String(orderId), read.props, declared);
+    expect(healed).toMatchObject({ acceptedCount: 3, unmanagedCount: 1 });
+    expect(await liveRecipients(orderId)).toHaveLength(4);
+  });
+
+  it("a change on an order past Draft fails the plan with a clear message; delete removes the recipients of a draft", async () => {
+    const orderId = await newOrder();
+    const { outs } = await recipients.create(
+      await checked({ orderId, recipients: [recipient(1), recipient(2)] }),
+    );
+    await recipients.delete(String(orderId), outs);
+    expect(await liveRecipients(orderId)).toEqual([]);
+
+    const paid = await newOrder();
+    const created = await recipients.create(await checked({ orderId: paid, recipients: [recipient(1)] }));
+    await sb.control.setOrderState(paid, { apiKey, status: "Paid" });
+    const changed = await checked({ orderId: paid, recipients: [recipient(1), recipient(2)] });
+    await expect(recipients.diff(String(paid), created.outs, changed)).rejects.toThrow(
+      `Order ${paid} is "Paid": its recipients cannot change`,
+    );
+    await expect(recipients.delete(String(paid), created.outs)).rejects.toThrow(/retainOnDelete/);
+    expect(await liveRecipients(paid)).toHaveLength(1);
+  });
+});
