@@ -191,9 +191,10 @@ const ID_BASES: Record<string, number> = {
   fonts: 900,
 };
 
+/** In delete order: keys before the accounts they reference. */
 const RESETTABLE = [
-  "accounts",
   "api_keys",
+  "accounts",
   "fonts",
   "orders",
   "recipients",

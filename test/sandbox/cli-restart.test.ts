@@ -1,0 +1,178 @@
+/**
+ * The `directmail sandbox` command as a user runs it: the compiled CLI (dist/, built by
+ * `npm run build` before the tests) in a child process, over real HTTP.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, describe, expect, test } from "vitest";
+import { DEFAULT_SANDBOX_PORT } from "../../provider/cli/sandbox-command";
+import { DEFAULT_SANDBOX_URL } from "../../provider/settings";
+import { controlClient } from "../support/sandbox";
+import { CHECKOUT } from "./fixtures";
+import { http, recipients } from "./http";
+
+const ROOT = path.resolve(__dirname, "../..");
+const BIN = path.join(ROOT, "bin/directmail.js");
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-sandbox-"));
+  dirs.push(dir);
+  return dir;
+}
+
+interface Started {
+  child: ChildProcess;
+  first: Record<string, any>;
+  ms: number;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function start(args: string[]): Promise<Started> {
+  expect(fs.existsSync(path.join(ROOT, "dist/provider/cli/main.js")), "run `npm run build` first").toBe(true);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, "sandbox", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let err = "";
+  child.stderr?.on("data", (d) => {
+    err += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    rl.once("line", (l) => resolve(l));
+    child.once("exit", (code) => reject(new Error(`sandbox exited (${code}) before its first line: ${err}`)));
+  });
+  return { child, first: JSON.parse(line), ms: performance.now() - t0, stderr: () => err, exited };
+}
+
+describe("directmail sandbox", () => {
+  test("the default port is the provider's default target", () => {
+    expect(new URL(DEFAULT_SANDBOX_URL).port).toBe(String(DEFAULT_SANDBOX_PORT));
+    expect(DEFAULT_SANDBOX_PORT).toBe(4010);
+  });
+
+  test("--seed demo starts in under 2 seconds and prints URL, key and template ids as the first stdout line", async () => {
+    const s = await start(["--port", "0", "--data", tempDir(), "--seed", "demo"]);
+    expect(s.ms).toBeLessThan(2000);
+    expect(s.first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(s.first.apiKey).toBe("sbx_demo_key");
+    expect(s.first.templates).toEqual({ postcard: expect.any(Number), letter: expect.any(Number) });
+    const me = await http(s.first.url, "GET", "/v1/me", { apiKey: s.first.apiKey });
+    expect(me.status).toBe(200);
+    const templates = await http(s.first.url, "GET", "/v1/templates", { apiKey: s.first.apiKey });
+    expect(templates.json.payload.map((t: any) => t.id)).toEqual([
+      s.first.templates.postcard,
+      s.first.templates.letter,
+    ]);
+    s.child.kill("SIGTERM");
+    expect(await s.exited).toEqual({ code: 0, signal: null });
+  });
+
+  test("one log line per request on stderr, never the key; SIGINT stops it cleanly", async () => {
+    const s = await start(["--port", "0", "--data", ":memory:", "--seed", "demo"]);
+    await http(s.first.url, "GET", "/v1/me", { apiKey: s.first.apiKey });
+    await http(s.first.url, "GET", "/v1/order", { apiKey: "wrong-key-123" });
+    await http(s.first.url, "GET", `/_sandbox/ledger?apiKey=${s.first.apiKey}`);
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = s.stderr().trim().split("\n");
+    expect(lines.filter((l) => / GET \/v1\/me 200 /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => / GET \/v1\/order 401 /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /\/_sandbox\/ledger\?apiKey=\*\*\* 200/.test(l))).toHaveLength(1);
+    expect(s.stderr()).not.toContain(s.first.apiKey);
+    expect(s.stderr()).not.toContain("wrong-key-123");
+    s.child.kill("SIGINT");
+    expect((await s.exited).code).toBe(0);
+  });
+
+  test("data survives SIGKILL: written, killed, restarted, still there; timed work resumes", async () => {
+    const data = tempDir();
+    const args = ["--port", "0", "--data", data, "--seed", "demo", "--quiet", "--settlement-seconds", "30"];
+    const one = await start(args);
+    const key = one.first.apiKey as string;
+    const control = controlClient(one.first.url);
+    await control.advanceClock(600);
+    const second = await control.createAccount({ email: "second@shop.test", balance: 9 });
+    const created = await http(one.first.url, "POST", "/v1/order", {
+      apiKey: key,
+      body: { templateId: one.first.templates.postcard },
+    });
+    const orderId = created.json.payload.orderId as number;
+    await http(one.first.url, "PUT", `/v1/order/${orderId}/recipients`, {
+      apiKey: key,
+      body: { recipients: recipients(25) },
+    });
+    const draft = (
+      await http(one.first.url, "POST", "/v1/order", {
+        apiKey: key,
+        body: { templateId: one.first.templates.letter },
+      })
+    ).json.payload.orderId;
+    const checkout = await http(one.first.url, "POST", `/v1/order/${orderId}/checkout`, {
+      apiKey: key,
+      body: CHECKOUT,
+    });
+    expect(checkout.json.payload.orderStatus).toBe("Payment Needed");
+    one.child.kill("SIGKILL");
+    expect((await one.exited).signal).toBe("SIGKILL");
+
+    const two = await start(args);
+    expect(two.first.apiKey).toBe(key);
+    expect(two.first.templates).toEqual(one.first.templates);
+    const control2 = controlClient(two.first.url);
+    const list = await http(two.first.url, "GET", "/v1/order", { apiKey: key });
+    expect(list.json.payload.orders.map((o: any) => o.orderId)).toEqual([orderId, draft]);
+    expect(list.json.payload.orders[0]).toMatchObject({ recipientCount: 25, orderStatus: "Payment Needed" });
+    // The clock kept its advance across the kill.
+    expect(Date.parse((await control2.clock()).now) - Date.now()).toBeGreaterThan(590_000);
+    // The pending settlement was persisted as due work and runs in the new process, once.
+    await control2.advanceClock(30);
+    const settled = (await http(two.first.url, "GET", `/v1/order?id=${orderId}`, { apiKey: key })).json
+      .payload.orders[0];
+    expect(settled.orderStatus).toBe("Ready For Production");
+    expect(settled.paidDate).not.toBeNull();
+    const ledger = await control2.ledger(key);
+    // The demo balance (100) covers 25 postcards: one balance charge.
+    expect(
+      ledger.entries
+        .filter((e) => e.kind === "charge" && e.orderId === orderId)
+        .map((e) => [e.method, e.outcome]),
+    ).toEqual([["balance", "succeeded"]]);
+    expect((await http(two.first.url, "GET", "/v1/me", { apiKey: second.apiKey })).json.payload.email).toBe(
+      "second@shop.test",
+    );
+    // Seeding again found the demo account: still one demo account and two templates.
+    const templates = await http(two.first.url, "GET", "/v1/templates", { apiKey: key });
+    expect(templates.json.payload).toHaveLength(2);
+    two.child.kill("SIGTERM");
+    expect((await two.exited).code).toBe(0);
+  });
+
+  test("bad options are refused with a message", async () => {
+    const child = spawn(process.execPath, [BIN, "sandbox", "--port", "99999"], { cwd: ROOT });
+    children.push(child);
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+    });
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).not.toBe(0);
+    expect(err).toMatch(/port/);
+  });
+});

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { CHECKOUT, newAccount, newOrder, orderStatus } from "./fixtures";
+import { http } from "./http";
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(() => sb.close());
+
+describe("control API (design brief contract)", () => {
+  test("POST /_sandbox/accounts: defaults and every option", async () => {
+    const plain = await sb.control.createAccount();
+    expect(plain).toMatchObject({ tier: "pro", balance: 0, payment: "succeed" });
+    expect(plain.apiKey).toMatch(/^sbx_/);
+    expect(plain.profile.email).toMatch(/@sandbox\.test$/);
+    const custom = await sb.control.createAccount({
+      email: "x@y.test",
+      tier: "basic",
+      balance: 12.5,
+      payment: "hang",
+    });
+    expect(custom).toMatchObject({
+      tier: "basic",
+      balance: 12.5,
+      payment: "hang",
+      profile: { email: "x@y.test" },
+    });
+    const ledger = await sb.control.ledger(custom.apiKey);
+    expect(ledger.balance).toBe(12.5);
+    expect(ledger.entries.map((e) => [e.kind, e.method, e.amount])).toEqual([["credit", "balance", 12.5]]);
+  });
+
+  test("bad control bodies are 400 with a message; an unknown apiKey is 404", async () => {
+    const bad = await http(sb.url, "POST", "/_sandbox/accounts", { body: { tier: "gold" } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatch(/tier/);
+    const unknown = await http(sb.url, "POST", "/_sandbox/templates", {
+      body: { apiKey: "nope", name: "x" },
+    });
+    expect(unknown.status).toBe(404);
+    expect((await http(sb.url, "GET", "/_sandbox/ledger?apiKey=nope")).status).toBe(404);
+  });
+
+  test("clock: advance moves time forward and runs what became due; reads without advance follow wall time", async () => {
+    const { now: t0 } = await sb.control.clock();
+    const { now: t1 } = await sb.control.advanceClock(3600);
+    expect(Date.parse(t1) - Date.parse(t0)).toBeGreaterThanOrEqual(3600_000);
+    expect(Date.parse(t1) - Date.parse(t0)).toBeLessThan(3600_000 + 5_000);
+    const { now: t2 } = await sb.control.clock();
+    expect(Date.parse(t2)).toBeGreaterThanOrEqual(Date.parse(t1));
+    const bad = await http(sb.url, "POST", "/_sandbox/clock/advance", { body: { seconds: -1 } });
+    expect(bad.status).toBe(400);
+  });
+
+  test("clock speed: a faster clock settles sooner in wall time", async () => {
+    const fast = await startTestSandbox({ speed: 20 });
+    try {
+      const a = await newAccount(fast);
+      const orderId = await newOrder(a, 1);
+      await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
+      // Settlement is 2 sandbox seconds: 100 ms of wall time at speed 20.
+      await new Promise((r) => setTimeout(r, 250));
+      expect(await orderStatus(a, orderId)).not.toBe("Payment Needed");
+      expect((await fast.control.clock()).speed).toBe(20);
+    } finally {
+      await fast.close();
+    }
+  });
+
+  test("settlementSeconds is configurable", async () => {
+    const slow = await startTestSandbox({
+      timings: { settlementSeconds: 60, settlementExpectedWithinSeconds: 90 },
+    });
+    try {
+      const a = await newAccount(slow);
+      const orderId = await newOrder(a, 1);
+      const r = await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
+      expect(r.json.payload.settlementExpectedWithinSeconds).toBe(90);
+      await slow.control.advanceClock(59);
+      expect(await orderStatus(a, orderId)).toBe("Payment Needed");
+      await slow.control.advanceClock(1);
+      expect(await orderStatus(a, orderId)).toBe("Ready For Production");
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test("reset empties everything: keys stop working, faults are cleared, ids start again", async () => {
+    const own = await startTestSandbox();
+    try {
+      const a = await newAccount(own);
+      const first = await newOrder(a, 1);
+      await own.control.addFault({ path: "/v1/me", kind: "status", status: 500 });
+      await own.control.advanceClock(86400);
+      await own.control.reset();
+      expect((await http(own.url, "GET", "/v1/me", { apiKey: a.apiKey })).status).toBe(401);
+      expect((await own.control.listFaults()).faults).toEqual([]);
+      const b = await newAccount(own);
+      expect((await b.c.get("/v1/me")).status).toBe(200);
+      expect(await newOrder(b)).toBe(first);
+      const drift = Date.parse((await own.control.clock()).now) - Date.now();
+      expect(Math.abs(drift)).toBeLessThan(5_000);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("setOrderState and updateAccount (extensions) change what the public API sees", async () => {
+    const a = await newAccount(sb);
+    const orderId = await newOrder(a, 1);
+    const state = await sb.control.setOrderState(orderId, { apiKey: a.apiKey, status: "Edits Needed" });
+    expect(state).toMatchObject({ orderId, status: "Edits Needed" });
+    expect(
+      (await a.c.get("/v1/order?status=Needs%20Edits")).json.payload.orders.map((o: any) => o.orderId),
+    ).toEqual([orderId]);
+    const updated = await sb.control.updateAccount({ apiKey: a.apiKey, balance: 40, payment: "fail" });
+    expect(updated).toMatchObject({ balance: 40, payment: "fail" });
+  });
+
+  test("the control API answers loopback clients only", async () => {
+    const { Sandbox } = await import("../../sandbox/sandbox");
+    const remote = new Sandbox({ storage: ":memory:", log: () => {} });
+    try {
+      const r = await remote.app.inject({
+        method: "POST",
+        url: "/_sandbox/reset",
+        remoteAddress: "192.0.2.10",
+      });
+      expect(r.statusCode).toBe(403);
+      const local = await remote.app.inject({
+        method: "POST",
+        url: "/_sandbox/reset",
+        remoteAddress: "127.0.0.1",
+      });
+      expect(local.statusCode).toBe(200);
+    } finally {
+      await remote.close();
+    }
+  });
+});
