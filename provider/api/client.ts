@@ -17,7 +17,7 @@ import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { inspect } from "node:util";
 import { Agent, type Dispatcher, request } from "undici";
-import type { z } from "zod";
+import { z } from "zod";
 import { type BatchOptions, type BatchReport, runBatches } from "./batching";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "./endpoints";
 import {
@@ -124,15 +124,26 @@ export type CheckoutOutcome = S.CheckoutResult & {
 };
 
 export interface ConversionSubmission extends EnvelopeInfo {
-  /** The records as echoed by the service. */
-  records: S.ConversionRecord[];
+  /** The records as the service echoes them (as sent, invalid ones included). */
+  records: unknown[];
 }
 
 interface CallInput {
   pathParams?: Record<string, string | number>;
   query?: Record<string, unknown>;
   body?: unknown;
+  /** Validates the body with this instead of the endpoint table's schema. */
+  bodySchema?: z.ZodType;
 }
+
+/** Only the batch limit: each record is left to the service, which processes the valid ones. */
+const UNCHECKED_CONVERSIONS = z
+  .array(z.unknown())
+  .min(1)
+  .max(
+    S.MAX_CONVERSIONS_PER_REQUEST,
+    `at most ${S.MAX_CONVERSIONS_PER_REQUEST} conversion records per request`,
+  );
 
 interface Prepared {
   def: EndpointDef;
@@ -199,6 +210,7 @@ export class DirectMailClient {
   readonly #onEvent: ((event: RequestEvent) => void) | undefined;
   readonly #userAgent: string;
   readonly #random: () => number;
+  #closed = false;
 
   constructor(options: DirectMailClientOptions) {
     let url: URL;
@@ -253,9 +265,11 @@ export class DirectMailClient {
     }
   }
 
-  /** Closes the client's own connections (waits for calls in flight). */
+  /** Closes the client's own connections (waits for calls in flight). Calling it again does nothing. */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (!this.#ownsDispatcher || this.#closed) return;
+    this.#closed = true;
+    await this.#dispatcher.close();
   }
 
   toString(): string {
@@ -527,21 +541,24 @@ export class DirectMailClient {
   // ------------------------------------------------------------------ conversions
 
   /**
-   * `POST /v1/conversions`: up to 5,000 records. Valid records are processed even when others are
-   * not; the per-record validation comes back in `errors` and `warnings`.
+   * `POST /v1/conversions`: up to 5,000 records. By default every record is checked here first and
+   * nothing is sent if one is invalid (the error names it). With `partial: true` the records go as
+   * they are and the service processes the valid ones; its per-record findings come back in
+   * `errors` and `warnings`.
    */
   async submitConversions(
     records: S.ConversionRecord[],
-    options?: CallOptions,
+    options?: CallOptions & { partial?: boolean },
   ): Promise<ConversionSubmission> {
-    const { payload, envelope } = await this.#json("submitConversions", { body: records }, options);
+    const input = options?.partial ? { body: records, bodySchema: UNCHECKED_CONVERSIONS } : { body: records };
+    const { payload, envelope } = await this.#json("submitConversions", input, options);
     return { records: payload, ...envelope };
   }
 
   /** Submits any number of conversion records in requests of at most 5,000, in order. */
   submitConversionsInBatches(
     records: readonly S.ConversionRecord[],
-    options: BatchOptions<ConversionSubmission> & CallOptions = {},
+    options: BatchOptions<ConversionSubmission> & CallOptions & { partial?: boolean } = {},
   ): Promise<BatchReport<ConversionSubmission>> {
     return runBatches(
       records,
@@ -712,8 +729,9 @@ export class DirectMailClient {
     }
 
     let body: string | undefined;
-    if (def.body) {
-      const parsed = def.body.safeParse(input.body);
+    const bodySchema = input.bodySchema ?? def.body;
+    if (bodySchema) {
+      const parsed = bodySchema.safeParse(input.body);
       if (!parsed.success) fail(parsed.error.issues, "body");
       body = JSON.stringify(parsed.data);
     }

@@ -298,7 +298,7 @@ export const endpoints = {
     tag: "Conversions",
     summary: "Submit up to 5,000 conversion records for matchback.",
     body: S.ConversionBatch,
-    response: json(S.ConversionBatch, S.ConversionBatchResponse),
+    response: json(S.ConversionEcho, S.ConversionBatchResponse),
     auth: "apiKey",
     feature: "conversions",
     retry: "unsafe",

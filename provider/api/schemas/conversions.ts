@@ -58,6 +58,16 @@ export const ConversionBatch = z
 export type ConversionBatch = z.infer<typeof ConversionBatch>;
 
 /**
+ * Payload of `POST /v1/conversions`: the submitted records echoed as sent, invalid ones included
+ * (their problems are in the envelope's `errors` and `warnings`), so the echo is not checked
+ * against `ConversionRecord`.
+ */
+export const ConversionEcho = z
+  .array(z.unknown())
+  .meta({ id: "ConversionEcho", description: "The submitted records, as sent (valid or not)." });
+export type ConversionEcho = z.infer<typeof ConversionEcho>;
+
+/**
  * Processing state of an uploaded conversion. The spec says it reports whether the conversion is
  * matched or pending deletion without naming those fields; `matched` and `pendingDeletion` are this
  * project's names for them.

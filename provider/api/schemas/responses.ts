@@ -5,7 +5,7 @@
 import { AddressBookResult } from "./address-book";
 import { OrderAnalytics } from "./analytics";
 import { CheckoutPreview, CheckoutResult } from "./checkout";
-import { ConversionBatch, ConversionDeleteResult, ConversionStatus } from "./conversions";
+import { ConversionDeleteResult, ConversionEcho, ConversionStatus } from "./conversions";
 import { ErrorEnvelope, envelope } from "./envelope";
 import { IntegrationOrder, IntegrationOrderList, IntegrationRecipientResult } from "./integration";
 import { CreateOrderResult, DeleteOrderResult, OrderList } from "./order";
@@ -34,7 +34,7 @@ export const IntegrationOrderListResponse = envelope(IntegrationOrderList, "Inte
 export const IntegrationOrderResponse = envelope(IntegrationOrder, "IntegrationOrderResponse");
 export const RecipientStatisticResponse = envelope(RecipientStatistic, "RecipientStatisticResponse");
 export const ConversionBatchResponse = envelope(
-  ConversionBatch,
+  ConversionEcho,
   "ConversionBatchResponse",
   "Echo of the submitted records; per-record validation is in `errors` and `warnings`.",
 );

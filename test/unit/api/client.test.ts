@@ -330,6 +330,38 @@ describe("every JSON operation: method, path, query, body, headers and parsed pa
   });
 });
 
+describe("conversions", () => {
+  it("an invalid record stops the batch here by default, naming it", async () => {
+    const error = await caught(svc.client().submitConversions([F.conversion, { primaryEmail: "nope" }]));
+    expect((error as RequestValidationError).issues).toEqual(["body[1].primaryEmail: Invalid email address"]);
+    expect(svc.calls()).toHaveLength(0);
+  });
+
+  it("with partial: true the service gets the batch as is and reports per record", async () => {
+    const sent = [F.conversion, { primaryEmail: "nope" }];
+    svc.on("POST", "/v1/conversions").reply(
+      ...ok(sent, {
+        errors: ["[1].primaryEmail: Invalid email address"],
+        hasErrors: true,
+        warnings: ["1 of 2 records accepted"],
+        hasWarnings: true,
+      }),
+    );
+    const result = await svc.client().submitConversions(sent, { partial: true });
+    expect(result).toMatchObject({
+      records: sent,
+      errors: ["[1].primaryEmail: Invalid email address"],
+      hasErrors: true,
+      warnings: ["1 of 2 records accepted"],
+    });
+    expect(JSON.parse(String(svc.calls()[0]?.body))).toEqual(sent);
+    const tooMany = Array.from({ length: 5001 }, () => F.conversion);
+    expect((await caught(svc.client().submitConversions(tooMany, { partial: true }))).message).toContain(
+      "body: at most 5000 conversion records per request",
+    );
+  });
+});
+
 describe("request validation happens before anything is sent", () => {
   it("names the field, and sends nothing", async () => {
     const bad = { ...recipient, address: { ...recipient.address, zipCode: 62701 as unknown as string } };
@@ -741,16 +773,14 @@ describe("pagination", () => {
   it("iterateOrders walks every page until totalCount", async () => {
     const orders = [1, 2, 3, 4, 5].map((orderId) => ({ ...F.orderSummary, orderId }));
     for (const page of [1, 2, 3]) {
-      svc
-        .on("GET", "/v1/order")
-        .reply(
-          ...ok({
-            orders: orders.slice((page - 1) * 2, page * 2),
-            pageNumber: page,
-            pageSize: 2,
-            totalCount: 5,
-          }),
-        );
+      svc.on("GET", "/v1/order").reply(
+        ...ok({
+          orders: orders.slice((page - 1) * 2, page * 2),
+          pageNumber: page,
+          pageSize: 2,
+          totalCount: 5,
+        }),
+      );
     }
     const seen: number[] = [];
     for await (const order of svc.client().iterateOrders({ status: "Draft", pageSize: 2 }))
