@@ -49,6 +49,8 @@ export interface TestStack {
   stack: Stack;
   /** The copy of the program the stack runs. */
   workDir: string;
+  /** The environment every pulumi command of this stack runs with (backend, home, passphrase). */
+  env: Record<string, string>;
   /**
    * The stack's checkpoint exactly as the file backend stored it on disk (secrets encrypted, as a
    * leaked state file would show them), parsed and as raw text.
@@ -84,6 +86,7 @@ export async function createTestStack(
   return {
     stack,
     workDir,
+    env: envVars,
     readStateFile() {
       const stacksDir = path.join(stateDir, ".pulumi", "stacks");
       const files = fs
