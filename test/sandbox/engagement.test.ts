@@ -6,7 +6,7 @@ import {
 } from "../../provider/api/schemas";
 import { DEFAULT_TIMINGS, PRICES } from "../../sandbox/assumptions";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { CHECKOUT, expectError, newAccount, newOrder, parsed } from "./fixtures";
+import { expectError, newAccount, newOrder, parsed } from "./fixtures";
 import { recipient } from "./http";
 
 let sb: TestSandbox;
