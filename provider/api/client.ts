@@ -116,6 +116,8 @@ export interface EnvelopeInfo {
   warnings: string[];
   hasErrors: boolean;
   hasWarnings: boolean;
+  /** The envelope's free-form map (e.g. an id the service reports beside the payload). */
+  metadata: Record<string, unknown>;
 }
 
 export type CheckoutOutcome = S.CheckoutResult & {
@@ -647,6 +649,7 @@ export class DirectMailClient {
             warnings: env.warnings.map((m) => this.#redact(m)),
             hasErrors: env.hasErrors,
             hasWarnings: env.hasWarnings,
+            metadata: env.metadata ?? {},
           },
         };
       },

@@ -220,6 +220,7 @@ const cases: Case[] = [
       warnings: [],
       hasErrors: false,
       hasWarnings: false,
+      metadata: {},
     },
   },
   {
