@@ -123,14 +123,3 @@ export function parseRetryAfter(
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
-
-/** The delay before the next attempt after `failure`: `Retry-After` when given, else backoff. */
-export function delayBeforeRetry(
-  attempt: number,
-  retryAfterMs: number | undefined,
-  options: RetryOptions,
-  random?: () => number,
-): number {
-  if (retryAfterMs !== undefined) return retryAfterMs;
-  return backoffDelay(attempt, options, random);
-}
