@@ -66,6 +66,7 @@ export class Sandbox {
 
   reset(): void {
     this.store.reset();
+    this.service.forgetSchedule();
     this.clock.reset();
     this.faults.clear();
   }
