@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { rename, rm, stat } from "node:fs/promises";
+import { rename, rm, stat, writeFile } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { inspect } from "node:util";
@@ -455,6 +455,8 @@ export class DirectMailClient {
     const params: Record<string, number> =
       options.recipientId === undefined ? { id: orderId } : { id: orderId, recipient: options.recipientId };
     const temp = `${file}.${randomUUID()}.part`;
+    // A folder that does not exist or cannot be written fails here, not as a "network" error later.
+    await writeFile(temp, "");
     try {
       await this.#execute<void>(
         op,

@@ -932,6 +932,13 @@ describe("proofs", () => {
         svc.client().downloadProof(12, path.join(dir, "other.pdf"), { recipientId: 7 }),
       ).rejects.toThrow(NotFoundError);
       expect(fs.readdirSync(dir)).toEqual(["proof.pdf"]);
+
+      // A target folder that does not exist is a file-system error, and nothing is requested.
+      const before = svc.calls().length;
+      await expect(svc.client().downloadProof(12, path.join(dir, "missing", "p.pdf"))).rejects.toMatchObject({
+        code: "ENOENT",
+      });
+      expect(svc.calls()).toHaveLength(before);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
