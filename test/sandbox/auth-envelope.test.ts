@@ -168,6 +168,17 @@ describe("envelope, query names, bad input", () => {
     expect(json.errorDetails.map((d: any) => d.field).sort()).toEqual(["templateId", "useQr"]);
   });
 
+  test("a body sent with another content type is not taken for JSON: 400 in the envelope, nothing created", async () => {
+    const a = await newAccount(sb);
+    const r = await http(sb.url, "POST", "/v1/order", {
+      apiKey: a.apiKey,
+      raw: JSON.stringify({ templateId: a.templateId }),
+      contentType: "text/plain",
+    });
+    expectError(r, 400, "INVALID_REQUEST");
+    expect((await a.c.get("/v1/order")).json.payload.totalCount).toBe(0);
+  });
+
   test("a path id that is not an integer is 400 naming id", async () => {
     const { apiKey } = await sb.control.createAccount();
     const { errors } = expectError(await http(sb.url, "GET", "/v1/order/abc/recipients", { apiKey }), 400);

@@ -298,6 +298,21 @@ describe("POST /v1/order/{id}/checkout (execute, entry 9) and settlement", () =>
     ).toBe(200);
     await sb.control.advanceClock(3);
     expect(await orderStatus(a, orderId)).toBe("Paid");
+    // In Paid: append, recipient delete, order delete, preview and checkout are refused, nothing changes.
+    expectError(
+      await a.c.put(`/v1/order/${orderId}/recipients`, { recipients: recipients(1, 30) }),
+      400,
+      "INVALID_ORDER_STATUS",
+    );
+    expectError(
+      await a.c.del(`/v1/order/${orderId}/recipients`, { recipientIds: [1] }),
+      400,
+      "INVALID_ORDER_STATUS",
+    );
+    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "ORDER_NOT_DELETABLE_STATUS");
+    expectError(await a.c.get(`/v1/order/${orderId}/checkout`), 400, "INVALID_ORDER_STATUS");
+    expectError(await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT), 400, "INVALID_ORDER_STATUS");
+    expect((await a.c.get(`/v1/order?id=${orderId}`)).json.payload.orders[0].recipientCount).toBe(1);
     await sb.control.advanceClock(5 * 86400);
     expect(await orderStatus(a, orderId)).toBe("Ready For Production");
   });
@@ -324,6 +339,18 @@ describe("POST /v1/order/{id}/checkout (execute, entry 9) and settlement", () =>
     expect(
       (await a.c.post(`/v1/order/${orderId}/checkout`, { ...CHECKOUT, holdUntilDate: null })).status,
     ).toBe(200);
+  });
+
+  test("concurrent checkouts of one order: exactly one is accepted, one charge", async () => {
+    const a = await newAccount(sb);
+    const orderId = await newOrder(a, 2);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT)),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
+    await sb.control.advanceClock(3);
+    const charges = (await sb.control.ledger(a.apiKey)).entries.filter((e) => e.kind === "charge");
+    expect(charges).toHaveLength(1);
   });
 
   test("an order in Edits Needed can be checked out", async () => {
