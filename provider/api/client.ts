@@ -943,7 +943,7 @@ export class DirectMailClient {
       }
     }
     const errors = (envelope?.errors ?? []).map((m) => this.#redact(String(m)));
-    const errorCode = envelope?.errorCode ?? undefined;
+    const errorCode = envelope?.errorCode || undefined;
     const full: ErrorDetails = { ...details, errorCode: errorCode ?? undefined, errors };
     const what = `${def.method} ${details.path}`;
     const said = errors.length

@@ -246,6 +246,10 @@ describe("checkout, proofs, analytics", () => {
     expect(await caught(a.client.appendRecipients(orderId, people(1, 50)))).toBeInstanceOf(
       InvalidStatusError,
     );
+    // While payment is pending: recipient delete, order delete and preview are refused too.
+    expect(await caught(a.client.deleteRecipients(orderId, [second]))).toBeInstanceOf(InvalidStatusError);
+    expect(await caught(a.client.deleteOrder(orderId))).toBeInstanceOf(InvalidStatusError);
+    expect(await caught(a.client.previewCheckout(orderId))).toBeInstanceOf(InvalidStatusError);
 
     await sb.control.advanceClock(outcome.settlementExpectedWithinSeconds + 1);
     expect((await a.client.getOrder(orderId))?.orderStatus).not.toBe("Payment Needed");
