@@ -28,7 +28,14 @@ interface Target {
 }
 
 function row(n: number) {
-  return { firstName: `Ada${n}`, lastName: "Lovelace", address1: `${n} Main St`, city: "Springfield", state: "IL", zipCode: "62701" };
+  return {
+    firstName: `Ada${n}`,
+    lastName: "Lovelace",
+    address1: `${n} Main St`,
+    city: "Springfield",
+    state: "IL",
+    zipCode: "62701",
+  };
 }
 
 function writeCsv(file: string, ns: number[]) {
@@ -39,9 +46,13 @@ function writeCsv(file: string, ns: number[]) {
 }
 
 async function startSandbox(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, "bin/directmail.js"), "sandbox", "--port", "0", "--data", ":memory:", "--quiet"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, "bin/directmail.js"), "sandbox", "--port", "0", "--data", ":memory:", "--quiet"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const first = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
@@ -50,7 +61,11 @@ async function startSandbox(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 async function control<T>(url: string, p: string, body: unknown): Promise<T> {
-  const res = await fetch(`${url}/_sandbox${p}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/_sandbox${p}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`control ${p}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -76,12 +91,18 @@ async function runCase(kind: "provider" | "client", target: Target) {
     }
     await client.appendRecipientsInBatches(orderId, wire);
     const ids = new Map<string, number>();
-    for await (const r of client.iterateRecipients(orderId, { pageSize: 1000 })) ids.set(String(r.metadata.custom6), r.id);
+    for await (const r of client.iterateRecipients(orderId, { pageSize: 1000 }))
+      ids.set(String(r.metadata.custom6), r.id);
     if (ids.size !== target.count) throw new Error(`listed ${ids.size} of ${target.count}`);
   } else {
     const provider = providerFor("OrderRecipients");
-    const values: Record<string, string> = { "directmail:baseUrl": target.url, "directmail:apiKey": target.apiKey };
-    await provider.configure({ config: { get: (k: string) => values[k], require: (k: string) => values[k] as string } });
+    const values: Record<string, string> = {
+      "directmail:baseUrl": target.url,
+      "directmail:apiKey": target.apiKey,
+    };
+    await provider.configure({
+      config: { get: (k: string) => values[k], require: (k: string) => values[k] as string },
+    });
     const checked = await provider.check({}, { orderId, file: target.file });
     if (checked.failures?.length) throw new Error(JSON.stringify(checked.failures));
     const { outs } = await provider.create(checked.inputs);
@@ -89,7 +110,10 @@ async function runCase(kind: "provider" | "client", target: Target) {
     stateBytes = Buffer.byteLength(JSON.stringify({ inputs: checked.inputs, outputs: outs }));
     // One recipient replaced: the rest of the list unchanged.
     const changedFile = `${target.file}.changed.csv`;
-    await writeCsv(changedFile, [...Array.from({ length: target.count - 1 }, (_, i) => i + 1), target.count + 7]);
+    await writeCsv(changedFile, [
+      ...Array.from({ length: target.count - 1 }, (_, i) => i + 1),
+      target.count + 7,
+    ]);
     const news = (await provider.check({}, { orderId, file: changedFile })).inputs;
     let requests = 0;
     const stop = observeRequests(() => requests++);
@@ -116,9 +140,15 @@ async function main() {
   const sandbox = await startSandbox();
   try {
     const { apiKey } = await control<{ apiKey: string }>(sandbox.url, "/accounts", {});
-    const { id: templateId } = await control<{ id: number }>(sandbox.url, "/templates", { apiKey, name: "Bench" });
+    const { id: templateId } = await control<{ id: number }>(sandbox.url, "/templates", {
+      apiKey,
+      name: "Bench",
+    });
     const file = path.join(dir, "recipients.csv");
-    await writeCsv(file, Array.from({ length: count }, (_, i) => i));
+    await writeCsv(
+      file,
+      Array.from({ length: count }, (_, i) => i),
+    );
     const target: Target = { url: sandbox.url, apiKey, templateId, file, count };
     const results: Record<string, any> = {};
     // Each case in a process of its own, so that peak memory is that case's alone.
@@ -137,7 +167,9 @@ async function main() {
     console.log(`bare client (floor):   ${client.ms} ms, peak RSS ${client.peakRssMiB} MiB`);
     console.log(`provider hooks:        ${provider.ms} ms, peak RSS ${provider.peakRssMiB} MiB`);
     console.log(`ratio provider/client: ${(provider.ms / client.ms).toFixed(2)}`);
-    console.log(`state kept (inputs + outputs JSON): ${(provider.stateBytes / 1024).toFixed(0)} KiB (${(provider.stateBytes / count).toFixed(1)} bytes a recipient)`);
+    console.log(
+      `state kept (inputs + outputs JSON): ${(provider.stateBytes / 1024).toFixed(0)} KiB (${(provider.stateBytes / count).toFixed(1)} bytes a recipient)`,
+    );
     console.log(`one-recipient change: ${provider.change.requests} requests, ${provider.change.ms} ms`);
   } finally {
     sandbox.child.kill("SIGTERM");

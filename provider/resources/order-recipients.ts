@@ -3,6 +3,8 @@
  * JSON Lines). The state keeps a digest and a compact index (key → recipient id), never the rows
  * of a file, and an update sends only what changed. See docs/resources.md for the identity design.
  */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { DirectMailClient } from "../api/client";
@@ -138,12 +140,25 @@ const SAMPLE_SIZE = 10;
 const PAGE_SIZE = 1000;
 const subject = (orderId: number) => `Recipients of order ${orderId}`;
 
+/**
+ * The engine calls `check` and then `create` or `update` in the same provider process: the last
+ * file read is kept, keyed by its path, size, modification time and the options, so a large list
+ * is read once per deployment rather than twice.
+ */
+let lastFileRead: { signature: string; loaded: LoadedRecipients } | undefined;
+
 async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
-  const source = inputs.file !== undefined ? { file: inputs.file } : { inline: inputs.recipients ?? [] };
-  return loadRecipients(source, {
+  const options = {
     identityField: inputs.identityField,
     ...(inputs.keyColumn ? { keyColumn: inputs.keyColumn } : {}),
-  });
+  };
+  if (inputs.file === undefined) return loadRecipients({ inline: inputs.recipients ?? [] }, options);
+  const stat = await fs.stat(inputs.file).catch(() => undefined);
+  const signature = JSON.stringify([path.resolve(inputs.file), stat?.size, stat?.mtimeMs, options]);
+  if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
+  const loaded = await loadRecipients({ file: inputs.file }, options);
+  lastFileRead = stat ? { signature, loaded } : undefined;
+  return loaded;
 }
 
 function toWire(recipient: DeclaredRecipient, key: string, identityField: IdentityField): OrderRecipient {

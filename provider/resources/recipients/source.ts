@@ -73,11 +73,22 @@ export function formatOf(file: string): RecipientFormat {
   throw new Error(`${file}: unknown recipient file type "${ext}"; use .csv, .json, .jsonl or .ndjson`);
 }
 
-/** Rows of a source as plain objects with their row numbers, before validation. */
-async function* rowsOf(source: { file: string } | { inline: unknown[] }): AsyncGenerator<{
+/** A row of a source before validation; `fields` are already canonical for CSV files. */
+interface RawRow {
   row: number;
   value: unknown;
-}> {
+  canonical?: boolean;
+}
+
+/**
+ * Rows of a source as plain objects with their row numbers. A CSV header is mapped to field names
+ * once, its unknown columns reported once (row 1) and skipped.
+ */
+async function* rowsOf(
+  source: { file: string } | { inline: unknown[] },
+  keyColumn: string | undefined,
+  problem: (p: RecipientProblem) => void,
+): AsyncGenerator<RawRow> {
   if ("inline" in source) {
     for (const [index, value] of source.inline.entries()) yield { row: index + 1, value };
     return;
@@ -103,14 +114,21 @@ async function* rowsOf(source: { file: string } | { inline: unknown[] }): AsyncG
     }
     return;
   }
+  const columns = (header: string[]) =>
+    header.map((name) => {
+      if (keyColumn !== undefined && name === keyColumn) return name;
+      const canonical = canonicalFieldName(name);
+      if (canonical === undefined) problem({ row: 1, field: name, message: `unknown column "${name}"` });
+      return canonical ?? false;
+    });
   const parser = createReadStream(source.file).pipe(
-    parseCsv({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true }),
+    parseCsv({ columns, bom: true, skip_empty_lines: true, trim: true, info: true }),
   );
   for await (const { record, info } of parser as AsyncIterable<{
     record: Record<string, string>;
     info: { lines: number };
   }>) {
-    yield { row: info.lines, value: record };
+    yield { row: info.lines, value: record, canonical: true };
   }
 }
 
@@ -133,7 +151,7 @@ export async function loadRecipients(
   };
   const keyColumn = options.keyColumn?.trim();
 
-  for await (const { row, value } of rowsOf(source)) {
+  for await (const { row, value, canonical: alreadyCanonical } of rowsOf(source, keyColumn, problem)) {
     if (value instanceof Error) {
       problem({ row, message: value.message });
       continue;
@@ -149,7 +167,7 @@ export async function loadRecipients(
         keyValue = raw === undefined || raw === null ? undefined : String(raw).trim();
         continue;
       }
-      const canonical = canonicalFieldName(name);
+      const canonical = alreadyCanonical ? (name as keyof DeclaredRecipient) : canonicalFieldName(name);
       if (canonical === undefined) {
         problem({ row, field: name, message: `unknown field "${name}"` });
         continue;
