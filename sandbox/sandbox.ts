@@ -239,8 +239,7 @@ export class Sandbox {
                   metadata: answer.metadata,
                 });
             if (this.options.validateResponses && def.response.kind === "json") {
-              const view = "schemaView" in answer ? { ...body, payload: answer.schemaView } : body;
-              this.checkResponse(def.response.envelope, view, operationId);
+              this.checkResponse(def.response.envelope, body, operationId);
             }
             return reply.code(200).send(body);
           },

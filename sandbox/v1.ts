@@ -25,11 +25,6 @@ export interface JsonAnswer {
   metadata?: Record<string, unknown>;
   /** The address-book create response has no errorCode or errorDetails (spec). */
   bare?: boolean;
-  /**
-   * What `validateResponses` checks in place of `payload`: the conversion echo carries invalid
-   * records as sent, which the shared ConversionRecord schema (rightly) does not accept.
-   */
-  schemaView?: unknown;
 }
 
 export type Answer = JsonAnswer | { pdf: Buffer };
@@ -234,7 +229,6 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
         warnings:
           rejected > 0 ? [`${rejected} of ${body.length} records were invalid and not processed`] : [],
         metadata: { conversionId: id, acceptedRecords: valid.length, rejectedRecords: rejected },
-        schemaView: valid,
       };
     },
 
