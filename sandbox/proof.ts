@@ -39,8 +39,25 @@ export async function renderProof(order: OrderRow, recipient: OrderRecipient): P
   const p = recipient.personal;
   const m = recipient.metadata;
   const greeting = m.salutation ?? p.salutation ?? `Dear ${p.firstName ?? p.toOrganization ?? "Neighbor"}`;
+  // The message is written in the left half, wrapped by words; what does not fit is cut with "...".
+  const wrap = (text: string, size: number, width: number): string[] => {
+    const lines: string[] = [];
+    let line = "";
+    for (const word of safe(text).split(/\s+/).filter(Boolean)) {
+      const candidate = line ? `${line} ${word}` : word;
+      if (line && script.widthOfTextAtSize(candidate, size) > width) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = candidate;
+      }
+    }
+    if (line) lines.push(line);
+    return lines;
+  };
   let y = 230;
   draw(`${greeting},`, 16, y, 13, script);
+  const message: string[] = [];
   for (const field of [
     "text",
     "text2",
@@ -52,11 +69,13 @@ export async function renderProof(order: OrderRow, recipient: OrderRecipient): P
     "custom6",
   ] as const) {
     const value = m[field];
-    if (!value) continue;
-    y -= 16;
-    if (y < 60) break;
-    draw(field.startsWith("custom") ? `${field}: ${value}` : value, 16, y, 11, script);
+    if (value) message.push(...wrap(field.startsWith("custom") ? `${field}: ${value}` : value, 11, 200));
   }
+  const room = Math.floor((y - 70) / 15);
+  message.slice(0, room).forEach((line, i) => {
+    draw(i === room - 1 && message.length > room ? `${line} ...` : line, 16, y - 16 - i * 15, 11, script);
+  });
+  y -= 16 * Math.min(room, message.length);
 
   // Address block, right half, as the carrier reads it.
   const a = recipient.address;
