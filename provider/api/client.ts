@@ -818,7 +818,19 @@ export class DirectMailClient {
         error = await this.#errorFromResponse(def, response, { ...details, status }, retryAfterMs);
         failure = { kind: "status", status };
       } catch (thrown) {
-        if (thrown instanceof DirectMailError) throw thrown; // from `read`: not a transport failure
+        if (thrown instanceof DirectMailError) {
+          // From `read`: the response arrived but is unusable; not a transport failure, not retried.
+          this.#emit({
+            operationId: op,
+            method: def.method,
+            path,
+            attempt,
+            ...(response ? { status: response.statusCode } : {}),
+            durationMs: since(started),
+            error: thrown.name,
+          });
+          throw thrown;
+        }
         const transport = this.#transportError(thrown, details, options.signal, timeout, timeoutMs);
         if (transport instanceof AbortedError) {
           // The caller cancelled: never retry; for unsafe operations the outcome may be unknown.
@@ -874,17 +886,19 @@ export class DirectMailClient {
     const how = HOW_TO_CHECK[op]?.(details.orderId) ?? "Check the service before repeating the request.";
     const what = `${def.method} ${details.path}`;
     const reason = cause.message;
+    const happened =
+      failure.kind === "status"
+        ? `the service answered ${failure.status}, which does not say whether it took effect`
+        : "the request may have reached the service, but no answer came back";
     if (def.retry === "checkout") {
       return new CheckoutOutcomeUnknownError(
-        `checkout of order ${details.orderId}: outcome unknown: the request may have reached the service, ` +
-          `but no answer came back (${reason}). ${how}`,
+        `checkout of order ${details.orderId}: outcome unknown: ${happened} (${reason}). ${how}`,
         { ...details, status: cause.status, errorCode: cause.errorCode, errors: cause.errors, cause },
         how,
       );
     }
     return new OutcomeUnknownError(
-      `${what}: outcome unknown: the request may have taken effect, and it is not safe to repeat blindly ` +
-        `(${reason}). ${how}`,
+      `${what}: outcome unknown: ${happened}, and it is not safe to repeat blindly (${reason}). ${how}`,
       { ...details, status: cause.status, errorCode: cause.errorCode, errors: cause.errors, cause },
       how,
     );

@@ -529,7 +529,9 @@ describe("error mapping", () => {
 
   it("a 200 that does not match the schema → ResponseValidationError naming the field", async () => {
     svc.on("GET", "/v1/me").reply(...ok({ ...F.profile, id: "seven" }));
-    const error = await caught(svc.client().me());
+    const events: RequestEvent[] = [];
+    const error = await caught(svc.client({ onEvent: (e) => events.push(e) }).me());
+    expect(events.map((e) => [e.status, e.error])).toEqual([[200, "ResponseValidationError"]]);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues).toEqual([
       "payload.id: Invalid input: expected number, received string",
@@ -685,6 +687,7 @@ describe("checkout is never sent twice", () => {
     expect(error).toBeInstanceOf(CheckoutOutcomeUnknownError);
     expect(error.status).toBe(502);
     expect(error.cause).toBeInstanceOf(ServerError);
+    expect(error.message).toContain("the service answered 502, which does not say whether it took effect");
     expect(svc.calls()).toHaveLength(1);
   });
 
