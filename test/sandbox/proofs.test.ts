@@ -96,6 +96,19 @@ describe("proofs (entries 10, 11)", () => {
     expectError(r, 400, "NO_MAILABLE_RECIPIENT");
   });
 
+  test("a long message is wrapped over several lines, every word kept in order", async () => {
+    const a = await newAccount(sb);
+    const orderId = await newOrder(a);
+    const long = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+    await a.c.put(`/v1/order/${orderId}/recipients`, {
+      recipients: [recipient({ firstName: "Wrap", text: long })],
+    });
+    const lines = pdfText((await a.c.get(`/v1/order/${orderId}/proof`)).bytes);
+    const wrapped = lines.filter((l) => l.startsWith("word"));
+    expect(wrapped.length).toBeGreaterThan(2);
+    expect(wrapped.join(" ")).toBe(long);
+  });
+
   test("an order with no recipients has no proof (400); a nonexistent order is 404", async () => {
     const a = await newAccount(sb);
     const orderId = await newOrder(a);
