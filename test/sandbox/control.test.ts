@@ -69,6 +69,20 @@ describe("control API (design brief contract)", () => {
     }
   });
 
+  test("the ledger is current without any API request: settlement due on wall time shows in it", async () => {
+    const fast = await startTestSandbox({ timings: { settlementSeconds: 0.2 } });
+    try {
+      const a = await newAccount(fast);
+      const orderId = await newOrder(a, 1);
+      await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
+      await new Promise((r) => setTimeout(r, 400));
+      const charges = (await fast.control.ledger(a.apiKey)).entries.filter((e) => e.kind === "charge");
+      expect(charges.map((e) => e.outcome)).toEqual(["succeeded"]);
+    } finally {
+      await fast.close();
+    }
+  });
+
   test("settlementSeconds is configurable", async () => {
     const slow = await startTestSandbox({
       timings: { settlementSeconds: 60, settlementExpectedWithinSeconds: 90 },
