@@ -5,7 +5,7 @@ import { dateTime, int } from "./common";
 export const Profile = z
   .object({
     id: int(),
-    aadId: z.uuid(),
+    aadId: z.guid().describe("A GUID (any 8-4-4-4-12 hex form, as .NET writes them)."),
     email: z.string(),
     firstName: z.string(),
     lastName: z.string(),

@@ -126,6 +126,14 @@ describe("dates and numbers", () => {
   });
 });
 
+describe("profile", () => {
+  it("aadId is any GUID (a .NET Guid need not carry RFC variant bits), but not free text", () => {
+    expect(S.Profile.safeParse({ ...F.profile, aadId: "00000000-0000-0000-0000-000000000000" }).success).toBe(true);
+    expect(S.Profile.safeParse({ ...F.profile, aadId: "12345678-9abc-def0-1234-56789abcdef0" }).success).toBe(true);
+    expect(issues(S.Profile.safeParse({ ...F.profile, aadId: "not-a-guid" }))[0]).toMatch(/^aadId: /);
+  });
+});
+
 describe("forward compatibility", () => {
   it("drops fields the spec does not list instead of failing on them", () => {
     const parsed = S.Profile.parse({ ...F.profile, plan: "gold" });
