@@ -240,8 +240,20 @@ export class SandboxService {
   ): Account {
     this.store.tx(() => {
       if (patch.tier) this.store.run("UPDATE accounts SET tier = ? WHERE id = ?", patch.tier, accountId);
-      if (patch.payment)
+      if (patch.payment) {
         this.store.run("UPDATE accounts SET payment = ? WHERE id = ?", patch.payment, accountId);
+        if (patch.payment !== "hang") {
+          // The processor answers at last: hanging settlements run now, with the new behaviour.
+          const hanging = this.store.all<{ id: number }>(
+            "SELECT id FROM checkouts WHERE account_id = ? AND outcome = 'hanging'",
+            accountId,
+          );
+          for (const { id } of hanging) {
+            this.store.run("UPDATE checkouts SET outcome = 'pending' WHERE id = ?", id);
+            this.schedule(this.now(), "settle", id);
+          }
+        }
+      }
       if (patch.balance !== undefined) {
         const current = this.account(accountId).balance;
         const delta = money(patch.balance - current);

@@ -288,6 +288,20 @@ describe("POST /v1/order/{id}/checkout (execute, entry 9) and settlement", () =>
     expectError(await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT), 400, "INVALID_ORDER_STATUS");
   });
 
+  test("a hanging payment settles once when the account's behaviour changes (the processor answers at last)", async () => {
+    const a = await newAccount(sb, { payment: "hang" });
+    const orderId = await newOrder(a, 1);
+    await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
+    await sb.control.advanceClock(60);
+    expect(await orderStatus(a, orderId)).toBe("Payment Needed");
+    await sb.control.updateAccount({ apiKey: a.apiKey, payment: "succeed" });
+    expect(await orderStatus(a, orderId)).toBe("Ready For Production");
+    await sb.control.updateAccount({ apiKey: a.apiKey, payment: "fail" });
+    await sb.control.advanceClock(60);
+    const charges = (await sb.control.ledger(a.apiKey)).entries.filter((e) => e.kind === "charge");
+    expect(charges.map((e) => e.outcome)).toEqual(["succeeded"]);
+  });
+
   test("holdUntilDate keeps a paid order Paid until the date, then production starts", async () => {
     const a = await newAccount(sb);
     const orderId = await newOrder(a, 1);
