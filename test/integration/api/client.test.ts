@@ -511,3 +511,14 @@ describe("retry policy against injected faults", () => {
     expect((error as RateLimitedError).retryAfterMs).toBe(600_000);
   });
 });
+
+describe("coverage of this file", () => {
+  it("calls every public method of DirectMailClient", () => {
+    const source = fs.readFileSync(__filename, "utf8");
+    const methods = Object.getOwnPropertyNames(DirectMailClient.prototype).filter(
+      (name) => !["constructor", "close", "toString", "toJSON"].includes(name),
+    );
+    expect(methods.length).toBeGreaterThanOrEqual(31);
+    expect(methods.filter((name) => !source.includes(`.${name}(`))).toEqual([]);
+  });
+});
