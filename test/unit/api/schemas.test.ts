@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import { z } from "zod";
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import * as S from "../../../provider/api/schemas";
 import * as F from "./fixtures";
@@ -128,8 +128,12 @@ describe("dates and numbers", () => {
 
 describe("profile", () => {
   it("aadId is any GUID (a .NET Guid need not carry RFC variant bits), but not free text", () => {
-    expect(S.Profile.safeParse({ ...F.profile, aadId: "00000000-0000-0000-0000-000000000000" }).success).toBe(true);
-    expect(S.Profile.safeParse({ ...F.profile, aadId: "12345678-9abc-def0-1234-56789abcdef0" }).success).toBe(true);
+    expect(S.Profile.safeParse({ ...F.profile, aadId: "00000000-0000-0000-0000-000000000000" }).success).toBe(
+      true,
+    );
+    expect(S.Profile.safeParse({ ...F.profile, aadId: "12345678-9abc-def0-1234-56789abcdef0" }).success).toBe(
+      true,
+    );
     expect(issues(S.Profile.safeParse({ ...F.profile, aadId: "not-a-guid" }))[0]).toMatch(/^aadId: /);
   });
 });
@@ -265,5 +269,16 @@ describe("query strings (server side)", () => {
     expect(issues(S.OrderIdsQuery.safeParse({ id: "12;13" }))).toEqual([
       "id: expected a comma-separated list of order ids",
     ]);
+  });
+});
+
+describe("every exported wire schema is named for the OpenAPI document", () => {
+  it("has an id equal to its export name, and ids are unique", () => {
+    const named = Object.entries(S).filter(
+      ([name, value]) => value instanceof z.ZodType && /^[A-Z]/.test(name) && name !== "ERROR_CODES",
+    ) as [string, z.ZodType][];
+    expect(named.length).toBeGreaterThan(60);
+    const ids = named.map(([name, schema]) => [name, (z.globalRegistry.get(schema) as { id?: string })?.id]);
+    expect(ids.filter(([name, id]) => name !== id)).toEqual([]);
   });
 });
