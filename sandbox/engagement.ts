@@ -8,7 +8,7 @@ import { validateAddress } from "./address";
 import { TRANSIT_DAYS } from "./assumptions";
 import { ApiError, notFound } from "./errors";
 import type { LedgerRow, OrderRow, RecipientRow, SandboxService } from "./service";
-import { piecePrice, productSubType } from "./service";
+import { LIGHT_RECIPIENT_COLUMNS, piecePrice, productSubType } from "./service";
 
 const DAY_MS = 24 * 3600 * 1000;
 const money = (n: number) => Math.round(n * 100) / 100;
@@ -139,7 +139,7 @@ export class Engagement {
         };
       }
       const rows = this.store.all<RecipientRow>(
-        "SELECT * FROM recipients WHERE order_id = ? ORDER BY id",
+        `SELECT ${LIGHT_RECIPIENT_COLUMNS} FROM recipients WHERE order_id = ? ORDER BY id`,
         order.id,
       );
       const scanned = rows.filter((r) => r.scans > 0);

@@ -112,6 +112,9 @@ export interface LedgerRow {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+/** The recipient columns counts and timelines read (everything but the wire JSON). */
+export const LIGHT_RECIPIENT_COLUMNS =
+  "id, order_id, do_not_mail, dpv, first_name, last_name, address1, scans, last_scan, created";
 const money = (n: number) => Math.round(n * 100) / 100;
 const addMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
@@ -570,8 +573,9 @@ export class SandboxService {
     const now = this.now();
     return {
       orders: rows.map((o) => {
+        // Without showRecipients only the columns the delivery counts need are read, not the JSON.
         const recipients = this.store.all<RecipientRow>(
-          "SELECT * FROM recipients WHERE order_id = ? ORDER BY id",
+          `SELECT ${q.showRecipients ? "*" : LIGHT_RECIPIENT_COLUMNS} FROM recipients WHERE order_id = ? ORDER BY id`,
           o.id,
         );
         const progress = this.deliveryCounts(o, recipients, now);
