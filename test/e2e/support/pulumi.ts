@@ -66,11 +66,25 @@ export interface TestStack {
  */
 export async function createTestStack(
   program: string,
-  options: { config?: ConfigMap; env?: Record<string, string> } = {},
+  options: {
+    config?: ConfigMap;
+    env?: Record<string, string>;
+    /** Repository paths to copy, keeping their place, instead of test/e2e/programs/<program> (the root project). */
+    from?: string[];
+    /** A repository folder whose contents are the program, instead of test/e2e/programs/<program>. */
+    fromDir?: string;
+  } = {},
 ): Promise<TestStack> {
-  const runDir = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", `${program}-`).replace(/-$/, "-"));
+  fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
+  const runDir = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", `${program}-`));
   const workDir = path.join(runDir, program);
-  fs.cpSync(path.join(repoRoot, "test/e2e/programs", program), workDir, { recursive: true });
+  if (options.fromDir) {
+    fs.cpSync(path.join(repoRoot, options.fromDir), workDir, { recursive: true });
+  } else if (options.from) {
+    for (const item of options.from) fs.cpSync(path.join(repoRoot, item), path.join(workDir, item), { recursive: true });
+  } else {
+    fs.cpSync(path.join(repoRoot, "test/e2e/programs", program), workDir, { recursive: true });
+  }
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-e2e-state-"));
   const homeDir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-e2e-home-"));
   const envVars = offlineEnv({
