@@ -147,6 +147,21 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(names).toEqual(["Ada1", "Ada2", "Ada3", "Ada4"]);
   });
 
+  it("an append whose answer is lost (reset after it took effect, or a 5xx) is not repeated; the rerun converges", async () => {
+    const orderId = await newOrder();
+    const rows = [recipient(21), recipient(22), recipient(23)];
+    await sb.control.addFault({ method: "PUT", path: `/v1/order/${orderId}/recipients`, kind: "reset", after: true, times: 1 });
+    await expect(recipients.create(await checked({ orderId, recipients: rows }))).rejects.toThrow();
+    expect(await liveRecipients(orderId)).toHaveLength(3); // it took effect once, and was not sent again
+    await sb.control.addFault({ method: "PUT", path: `/v1/order/${orderId}/recipients`, kind: "status", status: 503, times: 1 });
+    const more = [...rows, recipient(24)];
+    await expect(recipients.create(await checked({ orderId, recipients: more }))).rejects.toThrow();
+    const { outs } = await recipients.create(await checked({ orderId, recipients: more }));
+    expect(outs.acceptedCount).toBe(4);
+    const names = (await liveRecipients(orderId)).map((r) => r.personal.firstName).sort();
+    expect(names).toEqual(["Ada21", "Ada22", "Ada23", "Ada24"]);
+  });
+
   it("an interrupted update converges too: the order is read back when it differs from the record", async () => {
     const orderId = await newOrder();
     const first = await recipients.create(await checked({ orderId, recipients: [recipient(1)] }));
