@@ -29,6 +29,8 @@ export interface SandboxOptions {
   validateResponses?: boolean;
   /** One line per request and errors; default: stderr. Pass `() => {}` to silence. */
   log?: (line: string) => void;
+  /** false: no line per request (errors are still logged). Default true. */
+  requestLog?: boolean;
   /** Source of randomness for fault probabilities (tests make it deterministic). */
   random?: () => number;
 }
@@ -66,7 +68,7 @@ export class Sandbox {
 
   reset(): void {
     this.store.reset();
-    this.service.forgetSchedule();
+    this.service.forgetCaches();
     this.clock.reset();
     this.faults.clear();
   }
@@ -132,12 +134,7 @@ export class Sandbox {
       return fault.status === 403 || fault.status === 204 ? "" : JSON.stringify(this.faultBody(fault));
     });
 
-    app.addHook("onResponse", async (request, reply) => {
-      const ms = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e6 : 0;
-      // The control API takes apiKey in its query: never log a key.
-      const url = request.url.replace(/([?&]apikey=)[^&]*/gi, "$1***");
-      this.log(`${new Date().toISOString()} ${request.method} ${url} ${reply.statusCode} ${ms.toFixed(1)}ms`);
-    });
+    if (this.options.requestLog !== false) this.addRequestLog(app);
 
     app.setErrorHandler((error, request, reply) => this.sendError(request, reply, error));
     app.setNotFoundHandler((request, reply) => {
@@ -152,6 +149,16 @@ export class Sandbox {
     registerControl(app, this);
     this.registerV1(app);
     return app;
+  }
+
+  /** One line per request: time, method, path and query (keys masked), status, duration. */
+  private addRequestLog(app: FastifyInstance): void {
+    app.addHook("onResponse", async (request, reply) => {
+      const ms = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e6 : 0;
+      // The control API takes apiKey in its query: never log a key.
+      const url = request.url.replace(/([?&]apikey=)[^&]*/gi, "$1***");
+      this.log(`${new Date().toISOString()} ${request.method} ${url} ${reply.statusCode} ${ms.toFixed(1)}ms`);
+    });
   }
 
   private faultBody(fault: Fault) {
@@ -278,7 +285,7 @@ export class Sandbox {
   private authenticate(request: FastifyRequest): Account {
     const header = request.headers["x-api-key"];
     const key = Array.isArray(header) ? header[0] : header;
-    const account = key ? this.service.accountByKey(key.trim()) : undefined;
+    const account = key ? this.service.authenticate(key.trim()) : undefined;
     if (!account) {
       throw new ApiError(401, S.ERROR_CODES.unauthenticated, [
         key ? "the X-API-KEY header does not name a valid key" : "the X-API-KEY header is missing",

@@ -230,6 +230,22 @@ export class SandboxService {
     return row;
   }
 
+  /**
+   * The account of an API key for authentication, cached: what a request takes from it (id,
+   * profile, tier) changes only through updateAccount and reset, which empty the cache. Balances
+   * are always read fresh with account(id).
+   */
+  private keyCache = new Map<string, Account>();
+
+  authenticate(key: string): Account | undefined {
+    let account = this.keyCache.get(key);
+    if (!account) {
+      account = this.accountByKey(key);
+      if (account) this.keyCache.set(key, account);
+    }
+    return account;
+  }
+
   accountByKey(key: string): Account | undefined {
     return this.store.get<Account>(
       "SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key = ?",
@@ -241,6 +257,7 @@ export class SandboxService {
     accountId: number,
     patch: { tier?: Tier; payment?: PaymentBehaviour; balance?: number },
   ): Account {
+    this.keyCache.clear();
     this.store.tx(() => {
       if (patch.tier) this.store.run("UPDATE accounts SET tier = ? WHERE id = ?", patch.tier, accountId);
       if (patch.payment) {
@@ -1273,9 +1290,10 @@ export class SandboxService {
    */
   private nextDue: string | null | undefined;
 
-  /** Forget what is known of the events table (after a reset). */
-  forgetSchedule(): void {
+  /** Forget what is cached of the tables (after a reset). */
+  forgetCaches(): void {
     this.nextDue = undefined;
+    this.keyCache.clear();
   }
 
   schedule(due: string, kind: string, ref: number, data: unknown = {}): void {

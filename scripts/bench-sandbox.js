@@ -34,7 +34,8 @@ async function serve() {
   const { Sandbox } = require(path.join(ROOT, "dist/sandbox/sandbox.js"));
   const Fastify = require("fastify");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-"));
-  const sandbox = new Sandbox({ storage: path.join(dir, "sandbox.db"), log: () => {} });
+  // No request log: one stderr line per request would measure the terminal, not the sandbox.
+  const sandbox = new Sandbox({ storage: path.join(dir, "sandbox.db"), requestLog: false });
   const sandboxUrl = await sandbox.listen(0);
   const { apiKey, account } = sandbox.service.createAccount({ email: "bench@sandbox.test" });
   const template = sandbox.service.createTemplate(account.id, {

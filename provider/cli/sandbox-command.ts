@@ -75,7 +75,7 @@ export async function runSandbox(options: SandboxCommandOptions): Promise<void> 
     storage,
     speed: options.speed,
     timings: options.settlementSeconds === undefined ? {} : { settlementSeconds: options.settlementSeconds },
-    log: options.quiet ? () => {} : (line) => process.stderr.write(`${line}\n`),
+    requestLog: !options.quiet,
   });
   const seed = options.seed === "demo" ? seedDemo(sandbox) : undefined;
   const url = await sandbox.listen(options.port, options.host);

@@ -111,10 +111,16 @@ export function controlClient(url: string): SandboxControl {
 
 /**
  * Starts a sandbox for one test file. Defaults: `:memory:`, wall-clock speed 1, settlement 2 s
- * after checkout, responses validated against the shared schemas, request log silenced.
+ * after checkout, responses validated against the shared schemas, no request log (unexpected
+ * server errors still go to stderr).
  */
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
-  const sandbox = new Sandbox({ storage: ":memory:", validateResponses: true, log: () => {}, ...options });
+  const sandbox = new Sandbox({
+    storage: ":memory:",
+    validateResponses: true,
+    requestLog: false,
+    ...options,
+  });
   const url = await sandbox.listen(0, "127.0.0.1");
   return { url, control: controlClient(url), sandbox, close: () => sandbox.close() };
 }
