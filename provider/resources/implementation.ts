@@ -29,6 +29,7 @@ export interface ProviderContext {
 }
 
 let configured: ProviderSettings | undefined;
+let cachedClient: { baseUrl: string; apiKey: string; client: DirectMailClient } | undefined;
 const requestListeners = new Set<(event: RequestEvent) => void>();
 
 /**
@@ -40,7 +41,6 @@ export function observeRequests(listener: (event: RequestEvent) => void): () => 
   requestListeners.add(listener);
   return () => requestListeners.delete(listener);
 }
-let cachedClient: { baseUrl: string; apiKey: string; client: DirectMailClient } | undefined;
 
 export const context: ProviderContext = {
   settings: () => configured ?? resolveSettings(undefined),

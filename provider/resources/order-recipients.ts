@@ -447,9 +447,12 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
 
   return {
     async check(_olds, news) {
-      const checked = checkInputs(SourceInputs, news);
+      // A new order's id is not known during the first preview; the list is checked all the same.
+      const orderUnknown = isUnknown(news.orderId);
+      const checked = checkInputs(SourceInputs, orderUnknown ? { ...news, orderId: 1 } : news);
       if (checked.failures?.length) return checked;
       const inputs = checked.inputs as OrderRecipientsInputs;
+      if (orderUnknown) inputs.orderId = news.orderId;
       let loaded: LoadedRecipients;
       try {
         loaded = await load(inputs);

@@ -72,6 +72,18 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(both.failures?.[0]?.reason).toMatch(/exactly one of the two/);
   });
 
+  it("check judges the list even before the order exists (first preview), keeping the unknown id", async () => {
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    const bad = await recipients.check(
+      {},
+      { orderId: unknown, recipients: [{ ...recipient(1), zipCode: "" }] },
+    );
+    expect(bad.failures?.[0]?.reason).toContain("row 1, zipCode: zipCode is required");
+    const good = await recipients.check({}, { orderId: unknown, recipients: [recipient(1)] });
+    expect(good.failures ?? []).toEqual([]);
+    expect(good.inputs).toMatchObject({ orderId: unknown, identityField: "custom6", declaredCount: 1 });
+  });
+
   it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {
     const orderId = await newOrder();
     const file = csv("three.csv", [recipient(1), recipient(2), recipient(3), recipient(3)]);
@@ -150,10 +162,22 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
   it("an append whose answer is lost (reset after it took effect, or a 5xx) is not repeated; the rerun converges", async () => {
     const orderId = await newOrder();
     const rows = [recipient(21), recipient(22), recipient(23)];
-    await sb.control.addFault({ method: "PUT", path: `/v1/order/${orderId}/recipients`, kind: "reset", after: true, times: 1 });
+    await sb.control.addFault({
+      method: "PUT",
+      path: `/v1/order/${orderId}/recipients`,
+      kind: "reset",
+      after: true,
+      times: 1,
+    });
     await expect(recipients.create(await checked({ orderId, recipients: rows }))).rejects.toThrow();
     expect(await liveRecipients(orderId)).toHaveLength(3); // it took effect once, and was not sent again
-    await sb.control.addFault({ method: "PUT", path: `/v1/order/${orderId}/recipients`, kind: "status", status: 503, times: 1 });
+    await sb.control.addFault({
+      method: "PUT",
+      path: `/v1/order/${orderId}/recipients`,
+      kind: "status",
+      status: 503,
+      times: 1,
+    });
     const more = [...rows, recipient(24)];
     await expect(recipients.create(await checked({ orderId, recipients: more }))).rejects.toThrow();
     const { outs } = await recipients.create(await checked({ orderId, recipients: more }));
