@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { packageVersion } from "../version";
 import { registerSandboxCommand } from "./sandbox-command";
+import { registerServiceCommands } from "./service-commands";
 
 /**
  * The `directmail` command line. Each subcommand lives in its own module of this folder and
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
     .version(packageVersion());
   registerSandboxCommand(program);
+  registerServiceCommands(program);
   return program;
 }
 
