@@ -532,8 +532,11 @@ export class SandboxService {
     patch: { status?: string; paidRecipientSearches?: number },
   ): OrderRow {
     const order = this.order(accountId, id);
-    if (patch.status)
-      this.store.run("UPDATE orders SET status = ?, updated = ? WHERE id = ?", patch.status, this.now(), id);
+    if (patch.status) {
+      // "Needs Edits" (the deletion rule's spelling) is stored as the one status "Edits Needed".
+      const status = patch.status.trim().toLowerCase() === "needs edits" ? STATUS.editsNeeded : patch.status;
+      this.store.run("UPDATE orders SET status = ?, updated = ? WHERE id = ?", status, this.now(), id);
+    }
     if (patch.paidRecipientSearches !== undefined) {
       this.store.run(
         "UPDATE orders SET paid_recipient_searches = ? WHERE id = ?",

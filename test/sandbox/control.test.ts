@@ -124,7 +124,7 @@ describe("control API (design brief contract)", () => {
   test("setOrderState and updateAccount (extensions) change what the public API sees", async () => {
     const a = await newAccount(sb);
     const orderId = await newOrder(a, 1);
-    const state = await sb.control.setOrderState(orderId, { apiKey: a.apiKey, status: "Edits Needed" });
+    const state = await sb.control.setOrderState(orderId, { apiKey: a.apiKey, status: "Needs Edits" });
     expect(state).toMatchObject({ orderId, status: "Edits Needed" });
     expect(
       (await a.c.get("/v1/order?status=Needs%20Edits")).json.payload.orders.map((o: any) => o.orderId),
