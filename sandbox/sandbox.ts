@@ -181,7 +181,12 @@ export class Sandbox {
   }
 
   private sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-    const profile = request.account ? this.service.profile(request.account) : null;
+    let profile = null;
+    try {
+      profile = request.account ? this.service.profile(request.account) : null;
+    } catch {
+      // The failure being reported may be the profile itself: answer without it.
+    }
     if (error instanceof ApiError) {
       return reply.code(error.statusCode).send(
         envelope(profile, error.payload, {

@@ -43,6 +43,37 @@ describe("control API (design brief contract)", () => {
     expect((await http(sb.url, "GET", "/_sandbox/ledger?apiKey=nope")).status).toBe(404);
   });
 
+  test("a do-not-mail address is validated like any address (400 naming the field)", async () => {
+    const { apiKey } = await sb.control.createAccount();
+    const r = await http(sb.url, "POST", "/_sandbox/do-not-mail", {
+      body: { apiKey, address1: "1 Main St", city: "Springfield", state: "IL", zip: "12" },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatch(/^zip: /);
+  });
+
+  test("an unexpected failure is a 500 envelope INTERNAL_ERROR, logged, without details for the client", async () => {
+    const lines: string[] = [];
+    const own = await startTestSandbox({ log: (line) => lines.push(line) });
+    try {
+      const a = await newAccount(own);
+      own.sandbox.service.profile = () => {
+        throw new Error("disk on fire");
+      };
+      const r = await a.c.get("/v1/me");
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({
+        errorCode: "INTERNAL_ERROR",
+        errors: ["unexpected server failure"],
+        hasErrors: true,
+      });
+      expect(JSON.stringify(r.json)).not.toContain("disk on fire");
+      expect(lines.join("\n")).toContain("disk on fire");
+    } finally {
+      await own.close();
+    }
+  });
+
   test("clock: advance moves time forward and runs what became due; reads without advance follow wall time", async () => {
     const { now: t0 } = await sb.control.clock();
     const { now: t1 } = await sb.control.advanceClock(3600);

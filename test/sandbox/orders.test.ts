@@ -96,6 +96,20 @@ describe("POST /v1/order (entry 2)", () => {
     );
   });
 
+  test("qrUrl must be an http(s) URL", async () => {
+    const a = await newAccount(sb);
+    const { errors } = expectError(
+      await a.c.post("/v1/order", {
+        templateId: a.qrTemplateId,
+        useQr: true,
+        qrUrl: "ftp://files.example.com/x",
+      }),
+      400,
+      "INVALID_QR_URL",
+    );
+    expect(errors).toMatch(/^qrUrl: /);
+  });
+
   test("templateId must be a template of this account", async () => {
     const a = await newAccount(sb);
     const b = await newAccount(sb);
