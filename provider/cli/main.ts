@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { packageVersion } from "../version";
 import { registerSandboxCommand } from "./sandbox-command";
 import { registerServiceCommands } from "./service-commands";
+import { registerValidateCommand } from "./validate-command";
 
 /**
  * The `directmail` command line. Each subcommand lives in its own module of this folder and
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
     .version(packageVersion());
   registerSandboxCommand(program);
+  registerValidateCommand(program);
   registerServiceCommands(program);
   return program;
 }
