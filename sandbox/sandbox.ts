@@ -59,7 +59,15 @@ export class Sandbox {
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.store = new Store(options.storage);
     this.clock = new SandboxClock(this.store, options.speed ?? 1);
-    this.service = new SandboxService(this.store, this.clock, { ...DEFAULT_TIMINGS, ...options.timings });
+    this.service = new SandboxService(
+      this.store,
+      this.clock,
+      { ...DEFAULT_TIMINGS, ...options.timings },
+      (event, error) =>
+        this.log(
+          `timed work ${event.kind} ${event.ref} failed and was dropped: ${(error as Error)?.stack ?? String(error)}`,
+        ),
+    );
     this.automations = new Automations(this.service);
     this.engagement = new Engagement(this.service);
     this.faults = new FaultTable(options.random);

@@ -173,6 +173,7 @@ export class SandboxService {
     readonly store: Store,
     readonly clock: SandboxClock,
     readonly timings: Timings = DEFAULT_TIMINGS,
+    private readonly onEventError: (event: { kind: string; ref: number }, error: unknown) => void = () => {},
   ) {}
 
   now(): string {
@@ -1379,10 +1380,17 @@ export class SandboxService {
         return;
       }
       for (const event of due) {
-        this.store.tx(() => {
-          this.handlers[event.kind]?.(event.ref, event.due, JSON.parse(event.data));
+        try {
+          this.store.tx(() => {
+            this.handlers[event.kind]?.(event.ref, event.due, JSON.parse(event.data));
+            this.store.run("DELETE FROM events WHERE id = ?", event.id);
+          });
+        } catch (error) {
+          // One broken event must not fail every later request: its work is rolled back, it is
+          // dropped and reported.
           this.store.run("DELETE FROM events WHERE id = ?", event.id);
-        });
+          this.onEventError(event, error);
+        }
       }
     }
   }

@@ -43,6 +43,30 @@ describe("control API (design brief contract)", () => {
     expect((await http(sb.url, "GET", "/_sandbox/ledger?apiKey=nope")).status).toBe(404);
   });
 
+  test("timed work that fails is rolled back, dropped and logged; later requests and work go on", async () => {
+    const lines: string[] = [];
+    const own = await startTestSandbox({ log: (line) => lines.push(line) });
+    try {
+      const a = await newAccount(own);
+      own.sandbox.service.on("boom", () => {
+        own.sandbox.store.run("UPDATE accounts SET balance = 999");
+        throw new Error("handler exploded");
+      });
+      own.sandbox.service.schedule(new Date(Date.now() - 1000).toISOString(), "boom", 1);
+      const orderId = await newOrder(a, 1);
+      await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
+      await own.control.advanceClock(3);
+      expect(await orderStatus(a, orderId)).toBe("Ready For Production");
+      expect(lines.join("\n")).toMatch(/timed work boom 1 failed and was dropped: Error: handler exploded/);
+      expect((await own.control.ledger(a.apiKey)).balance).toBe(0);
+      expect(
+        own.sandbox.store.get<{ n: number }>("SELECT count(*) AS n FROM events WHERE kind = 'boom'")?.n,
+      ).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+
   test("a do-not-mail address is validated like any address (400 naming the field)", async () => {
     const { apiKey } = await sb.control.createAccount();
     const r = await http(sb.url, "POST", "/_sandbox/do-not-mail", {
