@@ -116,6 +116,9 @@ const DAY_MS = 24 * 3600 * 1000;
 export const LIGHT_RECIPIENT_COLUMNS =
   "id, order_id, do_not_mail, dpv, first_name, last_name, address1, scans, last_scan, created";
 const money = (n: number) => Math.round(n * 100) / 100;
+/** A date-time as UTC ISO text (the form stored and compared); offsets and local times are converted. */
+const utc = (value: string | null | undefined) =>
+  value == null ? null : new Date(Date.parse(value)).toISOString();
 const addMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 /** The price of one piece, part by part (the transaction report's `detail`). */
@@ -1066,7 +1069,7 @@ export class SandboxService {
     return { lineItems, total, part };
   }
 
-  private checkHold(orderId: number, hold: string | null | undefined): void {
+  private checkHold(hold: string | null | undefined): void {
     if (hold == null) return;
     const normal = this.productionEstimates(this.now()).Normal;
     if (Date.parse(hold) <= Date.parse(normal)) {
@@ -1078,7 +1081,6 @@ export class SandboxService {
         [{ field: "holdUntilDate", value: hold, minimumExclusive: normal }],
       );
     }
-    void orderId;
   }
 
   /** Shared checks of preview and execute; returns the priced order. */
@@ -1091,7 +1093,7 @@ export class SandboxService {
     if (quantity === 0) {
       throw badRequest("ORDER_HAS_NO_RECIPIENTS", `order ${orderId} has no recipient that can be mailed`);
     }
-    this.checkHold(orderId, opts.holdUntilDate);
+    this.checkHold(opts.holdUntilDate);
     const priced = this.priceOrder(order, quantity, opts.postageType, opts.productionSpeed);
     const account = this.account(accountId);
     const autoBill = opts.autoBill ?? true;
@@ -1112,7 +1114,7 @@ export class SandboxService {
       "the checkout preview",
     );
     const now = this.now();
-    const start = opts.holdUntilDate ?? now;
+    const start = utc(opts.holdUntilDate) ?? now;
     const speeds = this.productionEstimates(start);
     const completion = speeds[opts.productionSpeed as keyof typeof speeds] ?? speeds.Normal;
     const transit = TRANSIT_DAYS[opts.postageType] ?? { min: 3, max: 5 };
@@ -1170,7 +1172,7 @@ export class SandboxService {
         accountId,
         opts.postageType,
         opts.productionSpeed,
-        opts.holdUntilDate ?? null,
+        utc(opts.holdUntilDate),
         autoBill ? 1 : 0,
         priced.total,
         quantity,
@@ -1183,7 +1185,7 @@ export class SandboxService {
         STATUS.paymentNeeded,
         opts.postageType,
         opts.productionSpeed,
-        opts.holdUntilDate ?? null,
+        utc(opts.holdUntilDate),
         now,
         orderId,
       );

@@ -306,7 +306,8 @@ describe("POST /v1/order/{id}/checkout (execute, entry 9) and settlement", () =>
     const a = await newAccount(sb);
     const orderId = await newOrder(a, 1);
     const now = Date.parse((await sb.control.clock()).now);
-    const hold = new Date(now + 5 * 86400_000).toISOString();
+    // Given with an offset: compared and stored as UTC (5 days from now, written in UTC+02:00).
+    const hold = new Date(now + 5 * 86400_000 + 2 * 3600_000).toISOString().replace("Z", "+02:00");
     expect(
       (await a.c.post(`/v1/order/${orderId}/checkout`, { ...CHECKOUT, holdUntilDate: hold })).status,
     ).toBe(200);
