@@ -78,7 +78,18 @@ export async function runSandbox(options: SandboxCommandOptions): Promise<void> 
     requestLog: !options.quiet,
   });
   const seed = options.seed === "demo" ? seedDemo(sandbox) : undefined;
-  const url = await sandbox.listen(options.port, options.host);
+  let url: string;
+  try {
+    url = await sandbox.listen(options.port, options.host);
+  } catch (error) {
+    await sandbox.close();
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new Error(
+        `port ${options.port} on ${options.host} is in use: pass --port 0 for a free port, or another --port`,
+      );
+    }
+    throw error;
+  }
   process.stdout.write(
     `${JSON.stringify({
       url,

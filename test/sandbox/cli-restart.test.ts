@@ -164,6 +164,24 @@ describe("directmail sandbox", () => {
     expect((await two.exited).code).toBe(0);
   });
 
+  test("a port in use is refused with advice, exit code 1", async () => {
+    const first = await start(["--port", "0", "--data", ":memory:", "--quiet"]);
+    const port = new URL(first.first.url).port;
+    const child = spawn(process.execPath, [BIN, "sandbox", "--port", port, "--data", ":memory:"], {
+      cwd: ROOT,
+    });
+    children.push(child);
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+    });
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(err).toContain(`port ${port} on 127.0.0.1 is in use: pass --port 0`);
+    first.child.kill("SIGTERM");
+    await first.exited;
+  });
+
   test("bad options are refused with a message", async () => {
     const child = spawn(process.execPath, [BIN, "sandbox", "--port", "99999"], { cwd: ROOT });
     children.push(child);
