@@ -233,12 +233,17 @@ export class Sandbox {
         app.route({
           method: def.method,
           url,
-          handler: async (request, reply) => {
+          // Key and entitlement before the body is read: a request without a key is a 401 whatever
+          // its body, and a tier without the feature a 403.
+          onRequest: async (request, reply) => {
             const account = this.authenticate(request);
             if ("feature" in def && def.feature && account.tier === "basic") {
               // Entitlement failures have no body (spec).
               return reply.code(403).send();
             }
+          },
+          handler: async (request, reply) => {
+            const account = request.account as Account;
             const call: Call = {
               account,
               params: "pathParams" in def && def.pathParams ? parseWith(def.pathParams, request.params) : {},

@@ -70,6 +70,14 @@ describe("authentication (spec: Authentication 1, 5-8)", () => {
     }
   });
 
+  test("the key is checked before the body: no key and a broken body is 401; basic and a broken body is 403", async () => {
+    expectError(await http(sb.url, "POST", "/v1/order", { raw: "{broken" }), 401, "UNAUTHENTICATED");
+    const { apiKey } = await sb.control.createAccount({ tier: "basic" });
+    const r = await http(sb.url, "POST", "/v1/conversions", { apiKey, raw: "{broken" });
+    expect(r.status).toBe(403);
+    expect(r.bytes.length).toBe(0);
+  });
+
   test("address-book operations answer 401, not 404, for a missing or invalid key (Authentication 8)", async () => {
     for (const path of ["/v1/address-book", "/v1/legacyActions/address-book"]) {
       expectError(await http(sb.url, "POST", path, { body: {} }), 401, "UNAUTHENTICATED");
