@@ -1,0 +1,75 @@
+/**
+ * The spec's state table as a matrix: every order status against every operation the table
+ * constrains. Orders are put in each status through the control API, then the public API is asked.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { type Account, CHECKOUT, newAccount, newOrder, orderStatus } from "./fixtures";
+import { recipients } from "./http";
+
+let sb: TestSandbox;
+let a: Account;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  a = await newAccount(sb, { balance: 1000 });
+});
+afterAll(() => sb.close());
+
+const STATUSES = [
+  "Draft",
+  "Edits Needed",
+  "Payment Needed",
+  "Paid",
+  "Ready For Production",
+  "In Production",
+  "Mailed",
+  "Complete",
+];
+const EDITABLE = new Set(["Draft", "Edits Needed"]);
+
+const operations: [
+  string,
+  (orderId: number, recipientId: number) => Promise<{ status: number; json: any }>,
+  string,
+  number,
+][] = [
+  [
+    "append",
+    (id) => a.c.put(`/v1/order/${id}/recipients`, { recipients: recipients(1, 900) }),
+    "INVALID_ORDER_STATUS",
+    200,
+  ],
+  [
+    "recipient delete",
+    (id, r) => a.c.del(`/v1/order/${id}/recipients`, { recipientIds: [r] }),
+    "INVALID_ORDER_STATUS",
+    200,
+  ],
+  ["order delete", (id) => a.c.del(`/v1/order/${id}`), "ORDER_NOT_DELETABLE_STATUS", 200],
+  ["checkout preview", (id) => a.c.get(`/v1/order/${id}/checkout`), "INVALID_ORDER_STATUS", 200],
+  ["checkout", (id) => a.c.post(`/v1/order/${id}/checkout`, CHECKOUT), "INVALID_ORDER_STATUS", 200],
+];
+
+describe("state table: which operations each order status allows", () => {
+  const cases = STATUSES.flatMap((status) =>
+    operations.map(([name, call, code, ok]) => [status, name, call, code, ok] as const),
+  );
+  test.each(cases)("%s: %s", async (status, _name, call, code, ok) => {
+    const orderId = await newOrder(a, 1);
+    const recipientId = (await a.c.get(`/v1/order/${orderId}/recipients`)).json.payload.recipients[0].id;
+    await sb.control.setOrderState(orderId, { apiKey: a.apiKey, status });
+    const before = (await a.c.get(`/v1/order?id=${orderId}`)).json.payload.orders[0];
+    const r = await call(orderId, recipientId);
+    if (EDITABLE.has(status)) {
+      expect(r.status, JSON.stringify(r.json)).toBe(ok);
+    } else {
+      expect(r.status).toBe(400);
+      expect(r.json.errorCode).toBe(code);
+      expect(r.json.errors[0]).toContain(`'${status}'`);
+      // Refused means unchanged: same status, same recipients.
+      const after = (await a.c.get(`/v1/order?id=${orderId}`)).json.payload.orders[0];
+      expect(after).toMatchObject({ orderStatus: before.orderStatus, recipientCount: before.recipientCount });
+      expect(await orderStatus(a, orderId)).toBe(status);
+    }
+  });
+});
