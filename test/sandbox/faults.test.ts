@@ -76,18 +76,24 @@ describe("fault injection (control API: POST/GET/DELETE /_sandbox/faults)", () =
       path: "/v1/order",
       method: "POST",
       kind: "delay",
-      delayMs: 300,
+      delayMs: 1500,
       after: true,
       times: 1,
     });
     const before = await orderCount();
     t = Date.now();
-    const pending = a.c.post("/v1/order", { templateId: a.templateId });
+    let answered = false;
+    const pending = a.c.post("/v1/order", { templateId: a.templateId }).then((r) => {
+      answered = true;
+      return r;
+    });
     // After: the order exists while the answer is still held back.
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await orderCount()).toBe(before + 1);
+    let count = await orderCount();
+    while (count === before && Date.now() - t < 1200) count = await orderCount();
+    expect(count).toBe(before + 1);
+    expect(answered).toBe(false);
     expect((await pending).status).toBe(200);
-    expect(Date.now() - t).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(1490);
   });
 
   test("times counts firings; without times a fault fires until cleared", async () => {
