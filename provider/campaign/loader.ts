@@ -65,8 +65,6 @@ interface ParsedDocument {
   doc: Document.Parsed;
   lines: LineCounter;
   value: unknown;
-  /** The parser warned (an unknown tag, say): the document is reported, never loaded. */
-  warned: boolean;
 }
 
 /** Every `*.yaml`/`*.yml` file under `dir`, recursively, sorted by path. Hidden folders (`.git`, `.github`) are skipped. */
@@ -139,7 +137,7 @@ export async function loadCampaignFiles(paths: string[]): Promise<LoadResult> {
         }
       }
       const recipientsFile = await checkRecipients(parsed, fileProblems, lateProblems);
-      if (fileProblems.length + lateProblems.length === before && !parsed.warned) {
+      if (fileProblems.length + lateProblems.length === before) {
         const document = CampaignDocument.parse(parsed.value);
         campaigns.push({
           file,
@@ -186,8 +184,9 @@ function parseFile(file: string, text: string, problems: CampaignProblem[]): Par
         message: syntaxMessage(warning.code, warning.message),
       });
     }
-    // The values of a document with syntax errors are guesses: checking them would add noise.
-    if (doc.errors.length > 0) continue;
+    // The values of a document with syntax errors (or an unknown tag) are guesses: checking them
+    // would add noise.
+    if (doc.errors.length > 0 || doc.warnings.length > 0) continue;
     // An empty document (a trailing `---`, say) declares nothing; it is skipped, as kubectl does.
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
     let value: unknown;
@@ -197,7 +196,7 @@ function parseFile(file: string, text: string, problems: CampaignProblem[]): Par
       problems.push({ file, ...aliasPosition(doc, lines), message: `YAML: ${(error as Error).message}` });
       continue;
     }
-    parsed.push({ file, index, doc, lines, value, warned: doc.warnings.length > 0 });
+    parsed.push({ file, index, doc, lines, value });
   }
   if (parsed.length === 0 && problems.length === 0) {
     problems.push({
@@ -281,6 +280,17 @@ function positionOf(parsed: ParsedDocument, path: Path): Position {
 // Schema
 
 function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): void {
+  // Some other YAML (a Pulumi.yaml, a CI workflow): one problem says so, not one per key.
+  if (isPlainObject(parsed.value) && !("apiVersion" in parsed.value) && !("kind" in parsed.value)) {
+    problems.push({
+      file: parsed.file,
+      ...positionOf(parsed, []),
+      message:
+        "not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign " +
+        "(a campaigns folder holds campaign files only)",
+    });
+    return;
+  }
   const result = CampaignDocument.safeParse(parsed.value);
   if (result.success) return;
   for (const issue of result.error.issues) {
@@ -298,11 +308,7 @@ function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): voi
     }
     const parent = valueAt(parsed.value, issue.path.slice(0, -1));
     const last = issue.path[issue.path.length - 1];
-    const missing =
-      issue.path.length > 0 &&
-      isPlainObject(parent) &&
-      !Object.hasOwn(parent, String(last)) &&
-      issue.code === "invalid_type";
+    const missing = issue.path.length > 0 && isPlainObject(parent) && !Object.hasOwn(parent, String(last));
     if (missing) {
       const { node } = nodeAt(parsed.doc, issue.path.slice(0, -1));
       problems.push({
@@ -345,12 +351,18 @@ function allowedText(at: Path): string {
     return `write ${String(at[at.length - 1])}: ${[...schema.values].join(", ")}`;
   if (schema instanceof z.ZodEnum) return `one of ${schema.options.join(", ")}`;
   if (schema instanceof z.ZodObject) return `a section with ${Object.keys(schema.shape).join(", ")}`;
-  return schema.description ?? describeType(schema);
+  // Descriptions are sentences; inside the parentheses they read as a clause.
+  const description = schema.description?.replace(/\.$/, "");
+  return description ? description.charAt(0).toLowerCase() + description.slice(1) : describeType(schema);
+}
+
+function isIntSchema(schema: z.ZodType | undefined): boolean {
+  return schema instanceof z.ZodNumber && Boolean(schema.format?.includes("int"));
 }
 
 function describeType(schema: z.ZodType): string {
   if (schema instanceof z.ZodString) return "text";
-  if (schema instanceof z.ZodNumber) return schema.format?.includes("int") ? "a whole number" : "a number";
+  if (schema instanceof z.ZodNumber) return isIntSchema(schema) ? "a whole number" : "a number";
   if (schema instanceof z.ZodBoolean) return "true or false";
   if (schema instanceof z.ZodArray) return "a list";
   return "see docs/campaign-format.md";
@@ -369,7 +381,10 @@ function issueText(issue: z.core.$ZodIssue, value: unknown, node: Node | null): 
   const found = describeValue(value);
   switch (issue.code) {
     case "invalid_type": {
-      const text = `must be ${EXPECTED[issue.expected] ?? issue.expected}; found ${found}`;
+      // z.int() checks the type first: "ten" fails as "expected number" where a whole number is meant.
+      const expected =
+        issue.expected === "number" && isIntSchema(schemaAt(issue.path)) ? "int" : issue.expected;
+      const text = `must be ${EXPECTED[expected] ?? expected}; found ${found}`;
       // YAML reads 02134 as the number 2134: a ZIP code or an id written bare loses its zeros.
       if (issue.expected === "string" && isScalar(node) && typeof value === "number") {
         return `${text}; write it in quotes: "${node.source ?? String(value)}"`;
@@ -472,8 +487,11 @@ async function checkRecipients(
     for (const problem of loaded.problems) {
       const item: Path = ["inline", problem.row - 1];
       const field = problem.field && inlineKey(section.data.inline[problem.row - 1], problem.field);
+      // At the field's key: the field is the subject (its value may be missing or fine on its own).
+      const { node, key } = nodeAt(parsed.doc, ["spec", "recipients", ...item, ...(field ? [field] : [])]);
       problems.push({
-        ...at(field ? [...item, field] : item),
+        file: parsed.file,
+        ...nodePosition(parsed, field && key ? key : node),
         message: `${label(["spec", "recipients", ...item, ...(problem.field ? [problem.field] : [])])}: ${problem.message}`,
       });
     }

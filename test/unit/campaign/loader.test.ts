@@ -1,0 +1,417 @@
+/**
+ * The campaign loader with malformed files: every problem, with its exact line, column and
+ * message, and nothing thrown.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type CampaignProblem,
+  formatProblems,
+  listCampaignFiles,
+  loadCampaignFiles,
+  loadCampaignsDir,
+} from "../../../provider/campaign/loader";
+import { GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
+
+const tmp = tempDir("directmail-loader-");
+afterAll(tmp.remove);
+
+/** Problems as `line:column: message` (the file checked apart), for exact comparisons. */
+function at(problems: CampaignProblem[], file: string): string[] {
+  expect(problems.every((p) => p.file === file)).toBe(true);
+  return problems.map((p) => `${p.line}:${p.column}: ${p.message}`);
+}
+
+describe("loading a valid campaign", () => {
+  it("returns the document and the recipients file, absolute and relative to the campaign file", async () => {
+    tmp.write("ok/lists/customers.csv", GOOD_CSV);
+    const file = tmp.write(
+      "ok/spring.yaml",
+      [
+        "# yaml-language-server: $schema=../schema/campaign.schema.json",
+        "apiVersion: directmail/v1",
+        "kind: Campaign",
+        "metadata:",
+        "  name: spring-sale",
+        "spec:",
+        "  order:",
+        "    templateId: 10001",
+        "  recipients:",
+        "    file: lists/customers.csv",
+        "    keyColumn: customerId",
+        "  checkout:",
+        "    postageType: Standard",
+        "    productionSpeed: Normal",
+        "",
+      ].join("\n"),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([path.relative(process.cwd(), file)]);
+    expect(problems).toEqual([]);
+    expect(campaigns).toEqual([
+      {
+        file,
+        documentIndex: 0,
+        recipientsFile: path.join(tmp.dir, "ok/lists/customers.csv"),
+        document: {
+          apiVersion: "directmail/v1",
+          kind: "Campaign",
+          metadata: { name: "spring-sale" },
+          spec: {
+            order: { templateId: 10001 },
+            recipients: { file: "lists/customers.csv", keyColumn: "customerId" },
+            checkout: { postageType: "Standard", productionSpeed: "Normal" },
+          },
+        },
+      },
+    ]);
+  });
+
+  it("has no recipientsFile for inline recipients", async () => {
+    const file = tmp.write("inline-ok.yaml", inlineCampaign("inline-ok"));
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(problems).toEqual([]);
+    expect(campaigns).toHaveLength(1);
+    expect(campaigns[0]).not.toHaveProperty("recipientsFile");
+    expect(campaigns[0]?.document.spec.recipients.inline?.[0]?.zipCode).toBe("80302");
+  });
+});
+
+describe("YAML syntax errors", () => {
+  it("are reported at the parser's positions, every one, and the document is not checked further", async () => {
+    const file = tmp.write(
+      "syntax.yaml",
+      [
+        "apiVersion: directmail/v1",
+        "kind: Campaign",
+        "metadata:",
+        "  name: a: b", // line 4: an unquoted ": " inside a value
+        "spec:",
+        "\torder: {}", // line 6: a tab as indentation
+        "",
+      ].join("\n"),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, file)).toEqual([
+      '4:9: YAML: Nested mappings are not allowed in compact mappings (put a value that contains ": " in quotes)',
+      "6:1: YAML: Tabs are not allowed as indentation",
+    ]);
+  });
+
+  it("reports a key written twice in one section", async () => {
+    const file = tmp.write("dup-key.yaml", `${inlineCampaign("dup-key")}kind: Campaign\n`);
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual(["15:1: YAML: this key appears twice in the same section; keep one"]);
+  });
+
+  it("reports an alias without its anchor where the alias is, without throwing", async () => {
+    const file = tmp.write(
+      "alias.yaml",
+      inlineCampaign("alias").replace("templateId: 10002", "templateId: *template"),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, file)).toEqual([
+      "7:17: YAML: Unresolved alias (the anchor must be set before the alias): template",
+    ]);
+  });
+
+  it("reports an unknown tag and does not load the document", async () => {
+    const file = tmp.write(
+      "tag.yaml",
+      inlineCampaign("tagged").replace("templateId: 10002", "templateId: !ref 10002"),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, file)).toEqual(["7:17: YAML: Unresolved tag: !ref"]);
+  });
+});
+
+describe("schema errors", () => {
+  it("point at the offending value and say what is allowed", async () => {
+    const file = tmp.write(
+      "types.yaml",
+      [
+        "apiVersion: directmail/v2", // 1
+        "kind: Campaign",
+        "metadata:",
+        "  name: Spring Sale", // 4
+        "spec:",
+        "  order:",
+        "    templateId: ten", // 7
+        "    useQr: yes", // 8: YAML 1.2 reads yes as text
+        "    qrUrl: example.com", // 9
+        "  recipients:",
+        "    inline: []",
+        "    maxDroppedPercent: 150", // 12
+        "  checkout:",
+        "    postageType: Express", // 14
+        "    productionSpeed: Normal",
+        "    holdUntilDate: 2026-05-01", // 16
+        "  addressBook:",
+        "    - address1: 5 Oven Road",
+        "      city: Madison",
+        "      state: WI",
+        "      zip: 02134", // 21
+        "",
+      ].join("\n"),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, file)).toEqual([
+      '1:13: apiVersion: must be directmail/v1; found "directmail/v2"',
+      '4:9: metadata.name: name is lowercase letters, digits and dashes (at most 63), starting with a letter or digit; found "Spring Sale"',
+      '7:17: spec.order.templateId: must be a whole number; found "ten"',
+      '8:12: spec.order.useQr: must be true or false; found "yes"',
+      '9:12: spec.order.qrUrl: must be a web address such as https://example.com/offer; found "example.com"',
+      "12:24: spec.recipients.maxDroppedPercent: must be at most 100; found 150",
+      '14:18: spec.checkout.postageType: must be one of Standard, FirstClass; found "Express"',
+      '16:20: spec.checkout.holdUntilDate: must be a date and time with a time zone, such as 2026-05-01T09:00:00Z; found "2026-05-01"',
+      '21:12: spec.addressBook[0].zip: must be text; found 2134; write it in quotes: "02134"',
+    ]);
+  });
+
+  it("points at an empty value's key, and at a non-mapping document's start", async () => {
+    const file = tmp.write(
+      "empty-values.yaml",
+      [
+        "apiVersion: directmail/v1",
+        "kind: Campaign",
+        "metadata:",
+        "  name: empty-values",
+        "spec:",
+        "---",
+        "- a list",
+        "",
+      ].join("\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      "5:1: spec: must be a section of key: value lines; found nothing (an empty value)",
+      "7:1: the campaign: must be a section of key: value lines; found a list",
+    ]);
+  });
+
+  it("reports each unknown key at the key, suggesting the near one and listing the allowed ones", async () => {
+    const file = tmp.write(
+      "unknown.yaml",
+      inlineCampaign("unknown")
+        .replace("templateId: 10002", "templateID: 10002\n    colour: blue")
+        .replace("kind: Campaign", "kind: Campaign\nowner: marketing"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      '3:1: unknown key "owner"; allowed keys: apiVersion, kind, metadata, spec',
+      "8:5: spec.order: templateId is required (the template order the campaign's order is made from)",
+      '8:5: spec.order: unknown key "templateID" (did you mean "templateId"?); allowed keys: templateId, useQr, qrUrl, handwritingFont, existingOrderId',
+      '9:5: spec.order: unknown key "colour"; allowed keys: templateId, useQr, qrUrl, handwritingFont, existingOrderId',
+    ]);
+  });
+
+  it("reports a missing key at its parent section, saying what to write", async () => {
+    const file = tmp.write(
+      "missing.yaml",
+      [
+        "kind: Campaign", // 1: apiVersion missing from the document
+        "metadata:",
+        "  description: no name", // 3: name missing from metadata
+        "spec:",
+        "  order:",
+        "    templateId: 1",
+        "  checkout:",
+        "    postageType: Standard", // 8: productionSpeed missing
+        "",
+      ].join("\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      "1:1: the campaign: apiVersion is required (write apiVersion: directmail/v1)",
+      "3:3: metadata: name is required (names the campaign's resources: renaming it replaces them; renaming the file does not)",
+      "5:3: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
+      "8:5: spec.checkout: productionSpeed is required (one of Normal, ExpeditedFaster, ExpeditedFastest)",
+    ]);
+  });
+
+  it("requires recipients as a file or inline, exactly one", async () => {
+    const file = tmp.write(
+      "both.yaml",
+      inlineCampaign("both").replace("  recipients:\n", "  recipients:\n    file: list.csv\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      "9:5: spec.recipients: give the recipients either as a file or inline, exactly one of the two",
+    ]);
+  });
+
+  it("says a YAML file that is not a campaign is not one, once", async () => {
+    const file = tmp.write("Pulumi.yaml", "name: project\nruntime: nodejs\n");
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      "1:1: not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign (a campaigns folder holds campaign files only)",
+    ]);
+  });
+});
+
+describe("recipients", () => {
+  it("reports a missing recipients file at its `file` value, saying where it looked", async () => {
+    const file = tmp.write(
+      "nofile/campaign.yaml",
+      inlineCampaign("nofile").replace(/ {4}inline:[\s\S]*$/, "    file: missing.csv\n"),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, file)).toEqual([
+      `9:11: spec.recipients.file: recipients file "missing.csv" not found (looked for ${path.join(tmp.dir, "nofile", "missing.csv")}; the path is relative to the campaign file)`,
+    ]);
+  });
+
+  it("reports a recipients file of an unknown type, and a folder", async () => {
+    tmp.write("types/list.txt", "x");
+    fs.mkdirSync(path.join(tmp.dir, "types/folder.csv"), { recursive: true });
+    const a = tmp.write(
+      "types/a.yaml",
+      inlineCampaign("type-a").replace(/ {4}inline:[\s\S]*$/, "    file: list.txt\n"),
+    );
+    const b = tmp.write(
+      "types/b.yaml",
+      inlineCampaign("type-b").replace(/ {4}inline:[\s\S]*$/, "    file: folder.csv\n"),
+    );
+    const { problems } = await loadCampaignFiles([a, b]);
+    expect(formatProblems(problems).split("\n")).toEqual([
+      `${a}:9:11: spec.recipients.file: "list.txt" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
+      `${b}:9:11: spec.recipients.file: "folder.csv" is a folder, not a recipients file`,
+    ]);
+  });
+
+  it("reports bad CSV rows as <recipients file>:<row>:1: <field>: <message>, after the campaign file's", async () => {
+    const csv = tmp.write(
+      "badcsv/people.csv",
+      "customerId,firstName,address1,city,state,zipCode,favouriteColour\n" +
+        "c1,Ada,12 Analytical St,London,KY,,blue\n" + // row 2: no zipCode
+        "c2,,1 Nowhere,Springfield,IL,62701,\n" + // row 3: no name
+        ",Grace,1 Compiler Way,Arlington,VA,22202,\n", // row 4: empty key column
+    );
+    const file = tmp.write(
+      "badcsv/campaign.yaml",
+      inlineCampaign("badcsv").replace(
+        / {4}inline:[\s\S]*$/,
+        "    file: people.csv\n    keyColumn: customerId\n",
+      ),
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, csv)).toEqual([
+      '1:1: favouriteColour: unknown column "favouriteColour"',
+      "2:1: zipCode: zipCode is required",
+      "3:1: firstName: a recipient needs a name (firstName, lastName) or an organization (toOrganization)",
+      "4:1: customerId: customerId (the key column) is empty",
+    ]);
+  });
+
+  it("reports a CSV row with more values than the header has columns at its line", async () => {
+    const csv = tmp.write(
+      "ragged/people.csv",
+      "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,40741\nGrace,1 Compiler Way, Suite 2,Arlington,VA,22202\n",
+    );
+    const file = tmp.write(
+      "ragged/c.yaml",
+      inlineCampaign("ragged").replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, csv)).toEqual([
+      '3:1: this row has 6 values but the header has a different number of columns (a comma inside a value needs "quotes")',
+    ]);
+  });
+
+  it("reports inline recipient problems at the recipient's field", async () => {
+    const file = tmp.write(
+      "inline-bad.yaml",
+      inlineCampaign("inline-bad").replace(
+        '        zipCode: "80302"\n',
+        '        zipCode: "80302"\n      - firstName: Grace\n        address1: 1 Compiler Way\n        city: Arlington\n        state: VA\n        zip: 02202\n        shoeSize: 9\n',
+      ),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      '19:14: spec.recipients.inline[1].zip: 02202 is read as the number 2202; write it in quotes: "02202"',
+      '20:9: spec.recipients.inline[1].shoeSize: unknown field "shoeSize"',
+    ]);
+  });
+});
+
+describe("several documents and several files", () => {
+  it("loads every document of a file separated by ---, skipping empty ones, reporting each at its line", async () => {
+    const file = tmp.write(
+      "multi.yaml",
+      `---\n${inlineCampaign("first")}---\n${inlineCampaign("second").replace("templateId: 10002", "templateId: 0")}---\n`,
+    );
+    const { campaigns, problems } = await loadCampaignFiles([file]);
+    expect(campaigns.map((c) => [c.document.metadata.name, c.documentIndex])).toEqual([["first", 0]]);
+    // The second document starts on line 17: its templateId is on line 17 + 6.
+    expect(at(problems, file)).toEqual(["23:17: spec.order.templateId: must be greater than 0; found 0"]);
+  });
+
+  it("reports a duplicate metadata.name at the second occurrence, naming the first file", async () => {
+    const first = tmp.write("dups/a.yaml", inlineCampaign("spring"));
+    const second = tmp.write("dups/b.yaml", `${inlineCampaign("autumn")}---\n${inlineCampaign("spring")}`);
+    const { campaigns, problems } = await loadCampaignFiles([first, second]);
+    expect(campaigns.map((c) => c.document.metadata.name)).toEqual(["spring", "autumn"]);
+    expect(at(problems, second)).toEqual([
+      `19:9: metadata.name: the campaign name "spring" is already used in ${first}:4:9; each campaign needs its own name (it names the campaign's resources)`,
+    ]);
+  });
+
+  it("reports an empty file and a missing file", async () => {
+    const empty = tmp.write("empty.yaml", "# nothing yet\n");
+    const missing = path.join(tmp.dir, "nope.yaml");
+    const { problems } = await loadCampaignFiles([empty, missing]);
+    expect(formatProblems(problems).split("\n")).toEqual([
+      `${empty}:1:1: the file is empty; a campaign file holds one or more campaigns (apiVersion, kind, metadata, spec)`,
+      `${missing}:1:1: campaign file not found`,
+    ]);
+  });
+});
+
+describe("campaign folders", () => {
+  it("lists *.yaml and *.yml recursively, sorted by path, skipping hidden folders and other files", async () => {
+    const d = tempDir("directmail-folder-");
+    try {
+      d.write("b.yml", inlineCampaign("b"));
+      d.write("a/z.yaml", inlineCampaign("z"));
+      d.write("a/list.csv", GOOD_CSV);
+      d.write(".github/workflows/ci.yml", "on: push\n");
+      d.write("README.md", "# campaigns\n");
+      expect(await listCampaignFiles(d.dir)).toEqual([
+        path.join(d.dir, "a/z.yaml"),
+        path.join(d.dir, "b.yml"),
+      ]);
+      const { campaigns, problems } = await loadCampaignsDir(d.dir);
+      expect(problems).toEqual([]);
+      expect(campaigns.map((c) => c.document.metadata.name)).toEqual(["z", "b"]);
+    } finally {
+      d.remove();
+    }
+  });
+
+  it("reports a missing folder as a problem", async () => {
+    const dir = path.join(tmp.dir, "no-such-folder");
+    expect(await loadCampaignsDir(dir)).toEqual({
+      campaigns: [],
+      problems: [{ file: dir, line: 1, column: 1, message: "campaign folder not found" }],
+    });
+  });
+});
+
+describe("formatProblems", () => {
+  it("prints path:line:column: message, relative to the cwd when shorter", () => {
+    const inside = path.join(process.cwd(), "campaigns", "a.yaml");
+    const outside = path.join(path.parse(process.cwd()).root, "x.yaml");
+    expect(
+      formatProblems([
+        { file: inside, line: 3, column: 5, message: "one" },
+        { file: outside, line: 1, column: 1, message: "two" },
+      ]),
+    ).toBe(`${path.join("campaigns", "a.yaml")}:3:5: one\n${outside}:1:1: two`);
+  });
+});
