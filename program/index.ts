@@ -1,14 +1,57 @@
 /**
- * The project's Pulumi program. For now it records which directmail service the stack targets;
- * the campaign files of a folder are deployed from here once the campaign resources exist.
+ * The project's Pulumi program, the GitOps entry point: every campaign file under `campaignsDir`
+ * (stack config, default `examples/campaigns`, relative to the project directory) becomes a
+ * Campaign. Adding, editing or deleting a file is the whole workflow.
+ *
+ * Resources are named after each campaign's `metadata.name`, never after its file: renaming or
+ * moving a file changes nothing, renaming a campaign replaces its resources.
  */
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { ProviderInfo } from "pulumi-directmail";
+import { Campaign, formatProblems, loadCampaignsDir } from "pulumi-directmail";
 
-const stack = pulumi.getStack();
-const target = new ProviderInfo("target", { label: stack });
+export = async () => {
+  const config = new pulumi.Config();
+  const root = pulumi.getRootDirectory();
+  const dir = path.resolve(root, config.get("campaignsDir") ?? "examples/campaigns");
+  const { campaigns, problems } = await loadCampaignsDir(dir);
+  if (problems.length > 0) {
+    // RunError: the message alone, without a stack trace.
+    throw new pulumi.RunError(
+      `the campaign files have problems; nothing was changed:\n${formatProblems(problems)}`,
+    );
+  }
 
-export const baseUrl = target.baseUrl;
-export const baseUrlSource = target.baseUrlSource;
-export const apiKeyConfigured = target.apiKeyConfigured;
-export const providerVersion = target.providerVersion;
+  const outputs: Record<string, pulumi.Output<unknown>> = {};
+  for (const { document, recipientsFile } of campaigns) {
+    const { order, recipients, checkout, addressBook } = document.spec;
+    const { file: _file, inline, ...recipientOptions } = recipients;
+    const campaign = new Campaign(document.metadata.name, {
+      order,
+      recipients: {
+        ...recipientOptions,
+        // Relative to the project directory, where the provider runs: the state stays the same
+        // on every machine and checkout folder.
+        ...(recipientsFile !== undefined
+          ? { file: path.relative(root, recipientsFile) }
+          : {
+              recipients: (inline ?? []).map((r) =>
+                Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),
+              ),
+            }),
+      },
+      ...(checkout ? { checkout } : {}),
+      ...(addressBook ? { addressBook } : {}),
+    });
+    outputs[document.metadata.name] = pulumi.output({
+      orderId: campaign.orderId,
+      orderStatus: campaign.orderStatus,
+      accepted: campaign.acceptedCount,
+      dropped: campaign.droppedCount,
+      dropReasons: campaign.dropReasons,
+      checkoutStatus: campaign.checkoutStatus,
+      totalCharges: campaign.totalCharges,
+    });
+  }
+  return outputs;
+};

@@ -12,6 +12,7 @@ export {
   type OrderRecipientInput,
 } from "./api";
 export * from "./api/errors";
+export { Campaign, type CampaignArgs } from "./campaign/component";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry";
 export { Checkout, type CheckoutArgs } from "./resources/checkout";
 export { Order, type OrderArgs } from "./resources/order";

@@ -1,30 +1,103 @@
 /**
- * The README's main job (`npm run demo`): applies the project's Pulumi program with `pulumi up`
- * on a local file backend in a temporary folder, offline, prints a short summary, then destroys
- * what it made and removes the temporary state.
+ * The README's main job (`npm run demo`): starts the sandbox with a seeded demo account on a free
+ * port, applies the example campaigns (examples/campaigns) with `pulumi up` on a local file backend
+ * in a temporary folder, prints a short summary, writes one proof PDF, and shuts the sandbox down.
+ * Offline and free: nothing leaves the machine.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as readline from "node:readline";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
+import { DirectMailClient } from "../provider/api/client";
 
 const repoRoot = path.resolve(__dirname, "../..");
+
+interface SeededSandbox {
+  url: string;
+  apiKey: string;
+  child: ChildProcess;
+}
+
+async function startSandbox(dataDir: string): Promise<SeededSandbox> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot, "bin/directmail.js"),
+      "sandbox",
+      "--port",
+      "0",
+      "--seed",
+      "demo",
+      "--data",
+      dataDir,
+      "--quiet",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
+    child.once("exit", (code) =>
+      reject(new Error(`the sandbox exited with code ${code} before it was ready`)),
+    );
+  });
+  const seed = JSON.parse(line) as { url: string; apiKey: string };
+  return { url: seed.url, apiKey: seed.apiKey, child };
+}
+
+function pulumiOnPath(): string {
+  const bin = (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, "pulumi"))
+    .find((candidate) => fs.existsSync(candidate));
+  if (!bin) throw new Error("the pulumi CLI is not on PATH: run the demo with `npm run demo`");
+  return bin;
+}
+
+type CampaignSummary = {
+  orderId: number;
+  orderStatus: string;
+  accepted: number;
+  dropped: number;
+  dropReasons: Record<string, number>;
+  checkoutStatus?: string;
+  totalCharges?: number | null;
+};
+
+function printSummary(outputs: Record<string, { value: unknown }>): void {
+  console.log("\n== summary");
+  for (const [name, { value }] of Object.entries(outputs)) {
+    const c = value as CampaignSummary;
+    console.log(`${name}: order ${c.orderId}, ${c.orderStatus}`);
+    console.log(`  recipients: ${c.accepted} accepted, ${c.dropped} dropped`);
+    for (const [reason, count] of Object.entries(c.dropReasons ?? {}))
+      console.log(`    ${count} × ${reason}`);
+    if (c.checkoutStatus) {
+      console.log(
+        `  checkout: charged ${c.totalCharges ?? "(recorded, nothing charged)"}, payment ${c.checkoutStatus}`,
+      );
+    } else {
+      console.log("  checkout: none yet (a draft for review; add `checkout:` to the file to pay)");
+    }
+  }
+}
 
 async function main(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-demo-"));
   const stackFile = path.join(repoRoot, "Pulumi.demo.yaml");
+  console.log("== starting the sandbox with the demo account");
+  const sandbox = await startSandbox(path.join(scratch, "sandbox"));
+  console.log(`sandbox at ${sandbox.url}`);
+  const client = new DirectMailClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
   try {
-    const pulumiBin = process.env.PATH?.split(path.delimiter)
-      .map((dir) => path.join(dir, "pulumi"))
-      .find((candidate) => fs.existsSync(candidate));
-    if (!pulumiBin) throw new Error("the pulumi CLI is not on PATH: run the demo with `npm run demo`");
-    const pulumiCommand = await PulumiCommand.get({ root: path.dirname(path.dirname(pulumiBin)) });
+    const pulumiCommand = await PulumiCommand.get({ root: path.dirname(path.dirname(pulumiOnPath())) });
     const stack = await LocalWorkspace.createOrSelectStack(
       { stackName: "demo", workDir: repoRoot },
       {
         pulumiCommand,
         envVars: {
-          PULUMI_BACKEND_URL: `file://${scratch}`,
+          PULUMI_BACKEND_URL: `file://${path.join(scratch, "state")}`,
           PULUMI_HOME: path.join(scratch, "home"),
           PULUMI_CONFIG_PASSPHRASE: "directmail-demo",
           PULUMI_SKIP_UPDATE_CHECK: "true",
@@ -32,17 +105,27 @@ async function main(): Promise<void> {
         },
       },
     );
-    console.log(`== pulumi up (pulumi ${pulumiCommand.version?.toString()}, state in ${scratch})`);
+    fs.mkdirSync(path.join(scratch, "state"), { recursive: true });
+    await stack.setAllConfig({
+      "directmail:baseUrl": { value: sandbox.url },
+      "directmail:apiKey": { value: sandbox.apiKey, secret: true },
+    });
+    console.log(`\n== pulumi up of examples/campaigns (pulumi ${pulumiCommand.version?.toString()})`);
     const up = await stack.up({ onOutput: (out) => process.stdout.write(out) });
-    console.log("\n== summary");
-    console.log(`result: ${up.summary.result}`);
-    for (const [name, output] of Object.entries(up.outputs)) {
-      console.log(`  ${name}: ${output.secret ? "[secret]" : JSON.stringify(output.value)}`);
+    printSummary(up.outputs as Record<string, { value: unknown }>);
+
+    const first = Object.values(up.outputs)[0]?.value as CampaignSummary | undefined;
+    if (first) {
+      const proof = path.join(repoRoot, "out", "demo-proof.pdf");
+      fs.mkdirSync(path.dirname(proof), { recursive: true });
+      const { bytes } = await client.downloadProof(first.orderId, proof);
+      console.log(
+        `\nproof of order ${first.orderId} (first mailable recipient): ${path.relative(process.cwd(), proof)} (${bytes} bytes)`,
+      );
     }
-    console.log("\n== pulumi destroy");
-    const destroy = await stack.destroy();
-    console.log(`result: ${destroy.summary.result}`);
   } finally {
+    await client.close();
+    sandbox.child.kill("SIGTERM");
     fs.rmSync(scratch, { recursive: true, force: true });
     fs.rmSync(stackFile, { force: true });
   }

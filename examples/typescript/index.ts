@@ -12,8 +12,22 @@ const reactivation = new Campaign("reactivation", {
   order: { templateId: config.getNumber("templateId") ?? 10001 },
   recipients: {
     recipients: [
-      { firstName: "Barbara", lastName: "Liskov", address1: "9 Substitution St", city: "Boulder", state: "CO", zipCode: "80302" },
-      { firstName: "Donald", lastName: "Knuth", address1: "42 Art Lane", city: "Madison", state: "WI", zipCode: "53703" },
+      {
+        firstName: "Barbara",
+        lastName: "Liskov",
+        address1: "9 Substitution St",
+        city: "Boulder",
+        state: "CO",
+        zipCode: "80302",
+      },
+      {
+        firstName: "Donald",
+        lastName: "Knuth",
+        address1: "42 Art Lane",
+        city: "Madison",
+        state: "WI",
+        zipCode: "53703",
+      },
     ],
   },
   // Pay only when the stack says so: `pulumi config set pay true`.

@@ -77,9 +77,20 @@ export class Campaign extends pulumi.ComponentResource {
 }
 
 function entryName(entry: AddressBookEntryArgs): string {
-  const fields = [entry.firstName, entry.lastName, entry.toOrganization, entry.address1, entry.address2, entry.city, entry.state, entry.zip];
+  const fields = [
+    entry.firstName,
+    entry.lastName,
+    entry.toOrganization,
+    entry.address1,
+    entry.address2,
+    entry.city,
+    entry.state,
+    entry.zip,
+  ];
   if (fields.some((f) => f !== undefined && typeof f !== "string")) {
-    throw new Error("address-book entries of a Campaign take plain strings (their address names the resource)");
+    throw new Error(
+      "address-book entries of a Campaign take plain strings (their address names the resource)",
+    );
   }
   return createHash("sha256").update(JSON.stringify(fields)).digest("hex").slice(0, 10);
 }

@@ -11,7 +11,9 @@ export const CAMPAIGN_API_VERSION = "directmail/v1";
 
 const recipientRecord = z
   .record(z.string(), z.union([z.string(), z.number()]))
-  .describe("One recipient: firstName, lastName, toOrganization, address1, city, state, zipCode, custom1..custom6, ...");
+  .describe(
+    "One recipient: firstName, lastName, toOrganization, address1, city, state, zipCode, custom1..custom6, ...",
+  );
 
 export const CampaignOrder = z
   .strictObject({
@@ -34,7 +36,10 @@ export const CampaignRecipients = z
       .min(1)
       .optional()
       .describe("CSV (header row), JSON array or JSON Lines file, relative to the campaign file."),
-    inline: z.array(recipientRecord).optional().describe("Recipients written in the campaign file (small lists)."),
+    inline: z
+      .array(recipientRecord)
+      .optional()
+      .describe("Recipients written in the campaign file (small lists)."),
     keyColumn: z
       .string()
       .min(1)
@@ -112,5 +117,9 @@ export const CampaignDocument = z
     }),
     spec: CampaignSpec,
   })
-  .meta({ id: "CampaignDocument", title: "directmail campaign", description: "A direct-mail campaign declared as data." });
+  .meta({
+    id: "CampaignDocument",
+    title: "directmail campaign",
+    description: "A direct-mail campaign declared as data.",
+  });
 export type CampaignDocument = z.infer<typeof CampaignDocument>;

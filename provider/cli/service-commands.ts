@@ -13,7 +13,9 @@ function positiveInt(value: string): number {
 function clientFromEnvironment(): DirectMailClient {
   const { baseUrl, apiKey } = resolveSettings(undefined);
   if (!apiKey) {
-    throw new Error(`no API key for ${baseUrl}: set DIRECTMAIL_API_KEY (and DIRECTMAIL_BASE_URL for another service)`);
+    throw new Error(
+      `no API key for ${baseUrl}: set DIRECTMAIL_API_KEY (and DIRECTMAIL_BASE_URL for another service)`,
+    );
   }
   return new DirectMailClient({ baseUrl, apiKey });
 }
@@ -25,12 +27,16 @@ function clientFromEnvironment(): DirectMailClient {
 export function registerServiceCommands(program: Command): void {
   program
     .command("whoami")
-    .description("Show the account of DIRECTMAIL_API_KEY at DIRECTMAIL_BASE_URL (default: the local sandbox).")
+    .description(
+      "Show the account of DIRECTMAIL_API_KEY at DIRECTMAIL_BASE_URL (default: the local sandbox).",
+    )
     .action(async () => {
       const client = clientFromEnvironment();
       try {
         const profile = await client.me();
-        console.log(`${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`);
+        console.log(
+          `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`,
+        );
       } finally {
         await client.close();
       }

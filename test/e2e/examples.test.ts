@@ -65,8 +65,12 @@ describe("the examples under the real pulumi CLI", { timeout: 300_000 }, () => {
     expect(nonSame(preview.changeSummary)).toEqual([]);
 
     const file = path.join(t.workDir, "examples/campaigns/welcome-letters.yaml");
-    const added = "      - firstName: Alan\n        lastName: Kay\n        address1: 8 Smalltalk Row\n        city: Portland\n        state: OR\n        zipCode: \"97205\"\n";
-    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("  addressBook:\n", `${added}  addressBook:\n`));
+    const added =
+      '      - firstName: Alan\n        lastName: Kay\n        address1: 8 Smalltalk Row\n        city: Portland\n        state: OR\n        zipCode: "97205"\n';
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, "utf8").replace("  addressBook:\n", `${added}  addressBook:\n`),
+    );
     const edited = await t.stack.up();
     expect(edited.summary.resourceChanges).toMatchObject({ update: 1 });
     expect(edited.outputs["welcome-letters"]?.value).toMatchObject({ accepted: 3 });

@@ -81,7 +81,8 @@ export async function createTestStack(
   if (options.fromDir) {
     fs.cpSync(path.join(repoRoot, options.fromDir), workDir, { recursive: true });
   } else if (options.from) {
-    for (const item of options.from) fs.cpSync(path.join(repoRoot, item), path.join(workDir, item), { recursive: true });
+    for (const item of options.from)
+      fs.cpSync(path.join(repoRoot, item), path.join(workDir, item), { recursive: true });
   } else {
     fs.cpSync(path.join(repoRoot, "test/e2e/programs", program), workDir, { recursive: true });
   }
