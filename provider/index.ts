@@ -13,6 +13,14 @@ export {
 } from "./api";
 export * from "./api/errors";
 export { Campaign, type CampaignArgs } from "./campaign/component";
+export {
+  type CampaignProblem,
+  formatProblems,
+  type LoadedCampaign,
+  loadCampaignFiles,
+  loadCampaignsDir,
+} from "./campaign/loader";
+export { CAMPAIGN_API_VERSION, CampaignDocument } from "./campaign/schema";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry";
 export { Checkout, type CheckoutArgs } from "./resources/checkout";
 export { Order, type OrderArgs } from "./resources/order";
