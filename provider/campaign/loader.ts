@@ -17,6 +17,7 @@ import {
   LineCounter,
   type Node,
   parseAllDocuments,
+  parseDocument,
   visit,
 } from "yaml";
 import { z } from "zod";
@@ -529,11 +530,14 @@ async function checkRecipients(
   }
   try {
     const loaded = await loadRecipients({ file }, options);
+    // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
+    const elements =
+      formatOf(file) === "json" && loaded.problems.length > 0 ? await jsonElementPositions(file) : [];
     for (const problem of loaded.problems) {
+      const position = formatOf(file) === "json" ? elements[problem.row - 1] : undefined;
       late.push({
         file,
-        line: problem.row,
-        column: 1,
+        ...(position ?? { line: problem.row, column: 1 }),
         message: `${problem.field ? `${problem.field}: ` : ""}${problem.message}`,
       });
     }
@@ -574,6 +578,17 @@ function numbersLosingDigits(parsed: ParsedDocument, problems: CampaignProblem[]
       });
     }
   }
+}
+
+/** Where each element of a JSON array file starts (JSON is YAML, whose parser keeps positions). */
+async function jsonElementPositions(file: string): Promise<Position[]> {
+  const lines = new LineCounter();
+  const doc = parseDocument(await fs.readFile(file, "utf8"), { lineCounter: lines });
+  if (!isSeq(doc.contents)) return [];
+  return doc.contents.items.map((item) => {
+    const { line, col } = lines.linePos((item as Node | null)?.range?.[0] ?? 0);
+    return { line, column: col };
+  });
 }
 
 /** The key an inline recipient wrote for a canonical field name (it may have written `zip` for zipCode). */

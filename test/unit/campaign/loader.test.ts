@@ -324,6 +324,25 @@ describe("recipients", () => {
     ]);
   });
 
+  it("reports a bad element of a JSON array recipients file at the element's line and column", async () => {
+    const json = tmp.write(
+      "jsonfile/people.json",
+      '[\n  {"firstName": "Ada", "address1": "1 Way", "city": "X", "state": "IL", "zipCode": "62701"},\n  {"firstName": "Grace"}, 7\n]\n',
+    );
+    const file = tmp.write(
+      "jsonfile/c.yaml",
+      inlineCampaign("jsonfile").replace(/ {4}inline:[\s\S]*$/, "    file: people.json\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, json)).toEqual([
+      "3:3: address1: address1 is required",
+      "3:3: city: city is required",
+      "3:3: state: state is required",
+      "3:3: zipCode: zipCode is required",
+      "3:27: expected an object with recipient fields",
+    ]);
+  });
+
   it("reports inline recipient problems at the recipient's field", async () => {
     const file = tmp.write(
       "inline-bad.yaml",
