@@ -548,10 +548,19 @@ async function checkRecipients(
     }
   } catch (error) {
     // The file's own format is broken (a CSV row with an extra column, JSON that does not parse).
-    const line = (error as { lines?: unknown }).lines;
+    const reported = (error as { lines?: unknown }).lines;
     const message = recipientFileError(error);
-    if (typeof line === "number" && line > 0) late.push({ file, line, column: 1, message });
-    else fileProblem(`"${declared}" cannot be read: ${message}`);
+    if (typeof reported === "number" && reported > 0) {
+      const text = await fs.readFile(file, "utf8").catch(() => "");
+      // csv-parse reports an unclosed quote at the end of the file (even a line past it); the
+      // quote that opened it is where the fix goes.
+      const opened =
+        (error as { code?: unknown }).code === "CSV_QUOTE_NOT_CLOSED" ? unclosedQuoteLine(text) : undefined;
+      const line = Math.min(opened ?? reported, lineCount(text));
+      late.push({ file, line, column: 1, message });
+    } else {
+      fileProblem(`"${declared}" cannot be read: ${message}`);
+    }
   }
   return file;
 }
@@ -580,6 +589,38 @@ function numbersLosingDigits(parsed: ParsedDocument, problems: CampaignProblem[]
   }
 }
 
+/** The line of the quote that opens a CSV value never closed, as csv-parse reads quotes. */
+function unclosedQuoteLine(text: string): number | undefined {
+  let line = 1;
+  let quoted = false;
+  let openedAt = 1;
+  let fieldStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const newline = c === "\n" || (c === "\r" && text[i + 1] !== "\n");
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') i++;
+      else if (c === '"') quoted = false;
+      else if (newline) line++;
+    } else if (c === '"' && fieldStart) {
+      quoted = true;
+      openedAt = line;
+    } else if (newline) {
+      line++;
+      fieldStart = true;
+    } else if (c === ",") {
+      fieldStart = true;
+    } else if (c !== " " && c !== "\t" && c !== "\r") {
+      fieldStart = false; // trim: spaces may precede the opening quote
+    }
+  }
+  return quoted ? openedAt : undefined;
+}
+
+function lineCount(text: string): number {
+  return text.split(/\r\n|\r|\n/).length;
+}
+
 /** Where each element of a JSON array file starts (JSON is YAML, whose parser keeps positions). */
 async function jsonElementPositions(file: string): Promise<Position[]> {
   const lines = new LineCounter();
@@ -603,7 +644,8 @@ function recipientFileError(error: unknown): string {
     const count = Array.isArray(e.record) ? e.record.length : undefined;
     return `this row has ${count ?? "a different number of"} values but the header has a different number of columns (a comma inside a value needs "quotes")`;
   }
-  if (e.code === "CSV_QUOTE_NOT_CLOSED") return 'a quoted value is not closed (missing ")';
+  if (e.code === "CSV_QUOTE_NOT_CLOSED")
+    return 'a quoted value starts here and is never closed (a " is missing)';
   const message = typeof e.message === "string" ? e.message : String(error);
   // The source's own messages start with the absolute path, which the problem already names.
   return message.replace(/^\S+: /, "");

@@ -324,6 +324,21 @@ describe("recipients", () => {
     ]);
   });
 
+  it("reports an unclosed quote in a CSV file at the line where the quote opens", async () => {
+    const csv = tmp.write(
+      "quote/people.csv",
+      'firstName,address1,city,state,zipCode\nAda,"12 Analytical St, Flat 2",London,KY,40741\nGrace,"1 Compiler Way,Arlington,VA,22202\nAlan,3 Turing Rd,Wilmslow,CH,12345\n',
+    );
+    const file = tmp.write(
+      "quote/c.yaml",
+      inlineCampaign("quote").replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, csv)).toEqual([
+      '3:1: a quoted value starts here and is never closed (a " is missing)',
+    ]);
+  });
+
   it("reports a bad element of a JSON array recipients file at the element's line and column", async () => {
     const json = tmp.write(
       "jsonfile/people.json",

@@ -1,0 +1,82 @@
+/**
+ * `directmail validate` as CI runs it: the compiled CLI (dist/, built by `npm run build` or
+ * `npx tsc -p tsconfig.json`), its output and its exit code.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
+
+const ROOT = path.resolve(__dirname, "../../..");
+const BIN = path.join(ROOT, "bin/directmail.js");
+const tmp = tempDir("directmail-validate-");
+afterAll(tmp.remove);
+
+/** Runs the CLI in the temporary folder, so that problems print with paths relative to it. */
+function validate(...args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, "validate", ...args], { cwd: tmp.dir, encoding: "utf8" });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  expect(
+    fs.existsSync(path.join(ROOT, "dist/provider/cli/validate-command.js")),
+    "run `npx tsc -p tsconfig.json` first",
+  ).toBe(true);
+  tmp.write(
+    "good/spring.yaml",
+    inlineCampaign("spring").replace(
+      / {4}inline:[\s\S]*$/,
+      "    file: people.csv\n    keyColumn: customerId\n",
+    ),
+  );
+  tmp.write("good/people.csv", GOOD_CSV);
+  tmp.write("good/nested/welcome.yml", inlineCampaign("welcome"));
+  tmp.write(
+    "bad/campaign.yaml",
+    inlineCampaign("bad")
+      .replace("templateId: 10002", "templateId: ten")
+      .replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
+  );
+  tmp.write("bad/people.csv", "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,\n");
+});
+
+describe("directmail validate", () => {
+  it("prints the count and exits 0 when every campaign is fine (files and folders)", () => {
+    const result = validate("good");
+    expect(result).toEqual({ code: 0, stdout: "2 campaigns OK\n", stderr: "" });
+    expect(validate(path.join("good", "spring.yaml"))).toEqual({
+      code: 0,
+      stdout: "1 campaign OK\n",
+      stderr: "",
+    });
+  });
+
+  it("prints every problem as path:line:column: message and exits 1", () => {
+    const result = validate("bad/campaign.yaml", "good");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.split("\n")).toEqual([
+      `${path.join("bad", "campaign.yaml")}:7:17: spec.order.templateId: must be a whole number; found "ten"`,
+      `${path.join("bad", "people.csv")}:2:1: zipCode: zipCode is required`,
+      "2 problems; 2 campaigns without problems",
+      "",
+    ]);
+  });
+
+  it("reports a path that does not exist, without a stack trace", () => {
+    const result = validate("nowhere");
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "nowhere:1:1: not found\n1 problem; 0 campaigns without problems\n",
+    });
+  });
+
+  it("needs at least one path", () => {
+    const result = validate();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("missing required argument 'paths'");
+  });
+});
