@@ -499,7 +499,7 @@ async function checkRecipients(
     if (loaded.problemCount > loaded.problems.length) {
       problems.push({
         ...at(["inline"]),
-        message: `spec.recipients.inline: ${loaded.problemCount - loaded.problems.length} more recipient problems`,
+        message: `spec.recipients.inline: ${loaded.problemCount - loaded.problems.length} more problems besides the ${loaded.problems.length} listed`,
       });
     }
     return undefined;
@@ -543,7 +543,7 @@ async function checkRecipients(
     }
     if (loaded.problemCount > loaded.problems.length) {
       fileProblem(
-        `"${declared}" has ${loaded.problemCount - loaded.problems.length} more problems than listed`,
+        `"${declared}" has ${loaded.problemCount - loaded.problems.length} more problems besides the ${loaded.problems.length} listed`,
       );
     }
   } catch (error) {

@@ -39,7 +39,16 @@ export async function validate(paths: string[]): Promise<{ summary: string; prob
     if (stat === undefined) {
       problems.push({ file: absolute, line: 1, column: 1, message: "not found" });
     } else if (stat.isDirectory()) {
-      files.push(...(await listCampaignFiles(absolute)));
+      try {
+        files.push(...(await listCampaignFiles(absolute)));
+      } catch (error) {
+        problems.push({
+          file: absolute,
+          line: 1,
+          column: 1,
+          message: `cannot be read: ${(error as Error).message}`,
+        });
+      }
     } else {
       files.push(absolute);
     }

@@ -11,6 +11,7 @@ import {
   listCampaignFiles,
   loadCampaignFiles,
   loadCampaignsDir,
+  MAX_RECIPIENT_PROBLEMS,
 } from "../../../provider/campaign/loader";
 import { GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
@@ -339,6 +340,29 @@ describe("recipients", () => {
     ]);
   });
 
+  it(`lists the first ${MAX_RECIPIENT_PROBLEMS} recipient problems and counts the rest at the file value`, async () => {
+    const rows = Array.from({ length: MAX_RECIPIENT_PROBLEMS + 5 }, (_, i) => `Person ${i},1 Way,Town,IL,`);
+    const csv = tmp.write("many/people.csv", `firstName,address1,city,state,zipCode\n${rows.join("\n")}\n`);
+    const file = tmp.write(
+      "many/c.yaml",
+      inlineCampaign("many").replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
+    );
+    const { problems } = await loadCampaignFiles([file]);
+    expect(problems.filter((p) => p.file === csv)).toHaveLength(MAX_RECIPIENT_PROBLEMS);
+    expect(problems.filter((p) => p.file === csv).at(-1)).toMatchObject({
+      line: MAX_RECIPIENT_PROBLEMS + 1,
+      column: 1,
+    });
+    expect(
+      at(
+        problems.filter((p) => p.file === file),
+        file,
+      ),
+    ).toEqual([
+      `9:11: spec.recipients.file: "people.csv" has 5 more problems besides the ${MAX_RECIPIENT_PROBLEMS} listed`,
+    ]);
+  });
+
   it("reports a bad element of a JSON array recipients file at the element's line and column", async () => {
     const json = tmp.write(
       "jsonfile/people.json",
@@ -434,6 +458,16 @@ describe("campaign folders", () => {
       campaigns: [],
       problems: [{ file: dir, line: 1, column: 1, message: "campaign folder not found" }],
     });
+  });
+});
+
+describe("the example campaigns", () => {
+  it("load without problems", async () => {
+    const { campaigns, problems } = await loadCampaignsDir(
+      path.resolve(__dirname, "../../../examples/campaigns"),
+    );
+    expect(formatProblems(problems)).toBe("");
+    expect(campaigns.length).toBeGreaterThan(0);
   });
 });
 
