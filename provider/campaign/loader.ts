@@ -192,6 +192,7 @@ function parseFile(file: string, text: string, problems: CampaignProblem[]): Par
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
     let value: unknown;
     try {
+      // An alias bomb (aliases of aliases) becomes a problem here instead of exhausting memory.
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (error) {
       problems.push({ file, ...aliasPosition(doc, lines), message: `YAML: ${(error as Error).message}` });
@@ -235,27 +236,27 @@ function aliasPosition(doc: Document.Parsed, lines: LineCounter): Position {
 }
 
 /**
- * The node at `path` in a document. `key` is the key node of the last map entry on the way;
- * `complete` is false when the path ends early (a missing key: the result is the parent).
+ * The node at `path` in a document, or the deepest one on the way when the path ends early (a
+ * missing key: its parent). `key` is the key node of the last map entry on the way.
  */
-function nodeAt(doc: Document.Parsed, path: Path): { node: Node | null; key?: Node; complete: boolean } {
+function nodeAt(doc: Document.Parsed, path: Path): { node: Node | null; key?: Node } {
   let node: unknown = doc.contents;
   let key: Node | undefined;
   for (const segment of path) {
     if (isAlias(node)) node = node.resolve(doc);
     if (isMap(node)) {
       const pair = node.items.find((p) => keyText(p.key) === String(segment));
-      if (!pair) return { node, ...(key ? { key } : {}), complete: false };
+      if (!pair) return { node, ...(key ? { key } : {}) };
       key = pair.key as Node;
       node = pair.value;
     } else if (isSeq(node) && typeof segment === "number" && node.items[segment] !== undefined) {
       node = node.items[segment];
       key = undefined;
     } else {
-      return { node: node as Node | null, ...(key ? { key } : {}), complete: false };
+      return { node: node as Node | null, ...(key ? { key } : {}) };
     }
   }
-  return { node: node as Node | null, ...(key ? { key } : {}), complete: true };
+  return { node: node as Node | null, ...(key ? { key } : {}) };
 }
 
 function keyText(key: unknown): string | undefined {
@@ -493,7 +494,7 @@ async function checkRecipients(
       problems.push({
         file: parsed.file,
         ...nodePosition(parsed, field && key ? key : node),
-        message: `${label(["spec", "recipients", ...item, ...(problem.field ? [problem.field] : [])])}: ${problem.message}`,
+        message: `${label(["spec", "recipients", ...item, ...(problem.field ? [field || problem.field] : [])])}: ${problem.message}`,
       });
     }
     if (loaded.problemCount > loaded.problems.length) {

@@ -387,13 +387,16 @@ describe("recipients", () => {
       "inline-bad.yaml",
       inlineCampaign("inline-bad").replace(
         '        zipCode: "80302"\n',
-        '        zipCode: "80302"\n      - firstName: Grace\n        address1: 1 Compiler Way\n        city: Arlington\n        state: VA\n        zip: 02202\n        shoeSize: 9\n',
+        '        zipCode: "80302"\n      - firstName: Grace\n        address1: 1 Compiler Way\n        city: Arlington\n        state: VA\n        zip: 02202\n        shoeSize: 9\n' +
+          '      - toOrganization: Navy\n        address1: 1 Pier\n        city: Norfolk\n        state: VA\n        zip: ""\n',
       ),
     );
     const { problems } = await loadCampaignFiles([file]);
     expect(at(problems, file)).toEqual([
       '19:14: spec.recipients.inline[1].zip: 02202 is read as the number 2202; write it in quotes: "02202"',
       '20:9: spec.recipients.inline[1].shoeSize: unknown field "shoeSize"',
+      // Written as zip (an alias of zipCode): named and placed as written.
+      "25:9: spec.recipients.inline[2].zip: zipCode is required",
     ]);
   });
 });
