@@ -71,7 +71,8 @@ A campaign file is YAML: one campaign, or several separated by \`---\`. Every \`
 \`*.yml\` file under the campaigns folder (stack config \`campaignsDir\`; hidden folders such as
 \`.github\` are skipped) is deployed by \`pulumi up\`; adding, editing or deleting a file is the
 whole workflow. Before anything changes, every file is checked and every problem is reported at
-once as \`file:line:column: message\`. Run the same checks in CI with:
+once as \`file:line:column: message\`. Run the same checks in CI with (exit code 1 on any problem,
+files and folders accepted):
 
     npx directmail validate campaigns/
 
