@@ -129,6 +129,17 @@ describe("YAML syntax errors", () => {
   });
 });
 
+describe("files saved on Windows", () => {
+  it("load with a byte-order mark and CRLF line ends, with the same positions", async () => {
+    const text = inlineCampaign("windows")
+      .replace("templateId: 10002", "templateId: 0")
+      .replace(/\n/g, "\r\n");
+    const file = tmp.write("windows.yaml", `\uFEFF${text}`);
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual(["7:17: spec.order.templateId: must be greater than 0; found 0"]);
+  });
+});
+
 describe("schema errors", () => {
   it("point at the offending value and say what is allowed", async () => {
     const file = tmp.write(
