@@ -30,10 +30,10 @@ export = async () => {
       order,
       recipients: {
         ...recipientOptions,
-        // Relative to the project directory, where the provider runs: the state stays the same
-        // on every machine and checkout folder.
+        // Relative to the working directory, which the provider shares with the program: the state
+        // stays the same on every machine and checkout folder.
         ...(recipientsFile !== undefined
-          ? { file: path.relative(root, recipientsFile) }
+          ? { file: path.relative(process.cwd(), recipientsFile) }
           : {
               recipients: (inline ?? []).map((r) =>
                 Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),

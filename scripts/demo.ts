@@ -75,7 +75,7 @@ function printSummary(outputs: Record<string, { value: unknown }>): void {
       console.log(`    ${count} × ${reason}`);
     if (c.checkoutStatus) {
       console.log(
-        `  checkout: charged ${c.totalCharges ?? "(recorded, nothing charged)"}, payment ${c.checkoutStatus}`,
+        `  checkout: charged ${c.totalCharges ?? "nothing (an earlier checkout recorded)"}; the order is now ${c.checkoutStatus}`,
       );
     } else {
       console.log("  checkout: none yet (a draft for review; add `checkout:` to the file to pay)");
@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   const client = new DirectMailClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
   try {
     const pulumiCommand = await PulumiCommand.get({ root: path.dirname(path.dirname(pulumiOnPath())) });
+    fs.mkdirSync(path.join(scratch, "state"), { recursive: true });
     const stack = await LocalWorkspace.createOrSelectStack(
       { stackName: "demo", workDir: repoRoot },
       {
@@ -105,7 +106,6 @@ async function main(): Promise<void> {
         },
       },
     );
-    fs.mkdirSync(path.join(scratch, "state"), { recursive: true });
     await stack.setAllConfig({
       "directmail:baseUrl": { value: sandbox.url },
       "directmail:apiKey": { value: sandbox.apiKey, secret: true },

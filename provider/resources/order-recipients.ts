@@ -31,7 +31,10 @@ export interface OrderRecipientsArgs {
   orderId: pulumi.Input<number>;
   /** Recipients written in the program (small lists: they are stored in the state as written). */
   recipients?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<string>>>[]>;
-  /** A CSV (header row), JSON array or JSON Lines file, relative to the project directory. */
+  /**
+   * A CSV (header row), JSON array or JSON Lines file, relative to the program's working directory
+   * (the folder of its entry point, which the provider shares; the project folder for most projects).
+   */
   file?: pulumi.Input<string>;
   /** A column that identifies each recipient (a customer id, say); without it, the content does. */
   keyColumn?: pulumi.Input<string>;

@@ -94,14 +94,26 @@ async function* rowsOf(
     return;
   }
   const format = formatOf(source.file);
+  // A missing or unreadable file is one clear error, before any stream is opened.
+  await fs.access(source.file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+    const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;
+    throw new Error(`${source.file}: ${why} (paths are relative to ${process.cwd()})`);
+  });
   if (format === "json") {
-    const parsed: unknown = JSON.parse(await fs.readFile(source.file, "utf8"));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await fs.readFile(source.file, "utf8"));
+    } catch (error) {
+      throw new Error(`${source.file}: not valid JSON: ${(error as Error).message}`);
+    }
     if (!Array.isArray(parsed)) throw new Error(`${source.file}: expected a JSON array of recipients`);
     for (const [index, value] of parsed.entries()) yield { row: index + 1, value };
     return;
   }
   if (format === "jsonl") {
-    const lines = readline.createInterface({ input: createReadStream(source.file), crlfDelay: Infinity });
+    const input = createReadStream(source.file);
+    const lines = readline.createInterface({ input, crlfDelay: Infinity });
+    input.on("error", (error) => lines.emit("error", error));
     let line = 0;
     for await (const text of lines) {
       line += 1;
@@ -121,9 +133,11 @@ async function* rowsOf(
       if (canonical === undefined) problem({ row: 1, field: name, message: `unknown column "${name}"` });
       return canonical ?? false;
     });
-  const parser = createReadStream(source.file).pipe(
-    parseCsv({ columns, bom: true, skip_empty_lines: true, trim: true, info: true }),
-  );
+  const parser = parseCsv({ columns, bom: true, skip_empty_lines: true, trim: true, info: true });
+  // pipe() does not pass a read error on: without this the parser would wait forever.
+  createReadStream(source.file)
+    .on("error", (error) => parser.destroy(error))
+    .pipe(parser);
   for await (const { record, info } of parser as AsyncIterable<{
     record: Record<string, string>;
     info: { lines: number };

@@ -137,6 +137,17 @@ describe("loading declared recipients", () => {
     await expect(loadRecipients({ file: file("r.txt", "") }, opts)).rejects.toThrow(/use .csv, .json/);
   });
 
+  it("a missing file is one clear error naming it, never a hang", async () => {
+    for (const name of ["gone.csv", "gone.json", "gone.jsonl"]) {
+      await expect(loadRecipients({ file: path.join(dir, name) }, opts)).rejects.toThrow(
+        `${path.join(dir, name)}: no such file`,
+      );
+    }
+    await expect(loadRecipients({ file: file("broken.json", "[{") }, opts)).rejects.toThrow(
+      /broken.json: not valid JSON/,
+    );
+  });
+
   it("gives the same digest to the same set in any order, and another to a changed set", () => {
     expect(digestOf(["b", "a"], "custom6")).toBe(digestOf(["a", "b"], "custom6"));
     expect(digestOf(["a", "b"], "custom6")).not.toBe(digestOf(["a"], "custom6"));
