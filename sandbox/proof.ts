@@ -58,18 +58,16 @@ export async function renderProof(order: OrderRow, recipient: OrderRecipient): P
   let y = 230;
   draw(`${greeting},`, 16, y, 13, script);
   const message: string[] = [];
-  for (const field of [
-    "text",
-    "text2",
-    "custom1",
-    "custom2",
-    "custom3",
-    "custom4",
-    "custom5",
-    "custom6",
-  ] as const) {
+  for (const field of ["text", "text2"] as const) {
     const value = m[field];
-    if (value) message.push(...wrap(field.startsWith("custom") ? `${field}: ${value}` : value, 11, 200));
+    if (value) message.push(...wrap(value, 11, 200));
+  }
+  // A template prints the merge fields its design uses (its merge-field list), no others: data a
+  // list carries for other purposes, such as the provider's identity keys, never reaches the card.
+  const printed = new Set(JSON.parse(order.required_merge_fields) as string[]);
+  for (const field of ["custom1", "custom2", "custom3", "custom4", "custom5", "custom6"] as const) {
+    const value = m[field];
+    if (value && printed.has(field)) message.push(...wrap(`${field}: ${value}`, 11, 200));
   }
   const room = Math.floor((y - 70) / 15);
   message.slice(0, room).forEach((line, i) => {

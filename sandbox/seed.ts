@@ -38,6 +38,7 @@ export function seedDemo(sb: Sandbox): DemoSeed {
         product: "Handwritten Postcard",
         hasQr: true,
         qrUrl: "https://example.com/demo-offer",
+        requiredMergeFields: ["custom1"],
       }).id;
     const letter =
       find("Demo letter") ??

@@ -431,6 +431,22 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     }
   };
 
+  /**
+   * The identity key must never be printed: refuse an identity field that the order's template
+   * lists among the merge fields it prints.
+   */
+  const refusePrintedIdentityField = async (order: OrderSummary, identityField: IdentityField) => {
+    if (order.templateId === null) return;
+    const template = (await ctx.client().listTemplates()).find((t) => t.id === order.templateId);
+    if (template?.requiredMergeFields?.includes(identityField)) {
+      throw new Error(
+        `Template ${template.id} ("${template.name}") prints ${identityField}, which would carry each recipient's ` +
+          `identity key onto the mail piece. Set identityField to a custom field the template does not use ` +
+          `(it uses ${template.requiredMergeFields.join(", ")}).`,
+      );
+    }
+  };
+
   /** What is on the order now, from a full listing, keeping what is known of dropped recipients. */
   const reconcile = async (orderId: number, identityField: IdentityField, known: RecipientIndex) => {
     const listing = await listRecipients(ctx.client(), orderId, identityField);
@@ -513,6 +529,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     async create(inputs: OrderRecipientsInputs) {
       const declared = await loadChecked(inputs);
       const order = await editableOrder(inputs.orderId, "adding recipients");
+      await refusePrintedIdentityField(order, inputs.identityField);
       // An interrupted earlier run may have appended some already: start from what is there.
       const { current, unmanaged } =
         order.recipientCount > 0

@@ -13,7 +13,15 @@ afterAll(() => sb.close());
 describe("proofs (entries 10, 11)", () => {
   test("GET /proof renders a real PDF for the lowest-id recipient not marked do-not-mail, with its merge fields", async () => {
     const a = await newAccount(sb);
-    const orderId = (await a.c.post("/v1/order", { templateId: a.qrTemplateId })).json.payload.orderId;
+    // The template prints custom1 (its merge-field list); custom2 is carried but never printed.
+    const { id: templateId } = await sb.control.createTemplate({
+      apiKey: a.apiKey,
+      name: "Coupon card",
+      hasQr: true,
+      qrUrl: "https://shop.example.com/offer",
+      requiredMergeFields: ["custom1"],
+    });
+    const orderId = (await a.c.post("/v1/order", { templateId })).json.payload.orderId;
     await sb.control.addDoNotMail({
       apiKey: a.apiKey,
       address1: "1 Skip Street",
@@ -23,15 +31,16 @@ describe("proofs (entries 10, 11)", () => {
     });
     await a.c.put(`/v1/order/${orderId}/recipients`, {
       recipients: [
-        recipient({ firstName: "Skipped", lastName: "Person", address1: "1 Skip St" }),
+        recipient({ firstName: "Skipped", lastName: "Person", address1: "1 Skip St", custom1: "x" }),
         recipient({
           firstName: "Grace",
           lastName: "Hopper",
           address1: "2 Navy Way",
           text: "Your coupon: SAVE20",
           custom1: "Gold member",
+          custom2: "internal-key-123",
         }),
-        recipient({ firstName: "Later", lastName: "One", address1: "3 Navy Way" }),
+        recipient({ firstName: "Later", lastName: "One", address1: "3 Navy Way", custom1: "y" }),
       ],
     });
     const r = await a.c.get(`/v1/order/${orderId}/proof`);
@@ -43,6 +52,7 @@ describe("proofs (entries 10, 11)", () => {
     expect(text).toContain("Dear Grace,");
     expect(text).toContain("Your coupon: SAVE20");
     expect(text).toContain("custom1: Gold member");
+    expect(text).not.toContain("internal-key-123");
     expect(text).toContain("Grace Hopper");
     expect(text).toContain("2 NAVY WAY");
     expect(text).toContain("SPRINGFIELD, IL 62701-");

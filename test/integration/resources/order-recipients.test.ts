@@ -84,6 +84,28 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(good.inputs).toMatchObject({ orderId: unknown, identityField: "custom6", declaredCount: 1 });
   });
 
+  it("refuses an identity field that the order's template prints, before sending anything", async () => {
+    const { id: printing } = await sb.control.createTemplate({
+      apiKey,
+      name: "Prints custom6",
+      requiredMergeFields: ["custom6"],
+    });
+    const orderId = (await client.createOrder({ templateId: printing })).orderId;
+    const rows = [{ ...recipient(1), custom5: "x" }];
+    await expect(recipients.create(await checked({ orderId, recipients: rows }))).rejects.toThrow(
+      /prints custom6, which would carry each recipient's identity key onto the mail piece/,
+    );
+    expect(await liveRecipients(orderId)).toEqual([]);
+    const { outs } = await recipients.create(
+      await checked({
+        orderId,
+        recipients: [{ ...recipient(1), custom6: "printed text" }],
+        identityField: "custom5",
+      }),
+    );
+    expect(outs.acceptedCount).toBe(1);
+  });
+
   it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {
     const orderId = await newOrder();
     const file = csv("three.csv", [recipient(1), recipient(2), recipient(3), recipient(3)]);
