@@ -68,54 +68,20 @@ async function serve() {
 }
 
 function recipients(n, offset) {
-  const meta = {};
-  for (const k of [
-    "dpvConfirmationCode",
-    "custom1",
-    "custom2",
-    "custom3",
-    "custom4",
-    "custom5",
-    "custom6",
-    "image1",
-    "image2",
-    "image3",
-    "image4",
-    "image5",
-    "image6",
-    "salutation",
-    "returnTitle",
-    "returnFirstName",
-    "returnLastName",
-    "returnOrganization",
-    "returnAddress1",
-    "returnAddress2",
-    "returnCity",
-    "returnZip",
-    "returnState",
-    "email",
-    "qrUrl",
-    "radiusPinStreet",
-    "radiusPinAddress",
-    "deliveryStatus",
-  ]) {
-    meta[k] = null;
-  }
-  return Array.from({ length: n }, (_, i) => ({
-    id: 0,
-    address: {
-      address1: `${offset + i + 1} Oak Avenue`,
-      address2: null,
-      city: "Springfield",
-      state: "IL",
-      zipCode: "62701",
-      zip4: null,
-      zip2: null,
-      country: "US",
-    },
-    personal: { firstName: `R${i}`, lastName: "Bench", toOrganization: null, salutation: null },
-    metadata: { ...meta, custom1: "Gold", text: "Thanks for being a customer!", text2: "", fullAddress: "" },
-  }));
+  const { newOrderRecipient } = require(path.join(ROOT, "dist/provider/api/recipients.js"));
+  return Array.from({ length: n }, (_, i) =>
+    newOrderRecipient({
+      address: {
+        address1: `${offset + i + 1} Oak Avenue`,
+        city: "Springfield",
+        state: "IL",
+        zipCode: "62701",
+        country: "US",
+      },
+      personal: { firstName: `R${i}`, lastName: "Bench" },
+      metadata: { custom1: "Gold", text: "Thanks for being a customer!" },
+    }),
+  );
 }
 
 function run(options) {

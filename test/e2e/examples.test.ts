@@ -8,8 +8,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { seedDemo } from "../../sandbox";
+import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { paidCheckouts } from "./support/campaign";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const ROOT_PROJECT = ["Pulumi.yaml", "program", "examples"];

@@ -8,8 +8,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
+import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { paidCheckouts, recipientsCsv } from "./support/campaign";
+import { recipientsCsv } from "./support/campaign";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 let sb: TestSandbox;

@@ -2,6 +2,8 @@
  * Plain HTTP for the conformance suite: real requests over the loopback, no client library, so the
  * suite tests the wire and nothing else. Bodies are checked against the shared schemas by the caller.
  */
+
+import { newOrderRecipient } from "../../provider/api/recipients";
 import type { TestSandbox } from "../support/sandbox";
 
 export interface HttpResult {
@@ -73,61 +75,44 @@ export function recipient(
   } & Record<string, string | null | undefined> = {},
 ) {
   const value = (k: string, fallback: string | null = null) => (k in fields ? (fields[k] ?? null) : fallback);
-  const metadataKeys = [
-    "dpvConfirmationCode",
-    "custom1",
-    "custom2",
-    "custom3",
-    "custom4",
-    "custom5",
-    "custom6",
-    "image1",
-    "image2",
-    "image3",
-    "image4",
-    "image5",
-    "image6",
-    "salutation",
-    "returnTitle",
-    "returnFirstName",
-    "returnLastName",
-    "returnOrganization",
-    "returnAddress1",
-    "returnAddress2",
-    "returnCity",
-    "returnZip",
-    "returnState",
-    "email",
-    "qrUrl",
-    "radiusPinStreet",
-    "radiusPinAddress",
-    "deliveryStatus",
-  ];
-  return {
-    id: 0,
+  const metadata = Object.fromEntries(
+    Object.entries(fields).filter(
+      ([k]) =>
+        ![
+          "firstName",
+          "lastName",
+          "toOrganization",
+          "address1",
+          "address2",
+          "city",
+          "state",
+          "zipCode",
+          "country",
+          "text",
+          "text2",
+        ].includes(k),
+    ),
+  );
+  return newOrderRecipient({
     address: {
       address1: value("address1", "123 Main Street"),
       address2: value("address2"),
       city: value("city", "Springfield"),
       state: value("state", "IL"),
       zipCode: value("zipCode", "62701"),
-      zip4: null,
-      zip2: null,
       country: value("country", "US"),
     },
     personal: {
       firstName: value("firstName", "Ada"),
       lastName: value("lastName", "Lovelace"),
       toOrganization: value("toOrganization"),
-      salutation: null,
     },
     metadata: {
-      ...Object.fromEntries(metadataKeys.map((k) => [k, value(k)])),
+      ...metadata,
       text: String(fields.text ?? "Thanks for being a customer!"),
       text2: String(fields.text2 ?? ""),
-      fullAddress: "",
     },
-  };
+  });
 }
 
 /** `n` distinct valid recipients (house numbers 1, 2, ... on one street). */

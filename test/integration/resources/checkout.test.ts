@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
-import type { LedgerResult } from "../../support/sandbox";
+import { paidCheckouts } from "../../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider } from "./support";
 
@@ -16,14 +16,6 @@ afterAll(async () => {
 
 /** Paid, or a later production status (the sandbox moves paid orders on to production). */
 const SETTLED = ["Paid", "Ready For Production", "In Production", "Mailed", "Delivered", "Complete"];
-
-/** Checkouts of the order that charged money: distinct checkouts with a succeeded charge. */
-function paidCheckouts(ledger: LedgerResult, orderId: number): number {
-  const ids = ledger.entries
-    .filter((e) => e.orderId === orderId && e.kind === "charge" && e.outcome === "succeeded")
-    .map((e) => e.checkoutId);
-  return new Set(ids).size;
-}
 
 /** An account of its own (payment behaviour, balance), a draft order with recipients, and a provider. */
 async function setup(account: { payment?: "succeed" | "fail" | "hang"; balance?: number } = {}) {
