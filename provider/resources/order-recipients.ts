@@ -164,53 +164,24 @@ async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
   return loaded;
 }
 
+const ADDRESS_FIELDS = new Set(["address1", "address2", "city", "state", "zipCode", "country"]);
+const PERSONAL_FIELDS = new Set(["firstName", "lastName", "toOrganization", "salutation"]);
+
+/** The wire shape of a declared recipient, its key in the identity field (declared names are wire names). */
 function toWire(recipient: DeclaredRecipient, key: string, identityField: IdentityField): OrderRecipient {
-  const r = recipient;
-  return newOrderRecipient({
-    address: {
-      address1: r.address1,
-      address2: r.address2 ?? null,
-      city: r.city,
-      state: r.state,
-      zipCode: r.zipCode,
-      country: r.country ?? null,
-    },
-    personal: {
-      firstName: r.firstName ?? null,
-      lastName: r.lastName ?? null,
-      toOrganization: r.toOrganization ?? null,
-      salutation: r.salutation ?? null,
-    },
-    metadata: {
-      custom1: r.custom1 ?? null,
-      custom2: r.custom2 ?? null,
-      custom3: r.custom3 ?? null,
-      custom4: r.custom4 ?? null,
-      custom5: r.custom5 ?? null,
-      custom6: r.custom6 ?? null,
-      image1: r.image1 ?? null,
-      image2: r.image2 ?? null,
-      image3: r.image3 ?? null,
-      image4: r.image4 ?? null,
-      image5: r.image5 ?? null,
-      image6: r.image6 ?? null,
-      salutation: r.salutation ?? null,
-      returnTitle: r.returnTitle ?? null,
-      returnFirstName: r.returnFirstName ?? null,
-      returnLastName: r.returnLastName ?? null,
-      returnOrganization: r.returnOrganization ?? null,
-      returnAddress1: r.returnAddress1 ?? null,
-      returnAddress2: r.returnAddress2 ?? null,
-      returnCity: r.returnCity ?? null,
-      returnState: r.returnState ?? null,
-      returnZip: r.returnZip ?? null,
-      email: r.email ?? null,
-      qrUrl: r.qrUrl ?? null,
-      [identityField]: key,
-      ...(r.text !== undefined ? { text: r.text } : {}),
-      ...(r.text2 !== undefined ? { text2: r.text2 } : {}),
-    },
-  });
+  const address: Record<string, string> = {};
+  const personal: Record<string, string> = {};
+  const metadata: Record<string, string> = {};
+  for (const [field, value] of Object.entries(recipient)) {
+    if (value === undefined) continue;
+    if (ADDRESS_FIELDS.has(field)) address[field] = value;
+    else if (PERSONAL_FIELDS.has(field)) personal[field] = value;
+    else metadata[field] = value;
+  }
+  // The service reads the salutation in both groups.
+  if (recipient.salutation !== undefined) metadata.salutation = recipient.salutation;
+  metadata[identityField] = key;
+  return newOrderRecipient({ address, personal, metadata });
 }
 
 /** The identity key a listed recipient carries, or undefined for one this program did not add. */

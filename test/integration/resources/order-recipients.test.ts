@@ -106,6 +106,35 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(outs.acceptedCount).toBe(1);
   });
 
+  it("sends every declared field in its place of the wire shape, and the key in the identity field", async () => {
+    const orderId = await newOrder();
+    const declared = {
+      ...recipient(31),
+      toOrganization: "Analytical Engines",
+      salutation: "Dear Countess",
+      custom1: "15% off",
+      returnCity: "London",
+      qrUrl: "https://example.com/ada",
+      text: "Thank you",
+    };
+    const { outs } = await recipients.create(await checked({ orderId, recipients: [declared] }));
+    const [live] = await liveRecipients(orderId);
+    expect(live?.personal).toMatchObject({
+      firstName: "Ada31",
+      toOrganization: "Analytical Engines",
+      salutation: "Dear Countess",
+    });
+    expect(live?.metadata).toMatchObject({
+      salutation: "Dear Countess",
+      custom1: "15% off",
+      returnCity: "London",
+      qrUrl: "https://example.com/ada",
+      text: "Thank you",
+    });
+    expect(live?.metadata.custom6).toMatch(/^[0-9a-f]{16}$/);
+    expect([...decodeIndex(outs.index).keys()]).toEqual([live?.metadata.custom6]);
+  });
+
   it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {
     const orderId = await newOrder();
     const file = csv("three.csv", [recipient(1), recipient(2), recipient(3), recipient(3)]);
