@@ -49,6 +49,7 @@ export = async () => {
       accepted: campaign.acceptedCount,
       dropped: campaign.droppedCount,
       dropReasons: campaign.dropReasons,
+      droppedSample: campaign.droppedSample,
       checkoutStatus: campaign.checkoutStatus,
       totalCharges: campaign.totalCharges,
     });

@@ -61,6 +61,7 @@ type CampaignSummary = {
   accepted: number;
   dropped: number;
   dropReasons: Record<string, number>;
+  droppedSample: { row: number; reason: string }[];
   checkoutStatus?: string;
   totalCharges?: number | null;
 };
@@ -71,8 +72,10 @@ function printSummary(outputs: Record<string, { value: unknown }>): void {
     const c = value as CampaignSummary;
     console.log(`${name}: order ${c.orderId}, ${c.orderStatus}`);
     console.log(`  recipients: ${c.accepted} accepted, ${c.dropped} dropped`);
-    for (const [reason, count] of Object.entries(c.dropReasons ?? {}))
-      console.log(`    ${count} × ${reason}`);
+    for (const [reason, count] of Object.entries(c.dropReasons ?? {})) {
+      const rows = (c.droppedSample ?? []).filter((d) => d.reason === reason).map((d) => d.row);
+      console.log(`    ${count} × ${reason}${rows.length ? ` (row ${rows.join(", ")})` : ""}`);
+    }
     if (c.checkoutStatus) {
       console.log(
         `  checkout: charged ${c.totalCharges ?? "nothing (an earlier checkout recorded)"}; the order is now ${c.checkoutStatus}`,

@@ -30,6 +30,8 @@ export class Campaign extends pulumi.ComponentResource {
   readonly acceptedCount: pulumi.Output<number>;
   readonly droppedCount: pulumi.Output<number>;
   readonly dropReasons: pulumi.Output<Record<string, number>>;
+  /** Up to ten dropped recipients with their row in the list and the reason. */
+  readonly droppedSample: pulumi.Output<{ row: number; reason: string }[]>;
   /** The order's status after the checkout (`Paid`, or `Payment Needed` while it settles); undefined without one. */
   readonly checkoutStatus: pulumi.Output<string | undefined>;
   readonly totalCharges: pulumi.Output<number | null | undefined>;
@@ -62,6 +64,7 @@ export class Campaign extends pulumi.ComponentResource {
     this.acceptedCount = this.recipients.acceptedCount;
     this.droppedCount = this.recipients.droppedCount;
     this.dropReasons = this.recipients.dropReasons;
+    this.droppedSample = this.recipients.droppedSample;
     this.checkoutStatus = this.checkout ? this.checkout.orderStatus : pulumi.output(undefined);
     this.totalCharges = this.checkout ? this.checkout.totalCharges : pulumi.output(undefined);
     this.registerOutputs({
@@ -70,6 +73,7 @@ export class Campaign extends pulumi.ComponentResource {
       acceptedCount: this.acceptedCount,
       droppedCount: this.droppedCount,
       dropReasons: this.dropReasons,
+      droppedSample: this.droppedSample,
       checkoutStatus: this.checkoutStatus,
       totalCharges: this.totalCharges,
     });

@@ -26,6 +26,7 @@ describe("npm run demo", () => {
     expect(stdout).toContain("== summary");
     expect(stdout).toMatch(/spring-sale: order \d+, (Paid|Ready For Production)/);
     expect(stdout).toContain("recipients: 23 accepted, 1 dropped");
+    expect(stdout).toMatch(/1 × ADDRESS_NOT_VALID: .*00000.* \(row 19\)/);
     expect(stdout).toMatch(/welcome-letters: order \d+, Draft/);
     expect(stdout).toMatch(/checkout: none yet/);
     expect(stdout).toMatch(/proof of order \d+ .*demo-proof\.pdf/);
