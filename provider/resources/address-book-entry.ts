@@ -69,11 +69,18 @@ export function addressBookEntryImplementation(ctx: ProviderContext): ResourceIm
     async check(_olds, news) {
       return checkInputs(AddressBookEntryInputs, news);
     },
-    async diff(_id, olds, news) {
+    async diff(id, olds, news) {
       const changed = Object.keys(AddressBookEntryInputs.shape).filter(
         (key) => isUnknown(news[key]) || olds[key] !== news[key],
       );
       // The service cannot change an entry: a change is a new entry (the old one stays in the book).
+      if (changed.length > 0) {
+        progress(
+          `Address-book entry ${id}`,
+          `${changed.join(", ")} changed: a new entry replaces it in the stack; the service cannot change or delete ` +
+            "entries, so this one stays in the address book",
+        );
+      }
       return { changes: changed.length > 0, replaces: changed };
     },
     async create(inputs: AddressBookEntryInputs) {

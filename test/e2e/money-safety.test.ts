@@ -114,6 +114,29 @@ describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
     expect(state.pending_operations ?? []).toEqual([]);
   });
 
+  it("a connection reset after the checkout took effect: up resolves it from the order's status, and the next up changes nothing", async () => {
+    const { apiKey, client, t } = await campaign({}, { checkout: "true" });
+    await sb.control.addFault({
+      method: "POST",
+      path: "/v1/order/*/checkout",
+      kind: "reset",
+      after: true,
+      times: 1,
+    });
+    const up = await t.stack.up();
+    const orderId = up.outputs.orderId?.value;
+    expect(up.summary.result).toBe("succeeded");
+    expect((await sb.control.listFaults()).faults.find((f) => f.path === "/v1/order/*/checkout")?.fired).toBe(
+      1,
+    );
+    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
+    const again = await t.stack.up();
+    expect(Object.keys(again.summary.resourceChanges ?? {}).filter((op) => op !== "same")).toEqual([]);
+    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
+    await sb.control.clearFaults();
+    await client.close();
+  });
+
   it("adopts an order made elsewhere, and destroy of a draft campaign deletes it", async () => {
     const { apiKey, client, templateId, t } = await campaign();
     const existing = await client.createOrder({ templateId });

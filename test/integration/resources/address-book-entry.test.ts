@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, type Provider } from "./support";
 
@@ -41,7 +41,17 @@ describe("AddressBookEntry", () => {
     expect(outs.entryId).toBe(Number(id));
     expect((await sb.control.addressBook(apiKey)).entries).toHaveLength(1);
     const moved = (await entry.check({}, { ...declared, address1: "9 Elm Street" })).inputs;
-    expect(await entry.diff(id, outs, moved)).toEqual({ changes: true, replaces: ["address1"] });
+    const said: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      said.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await entry.diff(id, outs, moved)).toEqual({ changes: true, replaces: ["address1"] });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(said.join("")).toContain(`Address-book entry ${id}: address1 changed: a new entry replaces it`);
     expect(await entry.diff(id, outs, inputs)).toEqual({ changes: false, replaces: [] });
     expect((await entry.read(id, outs)).props).toEqual(outs);
     await entry.delete(id, outs);
