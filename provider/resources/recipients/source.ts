@@ -126,23 +126,33 @@ async function* rowsOf(
     }
     return;
   }
-  const columns = (header: string[]) =>
-    header.map((name) => {
-      if (keyColumn !== undefined && name === keyColumn) return name;
-      const canonical = canonicalFieldName(name);
-      if (canonical === undefined) problem({ row: 1, field: name, message: `unknown column "${name}"` });
-      return canonical ?? false;
-    });
-  const parser = parseCsv({ columns, bom: true, skip_empty_lines: true, trim: true, info: true });
+  const parser = parseCsv({ bom: true, skip_empty_lines: true, trim: true, info: true });
   // pipe() does not pass a read error on: without this the parser would wait forever.
   createReadStream(source.file)
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
+  // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
+  let columns: (string | undefined)[] | undefined;
   for await (const { record, info } of parser as AsyncIterable<{
-    record: Record<string, string>;
+    record: string[];
     info: { lines: number };
   }>) {
-    yield { row: info.lines, value: record, canonical: true };
+    if (columns === undefined) {
+      columns = record.map((name) => {
+        if (keyColumn !== undefined && name === keyColumn) return name;
+        const canonical = canonicalFieldName(name);
+        if (canonical === undefined)
+          problem({ row: info.lines, field: name, message: `unknown column "${name}"` });
+        return canonical;
+      });
+      continue;
+    }
+    const value: Record<string, string> = {};
+    record.forEach((cell, i) => {
+      const name = columns?.[i];
+      if (name !== undefined) value[name] = cell;
+    });
+    yield { row: info.lines, value, canonical: true };
   }
 }
 

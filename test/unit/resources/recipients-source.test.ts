@@ -62,6 +62,18 @@ describe("loading declared recipients", () => {
     expect(loaded.byKey.size).toBe(0);
   });
 
+  it("reports an unknown column at the header's own line, after blank lines too", async () => {
+    const csv = file(
+      "late-header.csv",
+      "\n\nfirstName,address1,city,state,zipCode,colour\nAda,1 Main St,X,NY,10001,red\n",
+    );
+    const loaded = await loadRecipients({ file: csv }, opts);
+    expect(describeProblems("late-header.csv", loaded)).toEqual([
+      'late-header.csv row 3, colour: unknown column "colour"',
+    ]);
+    expect([...loaded.byKey.values()].map((r) => r.row)).toEqual([4]);
+  });
+
   it("refuses data in the identity field, naming the way out", async () => {
     const loaded = await loadRecipients(
       {
