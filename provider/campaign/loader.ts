@@ -167,22 +167,13 @@ function parseFile(file: string, text: string, problems: CampaignProblem[]): Par
   const docs = parseAllDocuments(text, { lineCounter: lines });
   const parsed: ParsedDocument[] = [];
   for (const [index, doc] of docs.entries()) {
-    for (const error of doc.errors) {
-      const [start] = error.linePos ?? [{ line: 1, col: 1 }];
+    for (const issue of [...doc.errors, ...doc.warnings]) {
+      const [start] = issue.linePos ?? [{ line: 1, col: 1 }];
       problems.push({
         file,
         line: start.line,
         column: start.col,
-        message: syntaxMessage(error.code, error.message),
-      });
-    }
-    for (const warning of doc.warnings) {
-      const [start] = warning.linePos ?? [{ line: 1, col: 1 }];
-      problems.push({
-        file,
-        line: start.line,
-        column: start.col,
-        message: syntaxMessage(warning.code, warning.message),
+        message: syntaxMessage(issue.code, issue.message),
       });
     }
     // The values of a document with syntax errors (or an unknown tag) are guesses: checking them
