@@ -125,71 +125,50 @@ describe("Checkout", { timeout: 30_000 }, () => {
     await client.close();
   });
 
-  it("a connection reset after the checkout took effect is resolved by reading the status: one charge", async () => {
-    const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await sb.control.addFault({
-      method: "POST",
-      path: `/v1/order/${orderId}/checkout`,
-      kind: "reset",
-      after: true,
-      times: 1,
-    });
-    const { outs } = await checkout.create(await inputs());
-    expect(SETTLED).toContain(outs.orderStatus);
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
-    await client.close();
-  });
+  // The fault hits the checkout request itself, before or after the service applies it.
+  const checkoutFaults = [
+    { name: "a connection reset", fault: { kind: "reset" as const } },
+    { name: "a 5xx", fault: { kind: "status" as const, status: 503 } },
+  ];
 
-  it("a 5xx before the checkout took effect fails without charging; the next attempt charges once", async () => {
-    const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await sb.control.addFault({
-      method: "POST",
-      path: `/v1/order/${orderId}/checkout`,
-      kind: "status",
-      status: 503,
-      times: 1,
-    });
-    const checked = await inputs();
-    await expect(checkout.create(checked)).rejects.toThrow(/not checked out and no charge is pending/);
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
-    const retry = await checkout.create(checked);
-    expect(SETTLED).toContain(retry.outs.orderStatus);
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
-    await client.close();
-  });
+  it.each(checkoutFaults)(
+    "$name before the checkout took effect fails without charging; the next attempt charges once",
+    async ({ fault }) => {
+      const { apiKey, client, orderId, checkout, inputs } = await setup();
+      await sb.control.addFault({
+        method: "POST",
+        path: `/v1/order/${orderId}/checkout`,
+        ...fault,
+        times: 1,
+      });
+      const checked = await inputs();
+      await expect(checkout.create(checked)).rejects.toThrow(/not checked out and no charge is pending/);
+      expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
+      const retry = await checkout.create(checked);
+      expect(SETTLED).toContain(retry.outs.orderStatus);
+      expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
+      await client.close();
+    },
+  );
 
-  it("a reset before the checkout took effect fails without charging; the next attempt charges once", async () => {
-    const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await sb.control.addFault({
-      method: "POST",
-      path: `/v1/order/${orderId}/checkout`,
-      kind: "reset",
-      times: 1,
-    });
-    const checked = await inputs();
-    await expect(checkout.create(checked)).rejects.toThrow(/not checked out and no charge is pending/);
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
-    await checkout.create(checked);
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
-    await client.close();
-  });
-
-  it("a 5xx after the checkout took effect is resolved by reading the status: one charge", async () => {
-    const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await sb.control.addFault({
-      method: "POST",
-      path: `/v1/order/${orderId}/checkout`,
-      kind: "status",
-      status: 502,
-      after: true,
-      times: 1,
-    });
-    const { outs } = await checkout.create(await inputs());
-    expect(SETTLED).toContain(outs.orderStatus);
-    expect(outs.recordedExisting).toBe(false);
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
-    await client.close();
-  });
+  it.each(checkoutFaults)(
+    "$name after the checkout took effect is resolved by reading the status: one charge",
+    async ({ fault }) => {
+      const { apiKey, client, orderId, checkout, inputs } = await setup();
+      await sb.control.addFault({
+        method: "POST",
+        path: `/v1/order/${orderId}/checkout`,
+        ...fault,
+        after: true,
+        times: 1,
+      });
+      const { outs } = await checkout.create(await inputs());
+      expect(SETTLED).toContain(outs.orderStatus);
+      expect(outs.recordedExisting).toBe(false);
+      expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
+      await client.close();
+    },
+  );
 
   it("after payment a changed term fails the plan and never replaces; a changed guard updates in place", async () => {
     const { client, orderId, checkout, inputs } = await setup();

@@ -42,6 +42,15 @@ export function inlineCampaign(name: string): string {
   ].join("\n");
 }
 
+/**
+ * The same campaign with its recipients read from `file` (relative to the campaign file); `keyColumn`
+ * names the CSV column that identifies a recipient.
+ */
+export function fileCampaign(name: string, file: string, keyColumn?: string): string {
+  const recipients = `    file: ${file}\n${keyColumn ? `    keyColumn: ${keyColumn}\n` : ""}`;
+  return inlineCampaign(name).replace(/ {4}inline:[\s\S]*$/, recipients);
+}
+
 export const GOOD_CSV =
   "customerId,firstName,lastName,address1,city,state,zipCode\n" +
   "c1,Ada,Lovelace,12 Analytical St,London,KY,40741\n" +

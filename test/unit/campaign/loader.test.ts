@@ -13,7 +13,7 @@ import {
   loadCampaignsDir,
   MAX_RECIPIENT_PROBLEMS,
 } from "../../../provider/campaign/loader";
-import { GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
+import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
 const tmp = tempDir("directmail-loader-");
 afterAll(tmp.remove);
@@ -267,10 +267,7 @@ describe("schema errors", () => {
 
 describe("recipients", () => {
   it("reports a missing recipients file at its `file` value, saying where it looked", async () => {
-    const file = tmp.write(
-      "nofile/campaign.yaml",
-      inlineCampaign("nofile").replace(/ {4}inline:[\s\S]*$/, "    file: missing.csv\n"),
-    );
+    const file = tmp.write("nofile/campaign.yaml", fileCampaign("nofile", "missing.csv"));
     const { campaigns, problems } = await loadCampaignFiles([file]);
     expect(campaigns).toEqual([]);
     expect(at(problems, file)).toEqual([
@@ -281,14 +278,8 @@ describe("recipients", () => {
   it("reports a recipients file of an unknown type, and a folder", async () => {
     tmp.write("types/list.txt", "x");
     fs.mkdirSync(path.join(tmp.dir, "types/folder.csv"), { recursive: true });
-    const a = tmp.write(
-      "types/a.yaml",
-      inlineCampaign("type-a").replace(/ {4}inline:[\s\S]*$/, "    file: list.txt\n"),
-    );
-    const b = tmp.write(
-      "types/b.yaml",
-      inlineCampaign("type-b").replace(/ {4}inline:[\s\S]*$/, "    file: folder.csv\n"),
-    );
+    const a = tmp.write("types/a.yaml", fileCampaign("type-a", "list.txt"));
+    const b = tmp.write("types/b.yaml", fileCampaign("type-b", "folder.csv"));
     const { problems } = await loadCampaignFiles([a, b]);
     expect(formatProblems(problems).split("\n")).toEqual([
       `${a}:9:11: spec.recipients.file: "list.txt" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
@@ -304,13 +295,7 @@ describe("recipients", () => {
         "c2,,1 Nowhere,Springfield,IL,62701,\n" + // row 3: no name
         ",Grace,1 Compiler Way,Arlington,VA,22202,\n", // row 4: empty key column
     );
-    const file = tmp.write(
-      "badcsv/campaign.yaml",
-      inlineCampaign("badcsv").replace(
-        / {4}inline:[\s\S]*$/,
-        "    file: people.csv\n    keyColumn: customerId\n",
-      ),
-    );
+    const file = tmp.write("badcsv/campaign.yaml", fileCampaign("badcsv", "people.csv", "customerId"));
     const { campaigns, problems } = await loadCampaignFiles([file]);
     expect(campaigns).toEqual([]);
     expect(at(problems, csv)).toEqual([
@@ -326,10 +311,7 @@ describe("recipients", () => {
       "ragged/people.csv",
       "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,40741\nGrace,1 Compiler Way, Suite 2,Arlington,VA,22202\n",
     );
-    const file = tmp.write(
-      "ragged/c.yaml",
-      inlineCampaign("ragged").replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
-    );
+    const file = tmp.write("ragged/c.yaml", fileCampaign("ragged", "people.csv"));
     const { problems } = await loadCampaignFiles([file]);
     expect(at(problems, csv)).toEqual([
       '3:1: this row has 6 values but the header has a different number of columns (a comma inside a value needs "quotes")',
@@ -341,10 +323,7 @@ describe("recipients", () => {
       "quote/people.csv",
       'firstName,address1,city,state,zipCode\nAda,"12 Analytical St, Flat 2",London,KY,40741\nGrace,"1 Compiler Way,Arlington,VA,22202\nAlan,3 Turing Rd,Wilmslow,CH,12345\n',
     );
-    const file = tmp.write(
-      "quote/c.yaml",
-      inlineCampaign("quote").replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
-    );
+    const file = tmp.write("quote/c.yaml", fileCampaign("quote", "people.csv"));
     const { problems } = await loadCampaignFiles([file]);
     expect(at(problems, csv)).toEqual([
       '3:1: a quoted value starts here and is never closed (a " is missing)',
@@ -354,10 +333,7 @@ describe("recipients", () => {
   it(`lists the first ${MAX_RECIPIENT_PROBLEMS} recipient problems and counts the rest at the file value`, async () => {
     const rows = Array.from({ length: MAX_RECIPIENT_PROBLEMS + 5 }, (_, i) => `Person ${i},1 Way,Town,IL,`);
     const csv = tmp.write("many/people.csv", `firstName,address1,city,state,zipCode\n${rows.join("\n")}\n`);
-    const file = tmp.write(
-      "many/c.yaml",
-      inlineCampaign("many").replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
-    );
+    const file = tmp.write("many/c.yaml", fileCampaign("many", "people.csv"));
     const { problems } = await loadCampaignFiles([file]);
     expect(problems.filter((p) => p.file === csv)).toHaveLength(MAX_RECIPIENT_PROBLEMS);
     expect(problems.filter((p) => p.file === csv).at(-1)).toMatchObject({
@@ -379,10 +355,7 @@ describe("recipients", () => {
       "jsonfile/people.json",
       '[\n  {"firstName": "Ada", "address1": "1 Way", "city": "X", "state": "IL", "zipCode": "62701"},\n  {"firstName": "Grace"}, 7\n]\n',
     );
-    const file = tmp.write(
-      "jsonfile/c.yaml",
-      inlineCampaign("jsonfile").replace(/ {4}inline:[\s\S]*$/, "    file: people.json\n"),
-    );
+    const file = tmp.write("jsonfile/c.yaml", fileCampaign("jsonfile", "people.json"));
     const { problems } = await loadCampaignFiles([file]);
     expect(at(problems, json)).toEqual([
       "3:3: address1: address1 is required",

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
+import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const BIN = path.join(ROOT, "bin/directmail.js");
@@ -24,20 +24,12 @@ beforeAll(() => {
     fs.existsSync(path.join(ROOT, "dist/provider/cli/validate-command.js")),
     "run `npx tsc -p tsconfig.json` first",
   ).toBe(true);
-  tmp.write(
-    "good/spring.yaml",
-    inlineCampaign("spring").replace(
-      / {4}inline:[\s\S]*$/,
-      "    file: people.csv\n    keyColumn: customerId\n",
-    ),
-  );
+  tmp.write("good/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
   tmp.write("good/people.csv", GOOD_CSV);
   tmp.write("good/nested/welcome.yml", inlineCampaign("welcome"));
   tmp.write(
     "bad/campaign.yaml",
-    inlineCampaign("bad")
-      .replace("templateId: 10002", "templateId: ten")
-      .replace(/ {4}inline:[\s\S]*$/, "    file: people.csv\n"),
+    fileCampaign("bad", "people.csv").replace("templateId: 10002", "templateId: ten"),
   );
   tmp.write("bad/people.csv", "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,\n");
 });
