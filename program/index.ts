@@ -1,24 +1,35 @@
 /**
  * The project's Pulumi program, the GitOps entry point: every campaign file under `campaignsDir`
- * (stack config, default `examples/campaigns`, relative to the project directory) becomes a
- * Campaign. Adding, editing or deleting a file is the whole workflow.
+ * (stack config, relative to the project folder) becomes a Campaign. Adding, editing or deleting a
+ * file is the whole workflow.
  *
  * Resources are named after each campaign's `metadata.name`, never after its file: renaming or
  * moving a file changes nothing, renaming a campaign replaces its resources.
+ *
+ * Paths in messages and in the state are relative to the project folder (where Pulumi.yaml is and
+ * the user runs `pulumi`), not to this program's folder.
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { Campaign, formatProblems, loadCampaignsDir } from "pulumi-directmail";
+import {
+  Campaign,
+  formatProblems,
+  isLocalSandbox,
+  loadCampaignsDir,
+  resolveBaseUrl,
+} from "pulumi-directmail";
+
+/** The campaigns of this repository's examples; some of them pay for their orders. */
+const EXAMPLES_DIR = "examples/campaigns";
 
 export = async () => {
-  const config = new pulumi.Config();
   const root = pulumi.getRootDirectory();
-  const dir = path.resolve(root, config.get("campaignsDir") ?? "examples/campaigns");
-  const { campaigns, problems } = await loadCampaignsDir(dir);
+  const dir = path.resolve(root, campaignsDir());
+  const { campaigns, problems } = await loadCampaignsDir(dir, { relativeTo: root });
   if (problems.length > 0) {
     // RunError: the message alone, without a stack trace.
     throw new pulumi.RunError(
-      `the campaign files have problems; nothing was changed:\n${formatProblems(problems)}`,
+      `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`,
     );
   }
 
@@ -30,10 +41,10 @@ export = async () => {
       order,
       recipients: {
         ...recipientOptions,
-        // Relative to the working directory, which the provider shares with the program: the state
-        // stays the same on every machine and checkout folder.
+        // Relative to the project folder, as the provider reads it: the state stays the same on
+        // every machine and checkout folder.
         ...(recipientsFile !== undefined
-          ? { file: path.relative(process.cwd(), recipientsFile) }
+          ? { file: path.relative(root, recipientsFile) }
           : {
               recipients: (inline ?? []).map((r) =>
                 Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),
@@ -56,3 +67,21 @@ export = async () => {
   }
   return outputs;
 };
+
+/**
+ * The folder of campaign files: stack config `campaignsDir`. Without it the examples are deployed,
+ * but only to the local sandbox: they pay, and a stack that targets the real service and forgot
+ * the setting must not buy them.
+ */
+function campaignsDir(): string {
+  const configured = new pulumi.Config().get("campaignsDir")?.trim();
+  if (configured) return configured;
+  const { baseUrl, baseUrlSource } = resolveBaseUrl(new pulumi.Config("directmail").get("baseUrl"));
+  if (isLocalSandbox(baseUrl)) return EXAMPLES_DIR;
+  const from = baseUrlSource === "config" ? "directmail:baseUrl" : "DIRECTMAIL_BASE_URL";
+  throw new pulumi.RunError(
+    "campaignsDir is not set: name the folder of your campaign files, relative to the project folder, " +
+      "with `pulumi config set campaignsDir <folder>`. The example campaigns are the default only for " +
+      `the local sandbox (some of them pay), and this stack sends to ${baseUrl} (${from}). Nothing was changed.`,
+  );
+}

@@ -17,6 +17,7 @@ export {
   type CampaignProblem,
   formatProblems,
   type LoadedCampaign,
+  type LoadOptions,
   loadCampaignFiles,
   loadCampaignsDir,
 } from "./campaign/loader";
@@ -26,4 +27,10 @@ export { Checkout, type CheckoutArgs } from "./resources/checkout";
 export { Order, type OrderArgs } from "./resources/order";
 export { OrderRecipients, type OrderRecipientsArgs } from "./resources/order-recipients";
 export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info";
-export { DEFAULT_SANDBOX_URL, type ProviderSettings, resolveSettings } from "./settings";
+export {
+  DEFAULT_SANDBOX_URL,
+  isLocalSandbox,
+  type ProviderSettings,
+  resolveBaseUrl,
+  resolveSettings,
+} from "./settings";

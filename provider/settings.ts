@@ -28,12 +28,41 @@ export function resolveSettings(
   config: ConfigReader | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): ProviderSettings {
-  const configured = nonEmpty(config?.get("directmail:baseUrl"));
+  return {
+    ...resolveBaseUrl(config?.get("directmail:baseUrl"), env),
+    apiKey: nonEmpty(config?.get("directmail:apiKey")) ?? nonEmpty(env.DIRECTMAIL_API_KEY),
+  };
+}
+
+/** The base URL from the stack's `directmail:baseUrl` (given here), the environment, or the default. */
+export function resolveBaseUrl(
+  configured: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<ProviderSettings, "baseUrl" | "baseUrlSource"> {
+  const fromConfig = nonEmpty(configured);
   const fromEnv = nonEmpty(env.DIRECTMAIL_BASE_URL);
-  const baseUrl = configured ?? fromEnv ?? DEFAULT_SANDBOX_URL;
+  const baseUrl = fromConfig ?? fromEnv ?? DEFAULT_SANDBOX_URL;
   return {
     baseUrl: baseUrl.replace(/\/+$/, ""),
-    apiKey: nonEmpty(config?.get("directmail:apiKey")) ?? nonEmpty(env.DIRECTMAIL_API_KEY),
-    baseUrlSource: configured ? "config" : fromEnv ? "environment" : "default",
+    baseUrlSource: fromConfig ? "config" : fromEnv ? "environment" : "default",
   };
+}
+
+/**
+ * Whether a base URL names this machine (localhost, 127.0.0.0/8, ::1): the local sandbox, where
+ * nothing costs money. A real service is never on the loopback interface.
+ */
+export function isLocalSandbox(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
 }

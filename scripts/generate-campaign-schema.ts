@@ -72,9 +72,19 @@ A campaign file is YAML: one campaign, or several separated by \`---\`. Every \`
 \`.github\` are skipped) is deployed by \`pulumi up\`; adding, editing or deleting a file is the
 whole workflow. Before anything changes, every file is checked and every problem is reported at
 once as \`file:line:column: message\`. Run the same checks in CI with (exit code 1 on any problem,
-files and folders accepted):
+files and folders accepted; the last line says how many files were checked, then how many have
+problems):
 
     npx directmail validate campaigns/
+
+\`campaignsDir\` is relative to the Pulumi project's folder (where \`Pulumi.yaml\` is and
+\`pulumi\` runs), and so is every path that \`pulumi preview\` and \`pulumi up\` print or store in
+the state: a problem reads \`campaigns/spring-sale.yaml:9:11: ...\`, as \`directmail validate\` run
+there prints it, and the state names a recipients file \`campaigns/spring-sale.csv\`. Without
+\`campaignsDir\` the project deploys its examples, \`examples/campaigns\` (one of them pays), but
+only to the local sandbox (no \`directmail:baseUrl\` nor \`DIRECTMAIL_BASE_URL\`, or a loopback
+address such as \`http://127.0.0.1:4010\`): a stack that targets any other address stops with an
+error and changes nothing.
 
 Editors that use the YAML language server (VS Code with the Red Hat YAML extension, for one)
 complete and check a campaign file when its first line names the schema:

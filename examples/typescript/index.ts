@@ -2,6 +2,9 @@
  * A campaign in TypeScript: the same parts as a YAML campaign, with the types and the editor
  * support of code. Run it against the sandbox (`directmail sandbox --seed demo`) with
  * `pulumi config set directmail:apiKey --secret sbx_demo_key` and `pulumi up`.
+ *
+ * Charges nothing when applied as it is: a draft. It PAYS (at most `maxTotal`, default 20) once
+ * the stack says so: `pulumi config set pay true`.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Campaign } from "pulumi-directmail";

@@ -12,7 +12,7 @@ import { OrderRecipients, type OrderRecipientsArgs } from "../resources/order-re
 
 export interface CampaignArgs {
   order: OrderArgs;
-  /** The recipients: `file` (relative to the program's working directory) or `recipients` inline, and options. */
+  /** The recipients: `file` (relative to the Pulumi project's folder) or `recipients` inline, and options. */
   recipients: Omit<OrderRecipientsArgs, "orderId">;
   /** Pays for the order, once. Leave it out to keep the order a draft for review. */
   checkout?: Omit<CheckoutArgs, "orderId">;

@@ -49,6 +49,13 @@ export interface LoadResult {
   /** The documents that passed every check, in file order then document order. */
   campaigns: LoadedCampaign[];
   problems: CampaignProblem[];
+  /** The campaign files with a problem, in themselves or in a recipients file they name. */
+  invalidFiles: string[];
+}
+
+export interface LoadOptions {
+  /** The folder that paths inside messages are relative to; default the working directory. */
+  relativeTo?: string;
 }
 
 /** Problems reported per recipient source; the rest are counted in one more problem. */
@@ -84,7 +91,7 @@ export async function listCampaignFiles(dir: string): Promise<string[]> {
 }
 
 /** Loads every campaign file under `dir` (see listCampaignFiles); a missing folder is a problem. */
-export async function loadCampaignsDir(dir: string): Promise<LoadResult> {
+export async function loadCampaignsDir(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const absolute = path.resolve(dir);
   let files: string[];
   try {
@@ -96,13 +103,14 @@ export async function loadCampaignsDir(dir: string): Promise<LoadResult> {
   } catch (error) {
     return problemOnly(absolute, folderError(error));
   }
-  return loadCampaignFiles(files);
+  return loadCampaignFiles(files, options);
 }
 
 /** Loads and checks the given campaign files (paths relative to the cwd or absolute). */
-export async function loadCampaignFiles(paths: string[]): Promise<LoadResult> {
+export async function loadCampaignFiles(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
   const campaigns: LoadedCampaign[] = [];
   const problems: CampaignProblem[] = [];
+  const invalidFiles: string[] = [];
   /** metadata.name → where it was first declared. */
   const names = new Map<string, { file: string; position: Position }>();
 
@@ -112,6 +120,7 @@ export async function loadCampaignFiles(paths: string[]): Promise<LoadResult> {
       text = await fs.readFile(file, "utf8");
     } catch (error) {
       problems.push({ file, line: 1, column: 1, message: fileError(error, "campaign file") });
+      invalidFiles.push(file);
       continue;
     }
     const fileProblems: CampaignProblem[] = [];
@@ -130,14 +139,14 @@ export async function loadCampaignFiles(paths: string[]): Promise<LoadResult> {
             ...position,
             message:
               `metadata.name: the campaign name "${name}" is already used in ` +
-              `${displayPath(first.file)}:${first.position.line}:${first.position.column}; ` +
+              `${displayPath(first.file, options.relativeTo)}:${first.position.line}:${first.position.column}; ` +
               "each campaign needs its own name (it names the campaign's resources)",
           });
         } else {
           names.set(name, { file, position });
         }
       }
-      const recipientsFile = await checkRecipients(parsed, fileProblems, lateProblems);
+      const recipientsFile = await checkRecipients(parsed, fileProblems, lateProblems, options.relativeTo);
       if (fileProblems.length + lateProblems.length === before) {
         const document = CampaignDocument.parse(parsed.value);
         campaigns.push({
@@ -150,13 +159,19 @@ export async function loadCampaignFiles(paths: string[]): Promise<LoadResult> {
     }
     fileProblems.sort((a, b) => a.line - b.line || a.column - b.column);
     problems.push(...fileProblems, ...lateProblems);
+    if (fileProblems.length + lateProblems.length > 0) invalidFiles.push(file);
   }
-  return { campaigns, problems: dedupe(problems) };
+  return { campaigns, problems: dedupe(problems), invalidFiles };
 }
 
-/** Problems as `path:line:column: message` lines, paths relative to the cwd when that is shorter. */
-export function formatProblems(problems: readonly CampaignProblem[]): string {
-  return problems.map((p) => `${displayPath(p.file)}:${p.line}:${p.column}: ${p.message}`).join("\n");
+/**
+ * Problems as `path:line:column: message` lines, paths relative to `relativeTo` (default the
+ * working directory) when that is shorter.
+ */
+export function formatProblems(problems: readonly CampaignProblem[], relativeTo?: string): string {
+  return problems
+    .map((p) => `${displayPath(p.file, relativeTo)}:${p.line}:${p.column}: ${p.message}`)
+    .join("\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,6 +479,7 @@ async function checkRecipients(
   parsed: ParsedDocument,
   problems: CampaignProblem[],
   late: CampaignProblem[],
+  relativeTo: string | undefined,
 ): Promise<string | undefined> {
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
   if (!section.success) return undefined;
@@ -516,7 +532,7 @@ async function checkRecipients(
     await fs.access(file, fs.constants.R_OK);
   } catch (error) {
     fileProblem(
-      `${fileError(error, `recipients file "${declared}"`)} (looked for ${displayPath(file)}; the path is relative to the campaign file)`,
+      `${fileError(error, `recipients file "${declared}"`)} (looked for ${displayPath(file, relativeTo)}; the path is relative to the campaign file)`,
     );
     return undefined;
   }
@@ -647,7 +663,7 @@ function recipientFileError(error: unknown): string {
 // Helpers
 
 function problemOnly(file: string, message: string): LoadResult {
-  return { campaigns: [], problems: [{ file, line: 1, column: 1, message }] };
+  return { campaigns: [], problems: [{ file, line: 1, column: 1, message }], invalidFiles: [] };
 }
 
 function folderError(error: unknown): string {
@@ -681,9 +697,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Relative to the cwd when that is shorter. */
-function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
+/** Relative to `base` (default the working directory) when that is shorter. */
+function displayPath(file: string, base: string = process.cwd()): string {
+  const relative = path.relative(base, file);
   return relative !== "" && relative.length < file.length ? relative : file;
 }
 

@@ -21,8 +21,7 @@ export function registerValidateCommand(program: Command): void {
     .action(async (paths: string[]) => {
       const { summary, problems } = await validate(paths);
       if (problems.length > 0) {
-        process.stderr.write(`${formatProblems(problems)}\n`);
-        process.stderr.write(`${problems.length} problem${problems.length === 1 ? "" : "s"}; ${summary}\n`);
+        process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
         process.exitCode = 1;
       } else {
         process.stdout.write(`${summary}\n`);
@@ -31,7 +30,7 @@ export function registerValidateCommand(program: Command): void {
 }
 
 export async function validate(paths: string[]): Promise<{ summary: string; problems: CampaignProblem[] }> {
-  const files: string[] = [];
+  const files = new Set<string>();
   const problems: CampaignProblem[] = [];
   for (const given of paths) {
     const absolute = path.resolve(given);
@@ -40,7 +39,7 @@ export async function validate(paths: string[]): Promise<{ summary: string; prob
       problems.push({ file: absolute, line: 1, column: 1, message: "not found" });
     } else if (stat.isDirectory()) {
       try {
-        files.push(...(await listCampaignFiles(absolute)));
+        for (const file of await listCampaignFiles(absolute)) files.add(file);
       } catch (error) {
         problems.push({
           file: absolute,
@@ -50,12 +49,44 @@ export async function validate(paths: string[]): Promise<{ summary: string; prob
         });
       }
     } else {
-      files.push(absolute);
+      files.add(absolute);
     }
   }
-  const loaded = await loadCampaignFiles(files);
+  const unreadablePaths = problems.length;
+  const loaded = await loadCampaignFiles([...files]);
   problems.push(...loaded.problems);
-  const count = loaded.campaigns.length;
-  const campaigns = `${count} campaign${count === 1 ? "" : "s"}`;
-  return { summary: problems.length > 0 ? `${campaigns} without problems` : `${campaigns} OK`, problems };
+  return {
+    summary: summarize({
+      files: files.size,
+      invalidFiles: loaded.invalidFiles.length,
+      campaigns: loaded.campaigns.length,
+      unreadablePaths,
+      problems: problems.length,
+    }),
+    problems,
+  };
+}
+
+/**
+ * What was checked, then what failed: "checked 5 campaign files: 3 valid, 2 with problems (4
+ * problems)"; "checked 2 campaign files: 2 valid (3 campaigns)".
+ */
+function summarize(counts: {
+  files: number;
+  invalidFiles: number;
+  campaigns: number;
+  unreadablePaths: number;
+  problems: number;
+}): string {
+  const results = [`${counts.files - counts.invalidFiles} valid`];
+  if (counts.invalidFiles > 0) results.push(`${counts.invalidFiles} with problems`);
+  if (counts.unreadablePaths > 0)
+    results.push(`${plural(counts.unreadablePaths, "path")} not found or unreadable`);
+  const detail =
+    counts.problems > 0 ? plural(counts.problems, "problem") : plural(counts.campaigns, "campaign");
+  return `checked ${plural(counts.files, "campaign file")}: ${results.join(", ")} (${detail})`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

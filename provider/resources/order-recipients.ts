@@ -12,6 +12,7 @@ import { NotFoundError } from "../api/errors";
 import { newOrderRecipient } from "../api/recipients";
 import type { OrderSummary } from "../api/schemas/order";
 import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../api/schemas/recipient";
+import { projectRoot } from "../project";
 import { checkInputs, isUnknown } from "./check";
 import type { ProviderContext, ResourceImplementation } from "./implementation";
 import { EDITABLE_STATUSES, isEditable } from "./order-status";
@@ -32,8 +33,8 @@ export interface OrderRecipientsArgs {
   /** Recipients written in the program (small lists: they are stored in the state as written). */
   recipients?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<string>>>[]>;
   /**
-   * A CSV (header row), JSON array or JSON Lines file, relative to the program's working directory
-   * (the folder of its entry point, which the provider shares; the project folder for most projects).
+   * A CSV (header row), JSON array or JSON Lines file, relative to the Pulumi project's folder
+   * (where Pulumi.yaml is), also when the program's entry point is in a subfolder.
    */
   file?: pulumi.Input<string>;
   /** A column that identifies each recipient (a customer id, say); without it, the content does. */
@@ -156,10 +157,12 @@ async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
     ...(inputs.keyColumn ? { keyColumn: inputs.keyColumn } : {}),
   };
   if (inputs.file === undefined) return loadRecipients({ inline: inputs.recipients ?? [] }, options);
-  const stat = await fs.stat(inputs.file).catch(() => undefined);
-  const signature = JSON.stringify([path.resolve(inputs.file), stat?.size, stat?.mtimeMs, options]);
+  const source = { file: inputs.file, relativeTo: projectRoot() };
+  const file = path.resolve(source.relativeTo, source.file);
+  const stat = await fs.stat(file).catch(() => undefined);
+  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options]);
   if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
-  const loaded = await loadRecipients({ file: inputs.file }, options);
+  const loaded = await loadRecipients(source, options);
   lastFileRead = stat ? { signature, loaded } : undefined;
   return loaded;
 }

@@ -73,6 +73,12 @@ export function formatOf(file: string): RecipientFormat {
   throw new Error(`${file}: unknown recipient file type "${ext}"; use .csv, .json, .jsonl or .ndjson`);
 }
 
+/**
+ * Where recipients come from: a list, or a file. A relative `file` is resolved against
+ * `relativeTo` (default: the working directory) and named as written in messages.
+ */
+export type RecipientSource = { file: string; relativeTo?: string } | { inline: unknown[] };
+
 /** A row of a source before validation; `fields` are already canonical for CSV files. */
 interface RawRow {
   row: number;
@@ -85,7 +91,7 @@ interface RawRow {
  * once, its unknown columns reported once (row 1) and skipped.
  */
 async function* rowsOf(
-  source: { file: string } | { inline: unknown[] },
+  source: RecipientSource,
   keyColumn: string | undefined,
   problem: (p: RecipientProblem) => void,
 ): AsyncGenerator<RawRow> {
@@ -94,15 +100,17 @@ async function* rowsOf(
     return;
   }
   const format = formatOf(source.file);
+  const base = source.relativeTo ?? process.cwd();
+  const file = path.resolve(base, source.file);
   // A missing or unreadable file is one clear error, before any stream is opened.
-  await fs.access(source.file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+  await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
     const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;
-    throw new Error(`${source.file}: ${why} (paths are relative to ${process.cwd()})`);
+    throw new Error(`${source.file}: ${why} (paths are relative to ${base})`);
   });
   if (format === "json") {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await fs.readFile(source.file, "utf8"));
+      parsed = JSON.parse(await fs.readFile(file, "utf8"));
     } catch (error) {
       throw new Error(`${source.file}: not valid JSON: ${(error as Error).message}`);
     }
@@ -111,7 +119,7 @@ async function* rowsOf(
     return;
   }
   if (format === "jsonl") {
-    const input = createReadStream(source.file);
+    const input = createReadStream(file);
     const lines = readline.createInterface({ input, crlfDelay: Infinity });
     input.on("error", (error) => lines.emit("error", error));
     let line = 0;
@@ -128,7 +136,7 @@ async function* rowsOf(
   }
   const parser = parseCsv({ bom: true, skip_empty_lines: true, trim: true, info: true });
   // pipe() does not pass a read error on: without this the parser would wait forever.
-  createReadStream(source.file)
+  createReadStream(file)
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
@@ -161,7 +169,7 @@ async function* rowsOf(
  * sees all of them at once; the caller refuses to change anything when there is any.
  */
 export async function loadRecipients(
-  source: { file: string } | { inline: unknown[] },
+  source: RecipientSource,
   options: RecipientSourceOptions,
 ): Promise<LoadedRecipients> {
   const maxProblems = options.maxProblems ?? 20;

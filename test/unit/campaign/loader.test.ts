@@ -444,6 +444,7 @@ describe("campaign folders", () => {
     expect(await loadCampaignsDir(dir)).toEqual({
       campaigns: [],
       problems: [{ file: dir, line: 1, column: 1, message: "campaign folder not found" }],
+      invalidFiles: [],
     });
   });
 });
@@ -468,5 +469,55 @@ describe("formatProblems", () => {
         { file: outside, line: 1, column: 1, message: "two" },
       ]),
     ).toBe(`${path.join("campaigns", "a.yaml")}:3:5: one\n${outside}:1:1: two`);
+  });
+});
+
+describe("paths in messages relative to a given folder (the Pulumi project's)", () => {
+  it("names other files relative to it, inside messages and in formatProblems, also outside it", async () => {
+    // A project folder and, beside it, a campaign folder of its own (campaignsDir: ../camps).
+    const project = path.join(tmp.dir, "relative", "project");
+    fs.mkdirSync(path.join(project, "program"), { recursive: true });
+    const first = tmp.write("relative/camps/a.yaml", inlineCampaign("spring"));
+    const second = tmp.write(
+      "relative/camps/b.yaml",
+      `${inlineCampaign("spring")}---\n${fileCampaign("lists", "missing.csv")}`,
+    );
+    const { problems } = await loadCampaignFiles([first, second], { relativeTo: project });
+    const camps = path.join("..", "camps");
+    expect(formatProblems(problems, project).split("\n")).toEqual([
+      `${path.join(camps, "b.yaml")}:4:9: metadata.name: the campaign name "spring" is already used in ${path.join(camps, "a.yaml")}:4:9; each campaign needs its own name (it names the campaign's resources)`,
+      `${path.join(camps, "b.yaml")}:24:11: spec.recipients.file: recipients file "missing.csv" not found (looked for ${path.join(camps, "missing.csv")}; the path is relative to the campaign file)`,
+    ]);
+    // The working directory plays no part: from a subfolder the paths read the same.
+    const cwd = process.cwd();
+    try {
+      process.chdir(path.join(project, "program"));
+      const again = await loadCampaignFiles([first, second], { relativeTo: project });
+      expect(formatProblems(again.problems, project)).toBe(formatProblems(problems, project));
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
+
+describe("invalidFiles", () => {
+  it("names each campaign file with a problem, in itself or in the recipients file it names, even when two share that file", async () => {
+    const good = tmp.write("invalid/good.yaml", inlineCampaign("fine"));
+    const bad = tmp.write(
+      "invalid/bad.yaml",
+      inlineCampaign("bad").replace("templateId: 10002", "templateId: ten"),
+    );
+    tmp.write(
+      "invalid/people.csv",
+      "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,\n",
+    );
+    const listA = tmp.write("invalid/list-a.yaml", fileCampaign("list-a", "people.csv"));
+    const listB = tmp.write("invalid/list-b.yaml", fileCampaign("list-b", "people.csv"));
+    const missing = path.join(tmp.dir, "invalid", "gone.yaml");
+    const { campaigns, problems, invalidFiles } = await loadCampaignFiles([good, bad, listA, listB, missing]);
+    expect(campaigns.map((c) => c.file)).toEqual([good]);
+    expect(invalidFiles).toEqual([bad, listA, listB, missing]);
+    // The recipients file's problem is printed once although both campaigns name it.
+    expect(problems.map((p) => path.basename(p.file))).toEqual(["bad.yaml", "people.csv", "gone.yaml"]);
   });
 });

@@ -26,7 +26,7 @@ beforeAll(() => {
   ).toBe(true);
   tmp.write("good/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
   tmp.write("good/people.csv", GOOD_CSV);
-  tmp.write("good/nested/welcome.yml", inlineCampaign("welcome"));
+  tmp.write("good/nested/welcome.yml", `${inlineCampaign("welcome")}---\n${inlineCampaign("welcome-back")}`);
   tmp.write(
     "bad/campaign.yaml",
     fileCampaign("bad", "people.csv").replace("templateId: 10002", "templateId: ten"),
@@ -35,12 +35,16 @@ beforeAll(() => {
 });
 
 describe("directmail validate", () => {
-  it("prints the count and exits 0 when every campaign is fine (files and folders)", () => {
+  it("says what it checked and exits 0 when every campaign is fine (files and folders)", () => {
     const result = validate("good");
-    expect(result).toEqual({ code: 0, stdout: "2 campaigns OK\n", stderr: "" });
+    expect(result).toEqual({
+      code: 0,
+      stdout: "checked 2 campaign files: 2 valid (3 campaigns)\n",
+      stderr: "",
+    });
     expect(validate(path.join("good", "spring.yaml"))).toEqual({
       code: 0,
-      stdout: "1 campaign OK\n",
+      stdout: "checked 1 campaign file: 1 valid (1 campaign)\n",
       stderr: "",
     });
   });
@@ -52,7 +56,21 @@ describe("directmail validate", () => {
     expect(result.stderr.split("\n")).toEqual([
       `${path.join("bad", "campaign.yaml")}:7:17: spec.order.templateId: must be a whole number; found "ten"`,
       `${path.join("bad", "people.csv")}:2:1: zipCode: zipCode is required`,
-      "2 problems; 2 campaigns without problems",
+      "checked 3 campaign files: 2 valid, 1 with problems (2 problems)",
+      "",
+    ]);
+  });
+
+  it("on the repository's examples/ folder, says what it checked, then what failed and why", () => {
+    const result = spawnSync(process.execPath, [BIN, "validate", "examples/"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.split("\n")).toEqual([
+      'examples/two-step/paid/holiday-cards.yaml:11:9: metadata.name: the campaign name "holiday-cards" is already used in examples/two-step/draft/holiday-cards.yaml:10:9; each campaign needs its own name (it names the campaign\'s resources)',
+      "examples/typescript/Pulumi.yaml:1:1: not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign (a campaigns folder holds campaign files only)",
+      "checked 5 campaign files: 3 valid, 2 with problems (2 problems)",
       "",
     ]);
   });
@@ -62,7 +80,8 @@ describe("directmail validate", () => {
     expect(result).toEqual({
       code: 1,
       stdout: "",
-      stderr: "nowhere:1:1: not found\n1 problem; 0 campaigns without problems\n",
+      stderr:
+        "nowhere:1:1: not found\nchecked 0 campaign files: 0 valid, 1 path not found or unreadable (1 problem)\n",
     });
   });
 

@@ -160,6 +160,20 @@ describe("loading declared recipients", () => {
     );
   });
 
+  it("resolves a relative file against relativeTo (the project folder) and names it as written", async () => {
+    fs.mkdirSync(path.join(dir, "project", "lists"), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, "project", "lists", "people.csv"),
+      "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,40741\n",
+    );
+    const project = path.join(dir, "project");
+    const loaded = await loadRecipients({ file: "lists/people.csv", relativeTo: project }, opts);
+    expect([...loaded.byKey.values()].map((r) => r.recipient.firstName)).toEqual(["Ada"]);
+    await expect(loadRecipients({ file: "lists/gone.csv", relativeTo: project }, opts)).rejects.toThrow(
+      `lists/gone.csv: no such file (paths are relative to ${project})`,
+    );
+  });
+
   it("gives the same digest to the same set in any order, and another to a changed set", () => {
     expect(digestOf(["b", "a"], "custom6")).toBe(digestOf(["a", "b"], "custom6"));
     expect(digestOf(["a", "b"], "custom6")).not.toBe(digestOf(["a"], "custom6"));

@@ -1,0 +1,232 @@
+/**
+ * The project's own program (Pulumi.yaml, program/index.ts) under the real pulumi CLI: where its
+ * paths point and what it deploys without `campaignsDir`.
+ *
+ * - Problems and the recipients `file` stored in the state are relative to the project folder,
+ *   where the user runs `pulumi` (not to program/, the entry point's folder). A state written by an
+ *   earlier version, with program-relative paths, is brought over by one update that changes
+ *   nothing at the service, even for a paid campaign.
+ * - Without `campaignsDir`, the examples (which pay) are deployed only to the local sandbox; a stack
+ *   that targets anything else gets one error and nothing is created.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DirectMailClient } from "../../provider/api/client";
+import { seedDemo } from "../../sandbox";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { createTestStack, type TestStack } from "./support/pulumi";
+
+let sb: TestSandbox;
+let demoKey: string;
+const stacks: TestStack[] = [];
+const clients: DirectMailClient[] = [];
+
+beforeAll(async () => {
+  // On every interface: the same sandbox is reached through a base URL that is not loopback.
+  sb = await startTestSandbox({ log: () => {}, host: "0.0.0.0" });
+  // The examples name the demo account's templates (10001, 10002) of a fresh sandbox.
+  ({ apiKey: demoKey } = seedDemo(sb.sandbox));
+});
+afterAll(async () => {
+  for (const t of stacks) await t.dispose();
+  for (const c of clients) await c.close();
+  await sb?.close();
+});
+
+function clientFor(apiKey: string): DirectMailClient {
+  const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+  clients.push(client);
+  return client;
+}
+
+/** A copy of the project (Pulumi.yaml, program/, examples/) with a stack of the given config. */
+async function projectStack(
+  config: Record<string, string>,
+  options: { apiKey: string; env?: Record<string, string> },
+): Promise<TestStack> {
+  const t = await createTestStack("root", {
+    from: ["Pulumi.yaml", "program", "examples"],
+    config: {
+      "directmail:apiKey": { value: options.apiKey, secret: true },
+      ...Object.fromEntries(Object.entries(config).map(([k, v]) => [k, { value: v }])),
+    },
+    ...(options.env ? { env: options.env } : {}),
+  });
+  stacks.push(t);
+  return t;
+}
+
+/** Runs a pulumi command that must fail; returns the lines of the Diagnostics section it printed. */
+async function diagnostics(run: () => Promise<unknown>): Promise<string[]> {
+  let output: string;
+  try {
+    await run();
+    throw new Error("the command succeeded; it was expected to fail");
+  } catch (error) {
+    // The Automation API's CommandError carries what the CLI printed in its message.
+    output = (error as Error).message;
+  }
+  const start = output.indexOf("\nDiagnostics:\n");
+  if (start < 0) throw new Error(`no Diagnostics section in:\n${output}`);
+  const section = output.slice(start + "\nDiagnostics:\n".length);
+  return section.slice(0, section.indexOf("\n\n")).split("\n");
+}
+
+/** This machine's first IPv4 address that is not loopback. */
+function nonLoopbackAddress(): string {
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  throw new Error("this test needs a network interface other than loopback; none was found");
+}
+
+/** The OrderRecipients of a campaign as the state stores it. */
+async function storedRecipients(t: TestStack, campaign: string) {
+  const { deployment } = await t.stack.exportStack();
+  const resource = deployment.resources.find((r: { urn: string }) =>
+    r.urn.endsWith(`::${campaign}-recipients`),
+  );
+  if (!resource) throw new Error(`no ${campaign}-recipients in the state`);
+  return resource as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+}
+
+/** The steps a preview plans other than `same`, as `op type name`. */
+async function plannedChanges(t: TestStack): Promise<string[]> {
+  const steps: string[] = [];
+  await t.stack.preview({
+    onEvent: (event: EngineEvent) => {
+      const step = event.resourcePreEvent?.metadata;
+      if (step && step.op !== "same") {
+        steps.push(`${step.op} ${step.type} ${step.urn.split("::").pop()}`);
+      }
+    },
+  });
+  return steps;
+}
+
+const CAMPAIGN = (templateId: number, file: string) =>
+  [
+    "apiVersion: directmail/v1",
+    "kind: Campaign",
+    "metadata:",
+    "  name: spring",
+    "spec:",
+    "  order:",
+    `    templateId: ${templateId}`,
+    "  recipients:",
+    `    file: ${file}`,
+    "  checkout:",
+    "    postageType: Standard",
+    "    productionSpeed: Normal",
+    "    maxTotal: 50",
+    "",
+  ].join("\n");
+
+describe("paths are relative to the project folder, not to program/", { timeout: 300_000 }, () => {
+  it("a campaign folder beside program/: the preview's problems, the stored recipients file, and a state with program-relative paths brought over without a change at the service", async () => {
+    const { apiKey } = await sb.control.createAccount({ balance: 100 });
+    const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Letter" });
+    const client = clientFor(apiKey);
+    const t = await projectStack({ "directmail:baseUrl": sb.url, campaignsDir: "my-camps" }, { apiKey });
+    const camps = path.join(t.workDir, "my-camps");
+    fs.mkdirSync(path.join(camps, "lists"), { recursive: true });
+    fs.writeFileSync(
+      path.join(camps, "lists", "people.csv"),
+      "firstName,lastName,address1,city,state,zipCode\n" +
+        "Ada,Lovelace,12 Analytical St,Springfield,IL,62701\n" +
+        "Grace,Hopper,1 Compiler Way,Austin,TX,78701\n",
+    );
+    fs.writeFileSync(path.join(camps, "spring.yaml"), CAMPAIGN(templateId, "lists/people.csv"));
+    fs.writeFileSync(
+      path.join(camps, "bad.yaml"),
+      CAMPAIGN(templateId, "lists/missing.csv").replace("name: spring", "name: bad"),
+    );
+
+    // As `directmail validate my-camps` prints them, run from the project folder.
+    expect(await diagnostics(() => t.stack.preview())).toEqual([
+      "  pulumi:pulumi:Stack (directmail-campaigns-e2e):",
+      "    error: the campaign files have problems; nothing was changed:",
+      '    my-camps/bad.yaml:9:11: spec.recipients.file: recipients file "lists/missing.csv" not found (looked for my-camps/lists/missing.csv; the path is relative to the campaign file)',
+    ]);
+    expect((await client.listOrders()).totalCount).toBe(0);
+
+    fs.rmSync(path.join(camps, "bad.yaml"));
+    const up = await t.stack.up();
+    const spring = up.outputs.spring?.value;
+    expect(spring).toMatchObject({ accepted: 2, dropped: 0 });
+    expect(["Paid", "Ready For Production"]).toContain(spring.checkoutStatus);
+    expect((await client.getOrder(spring.orderId))?.recipientCount).toBe(2);
+    const stored = await storedRecipients(t, "spring");
+    expect([stored.inputs.file, stored.outputs.file]).toEqual([
+      "my-camps/lists/people.csv",
+      "my-camps/lists/people.csv",
+    ]);
+
+    // A state written by the earlier version stored the path relative to program/.
+    const exported = await t.stack.exportStack();
+    const old = exported.deployment.resources.find((r: { urn: string }) =>
+      r.urn.endsWith("::spring-recipients"),
+    );
+    old.inputs.file = "../my-camps/lists/people.csv";
+    old.outputs.file = "../my-camps/lists/people.csv";
+    await t.stack.importStack(exported);
+    const ledger = await sb.control.ledger(apiKey);
+
+    // One update of the stored path, on a paid order: nothing else changes.
+    expect(await plannedChanges(t)).toEqual([
+      "update pulumi-nodejs:dynamic/directmail:OrderRecipients spring-recipients",
+    ]);
+    const migrated = await t.stack.up();
+    expect(migrated.summary.resourceChanges).toMatchObject({ update: 1 });
+    expect(Object.keys(migrated.summary.resourceChanges ?? {}).sort()).toEqual(["same", "update"]);
+    expect(await sb.control.ledger(apiKey)).toEqual(ledger);
+    expect((await client.getOrder(spring.orderId))?.recipientCount).toBe(2);
+    const after = await storedRecipients(t, "spring");
+    expect([after.inputs.file, after.outputs.file]).toEqual([
+      "my-camps/lists/people.csv",
+      "my-camps/lists/people.csv",
+    ]);
+    expect(await plannedChanges(t)).toEqual([]);
+  });
+});
+
+describe("without campaignsDir", { timeout: 300_000 }, () => {
+  it("the local sandbox gets the examples", async () => {
+    const t = await projectStack({ "directmail:baseUrl": sb.url }, { apiKey: demoKey });
+    const campaigns = (await plannedChanges(t)).filter((s) =>
+      s.startsWith("create directmail:index:Campaign "),
+    );
+    expect(campaigns.sort()).toEqual([
+      "create directmail:index:Campaign spring-sale",
+      "create directmail:index:Campaign welcome-letters",
+    ]);
+  });
+
+  it("any other target is refused with one error naming the setting, and nothing is created at the service", async () => {
+    const client = clientFor(demoKey);
+    const elsewhere = `http://${nonLoopbackAddress()}:${new URL(sb.url).port}`;
+    const ledger = await sb.control.ledger(demoKey);
+    const refusal = (from: string) => [
+      "  pulumi:pulumi:Stack (directmail-campaigns-e2e):",
+      "    error: campaignsDir is not set: name the folder of your campaign files, relative to the project " +
+        "folder, with `pulumi config set campaignsDir <folder>`. The example campaigns are the default only " +
+        `for the local sandbox (some of them pay), and this stack sends to ${elsewhere} (${from}). Nothing was changed.`,
+    ];
+
+    const byConfig = await projectStack({ "directmail:baseUrl": elsewhere }, { apiKey: demoKey });
+    expect(await diagnostics(() => byConfig.stack.up())).toEqual(refusal("directmail:baseUrl"));
+    const byEnv = await projectStack({}, { apiKey: demoKey, env: { DIRECTMAIL_BASE_URL: elsewhere } });
+    expect(await diagnostics(() => byEnv.stack.up())).toEqual(refusal("DIRECTMAIL_BASE_URL"));
+    expect((await client.listOrders()).totalCount).toBe(0);
+    expect(await sb.control.ledger(demoKey)).toEqual(ledger);
+
+    // The same target with campaignsDir set does reach the sandbox: the refusal was the program's.
+    await byConfig.stack.setConfig("campaignsDir", { value: "examples/two-step/draft" });
+    const up = await byConfig.stack.up();
+    expect(up.outputs["holiday-cards"]?.value).toMatchObject({ orderStatus: "Draft", accepted: 3 });
+    expect((await client.listOrders()).totalCount).toBe(1);
+  });
+});
