@@ -112,19 +112,15 @@ export function controlClient(url: string): SandboxControl {
 /**
  * Starts a sandbox for one test file. Defaults: `:memory:`, wall-clock speed 1, settlement 2 s
  * after checkout, responses validated against the shared schemas, no request log (unexpected
- * server errors still go to stderr). `host: "0.0.0.0"` also answers on the machine's other
- * addresses (a base URL that is not loopback); `url` stays the loopback one, for the control API.
+ * server errors still go to stderr).
  */
-export async function startTestSandbox(
-  options: Partial<SandboxOptions> & { host?: "127.0.0.1" | "0.0.0.0" } = {},
-): Promise<TestSandbox> {
-  const { host = "127.0.0.1", ...sandboxOptions } = options;
+export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const sandbox = new Sandbox({
     storage: ":memory:",
     validateResponses: true,
     requestLog: false,
-    ...sandboxOptions,
+    ...options,
   });
-  const url = (await sandbox.listen(0, host)).replace("//0.0.0.0:", "//127.0.0.1:");
+  const url = await sandbox.listen(0, "127.0.0.1");
   return { url, control: controlClient(url), sandbox, close: () => sandbox.close() };
 }
