@@ -7,6 +7,7 @@ import { DirectMailClient, type RequestEvent } from "../api/client";
 import { type ProviderSettings, resolveSettings } from "../settings";
 import { addressBookEntryImplementation } from "./address-book-entry";
 import { checkoutImplementation } from "./checkout";
+import { exitWithEngine } from "./engine-watch";
 import { orderImplementation } from "./order";
 import { orderRecipientsImplementation } from "./order-recipients";
 import { providerInfoImplementation } from "./provider-info";
@@ -27,6 +28,10 @@ export interface ProviderContext {
   /** The API client for the settings; fails with guidance when no API key is configured. */
   client(): DirectMailClient;
 }
+
+// Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
+// engine that was killed.
+exitWithEngine();
 
 let configured: ProviderSettings | undefined;
 let cachedClient: { baseUrl: string; apiKey: string; client: DirectMailClient } | undefined;

@@ -4,7 +4,8 @@
 // builds its own from the public gRPC contract in github.com/pulumi/pulumi/sdk/v3. It does what a
 // `pulumi up` of a Node.js program needs: it answers the engine's handshake and plugin queries and
 // runs the program through @pulumi/pulumi's own `cmd/run` entry point, exactly as the upstream host
-// does, with the same flags and environment variables.
+// does, with the same flags and environment variables. It exits, with the program it started,
+// once the engine is gone (see engine.go).
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
@@ -46,9 +48,13 @@ func main() {
 		engineAddress = args[len(args)-1]
 	}
 
+	h := &host{engineAddress: engineAddress, children: map[*os.Process]struct{}{}}
+	if engineAddress != "" {
+		h.watchEngine(engineAddress)
+	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress})
+			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
 			return nil
 		},
 	})
@@ -65,6 +71,10 @@ func main() {
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
+	watchOnce     sync.Once
+
+	mu       sync.Mutex
+	children map[*os.Process]struct{} // the programs running now
 }
 
 func (h *host) Handshake(
@@ -72,6 +82,7 @@ func (h *host) Handshake(
 ) (*pulumirpc.LanguageHandshakeResponse, error) {
 	if req.GetEngineAddress() != "" {
 		h.engineAddress = req.GetEngineAddress()
+		h.watchEngine(h.engineAddress)
 	}
 	return &pulumirpc.LanguageHandshakeResponse{}, nil
 }
@@ -195,7 +206,13 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
 	cmd.Env = env
-	if err := cmd.Run(); err != nil {
+	err = cmd.Start()
+	if err == nil {
+		h.track(cmd.Process, true)
+		err = cmd.Wait()
+		h.track(cmd.Process, false)
+	}
+	if err != nil {
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
 			if exitErr.ExitCode() == exitAfterReportedError {

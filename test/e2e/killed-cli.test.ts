@@ -1,0 +1,127 @@
+/**
+ * A `pulumi up` killed with SIGKILL leaves no process behind: the language host, the program and
+ * the dynamic provider notice that the engine is gone and exit within seconds. Every process of
+ * the run is found through /proc by a marker in its environment, which the CLI passes on to the
+ * plugins it starts and they to their children.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { recipientsCsv } from "./support/campaign";
+import { createTestStack, type TestStack } from "./support/pulumi";
+
+const MARKER = "DIRECTMAIL_E2E_RUN";
+
+interface RunProcess {
+  pid: number;
+  cmdline: string;
+}
+
+/** The live (not zombie) processes whose environment holds `MARKER=<run>`. */
+function processesOfRun(run: string): RunProcess[] {
+  const needle = `${MARKER}=${run}`;
+  const found: RunProcess[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
+      if (!environ.includes(needle)) continue;
+      // The state follows the parenthesized command name: "pid (comm) S ...".
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+      found.push({ pid: Number(entry), cmdline });
+    } catch {
+      // The process exited while being read, or is not ours to read.
+    }
+  }
+  return found;
+}
+
+async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+let sb: TestSandbox;
+let t: TestStack | undefined;
+const run = `killed-cli-${process.pid}-${Date.now()}`;
+
+beforeAll(async () => {
+  sb = await startTestSandbox({ log: () => {} });
+});
+afterAll(async () => {
+  // A failed run must not leave its processes behind on the machine either.
+  for (const p of processesOfRun(run)) {
+    try {
+      process.kill(p.pid, "SIGKILL");
+    } catch {}
+  }
+  await t?.dispose();
+  await sb?.close();
+});
+
+describe("pulumi up killed with SIGKILL", { timeout: 180_000 }, () => {
+  it("leaves no language host, program or dynamic provider running", async () => {
+    const { apiKey } = await sb.control.createAccount({ balance: 0 });
+    const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
+    t = await createTestStack("campaign", {
+      config: {
+        "directmail:baseUrl": { value: sb.url },
+        "directmail:apiKey": { value: apiKey, secret: true },
+        templateId: { value: String(templateId) },
+        recipientsFile: { value: "recipients.csv" },
+      },
+      env: { [MARKER]: run },
+    });
+    fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([1, 2, 3]));
+    // The order's creation hangs at the sandbox, so the update is surely under way when killed.
+    await sb.control.addFault({
+      method: "POST",
+      path: "/v1/order",
+      kind: "delay",
+      delayMs: 30_000,
+      times: 1,
+    });
+
+    const cli = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", "e2e"], {
+      cwd: t.workDir,
+      env: t.env,
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => cli.on("exit", resolve));
+    try {
+      await waitFor("the order's creation to reach the sandbox", 120, async () =>
+        (await sb.control.listFaults()).faults[0]?.fired === 1 ? true : undefined,
+      );
+      // The run's processes are found: the CLI, the language host and the program it runs, the
+      // dynamic provider and the shell script that started it.
+      const before = processesOfRun(run).map((p) => p.cmdline);
+      const count = (pattern: RegExp) => before.filter((c) => pattern.test(c)).length;
+      expect(count(/^pulumi up /), before.join("\n")).toBe(1);
+      expect(count(/\/pulumi-language-nodejs /), before.join("\n")).toBe(1);
+      expect(count(/^node .*\/@pulumi\/pulumi\/cmd\/run /), before.join("\n")).toBe(1);
+      expect(count(/\/pulumi-resource-pulumi-nodejs /), before.join("\n")).toBe(1);
+      expect(count(/^node .*\/@pulumi\/pulumi\/cmd\/dynamic-provider\//), before.join("\n")).toBe(1);
+    } finally {
+      cli.kill("SIGKILL");
+      await exited;
+    }
+
+    const killedAt = Date.now();
+    const left = await waitFor("the run's processes to exit", 5, async () => {
+      const now = processesOfRun(run);
+      return now.length === 0 ? now : undefined;
+    }).catch(() => processesOfRun(run));
+    expect(left.map((p) => p.cmdline)).toEqual([]);
+    console.log(`every process of the killed run exited within ${Date.now() - killedAt} ms`);
+  });
+});
