@@ -1,7 +1,7 @@
 /**
  * The endpoint table: every operation of the v1 interface, described once. The client builds its
- * requests and picks its retry behaviour from it, the OpenAPI generator emits `paths` from it, and
- * a server can register its routes from it.
+ * requests, picks its retry behaviour and words its errors from it, the OpenAPI generator emits
+ * `paths` from it, and a server can register its routes from it.
  */
 import type { z } from "zod";
 import * as S from "./schemas";
@@ -21,6 +21,9 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
  *   Any later failure (network, timeout, abort, 5xx) is reported as an unknown outcome.
  */
 export type RetryClass = "read" | "idempotent" | "retryable-500" | "unsafe" | "checkout";
+
+/** What the `{id}` of a path names; errors call it "Order 12", "Integration order 3", ... */
+type IdKind = "order" | "integration order" | "conversion";
 
 /** Subscription feature an operation needs; a tier without it gets 403 with no body. */
 export type Feature = "automations" | "conversions";
@@ -52,12 +55,30 @@ export interface EndpointDef {
   retry: RetryClass;
   /** Error statuses the spec (or the design brief) names for this operation. */
   errorStatuses: readonly number[];
+  /** What the path's `{id}` names. An order id is also the `orderId` of the operation's errors. */
+  idKind?: IdKind;
+  /** The body's `orderId` is the `orderId` of the operation's errors (the path names no order). */
+  orderIdInBody?: true;
+  /**
+   * A 400 of this operation may be the spec's "invalid status" error (the order's status does not
+   * allow it), also when the service sends no `errorCode`.
+   */
+  statusSensitive?: true;
+  /**
+   * For an operation that is not safe to repeat (every class but `read` and `idempotent`): how to
+   * find out whether a request whose outcome is unknown took effect. A unit test checks that each
+   * such operation has it.
+   */
+  howToCheck?: (orderId: number | undefined) => string;
 }
 
 const json = <P extends z.ZodType, E extends z.ZodType>(payload: P, envelope: E) =>
   ({ kind: "json", payload, envelope }) as const;
 
 const common = [401, 429, 500] as const;
+
+const ADDRESS_BOOK_CHECK = () =>
+  "A repeat creates a second entry; check the address book before creating it again.";
 
 export const endpoints = {
   me: {
@@ -84,6 +105,8 @@ export const endpoints = {
     auth: "apiKey",
     retry: "unsafe",
     errorStatuses: [400, 403, 404, ...common],
+    howToCheck: () =>
+      "List the orders (listOrders) and look for one created from this template just now before creating another.",
   },
   listOrders: {
     entry: 3,
@@ -110,6 +133,8 @@ export const endpoints = {
     auth: "apiKey",
     retry: "idempotent",
     errorStatuses: [400, 404, ...common],
+    idKind: "order",
+    statusSensitive: true,
   },
   appendRecipients: {
     entry: 5,
@@ -125,6 +150,11 @@ export const endpoints = {
     auth: "apiKey",
     retry: "unsafe",
     errorStatuses: [400, 403, 404, ...common],
+    idKind: "order",
+    statusSensitive: true,
+    howToCheck: (id) =>
+      `List the order's recipients (listRecipients(${id})) before appending again: a repeated append adds the ` +
+      `recipients twice, because duplicate processing covers only the submitted batch.`,
   },
   listRecipients: {
     entry: 6,
@@ -139,6 +169,7 @@ export const endpoints = {
     auth: "apiKey",
     retry: "read",
     errorStatuses: [400, 404, ...common],
+    idKind: "order",
   },
   deleteRecipients: {
     entry: 7,
@@ -153,6 +184,8 @@ export const endpoints = {
     auth: "apiKey",
     retry: "idempotent",
     errorStatuses: [400, 404, ...common],
+    idKind: "order",
+    statusSensitive: true,
   },
   previewCheckout: {
     entry: 8,
@@ -167,6 +200,8 @@ export const endpoints = {
     auth: "apiKey",
     retry: "read",
     errorStatuses: [400, 402, 404, ...common],
+    idKind: "order",
+    statusSensitive: true,
   },
   checkout: {
     entry: 9,
@@ -181,6 +216,12 @@ export const endpoints = {
     auth: "apiKey",
     retry: "checkout",
     errorStatuses: [400, 402, 404, ...common],
+    idKind: "order",
+    statusSensitive: true,
+    howToCheck: (id) =>
+      `Do not send the checkout again. Read the order's status (getOrder(${id})): 'Payment Needed', ` +
+      `'Paid' or later means the checkout was accepted; 'Draft' or 'Edits Needed' means it was not (or its ` +
+      `payment failed), and only then is a new checkout safe.`,
   },
   getProof: {
     entry: 10,
@@ -194,6 +235,7 @@ export const endpoints = {
     auth: "apiKey",
     retry: "read",
     errorStatuses: [400, 404, ...common],
+    idKind: "order",
   },
   getRecipientProof: {
     entry: 11,
@@ -207,6 +249,7 @@ export const endpoints = {
     auth: "apiKey",
     retry: "read",
     errorStatuses: [400, 404, ...common],
+    idKind: "order",
   },
   getAnalytics: {
     entry: 12,
@@ -261,6 +304,9 @@ export const endpoints = {
     feature: "automations",
     retry: "retryable-500",
     errorStatuses: [400, 403, 404, 422, ...common],
+    idKind: "integration order",
+    howToCheck: () =>
+      "Sending it again is answered with 422 DUPLICATE_RECIPIENT if the first attempt was queued; treat that as success.",
   },
   requestProximityMailing: {
     entry: 16,
@@ -276,6 +322,9 @@ export const endpoints = {
     feature: "automations",
     retry: "unsafe",
     errorStatuses: [400, 403, 404, ...common],
+    idKind: "integration order",
+    howToCheck: () =>
+      "Check the integration order's recipients in the service before requesting the same search again.",
   },
   recordQrScan: {
     entry: 17,
@@ -289,6 +338,9 @@ export const endpoints = {
     auth: "apiKey",
     retry: "unsafe",
     errorStatuses: [400, 404, ...common],
+    orderIdInBody: true,
+    howToCheck: () =>
+      "A repeated scan would be counted twice; check the order's analytics (getAnalytics) first.",
   },
   submitConversions: {
     entry: 18,
@@ -303,6 +355,8 @@ export const endpoints = {
     feature: "conversions",
     retry: "unsafe",
     errorStatuses: [400, 403, ...common],
+    howToCheck: () =>
+      "A repeated batch may be recorded twice; check the conversions in the service before resubmitting.",
   },
   deleteConversion: {
     entry: 19,
@@ -317,6 +371,7 @@ export const endpoints = {
     feature: "conversions",
     retry: "idempotent",
     errorStatuses: [400, 403, 404, ...common],
+    idKind: "conversion",
   },
   getConversionStatus: {
     entry: 20,
@@ -331,6 +386,7 @@ export const endpoints = {
     feature: "conversions",
     retry: "read",
     errorStatuses: [403, 404, ...common],
+    idKind: "conversion",
   },
   createAddressBookEntry: {
     entry: 21,
@@ -344,6 +400,7 @@ export const endpoints = {
     auth: "apiKey",
     retry: "unsafe",
     errorStatuses: [400, ...common],
+    howToCheck: ADDRESS_BOOK_CHECK,
   },
   createAddressBookEntryLegacy: {
     entry: 22,
@@ -357,6 +414,7 @@ export const endpoints = {
     auth: "apiKey",
     retry: "unsafe",
     errorStatuses: [400, ...common],
+    howToCheck: ADDRESS_BOOK_CHECK,
   },
   listTemplates: {
     entry: 23,
@@ -398,6 +456,7 @@ export const endpoints = {
     auth: "apiKey",
     retry: "read",
     errorStatuses: [400, 404, ...common],
+    idKind: "order",
   },
 } as const satisfies Record<string, EndpointDef>;
 

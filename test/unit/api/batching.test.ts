@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chunk, runBatches } from "../../../provider/api/batching";
+import { chunk, runBatches } from "../../../provider/api/core/batching";
 
 describe("chunk", () => {
   it("keeps every item, in order, in chunks of at most the size (all full but the last)", () => {

@@ -1,7 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { endpoints, operations } from "../../../provider/api/endpoints";
 import {
   backoffDelay,
   DEFAULT_RETRY,
@@ -9,7 +8,8 @@ import {
   parseRetryAfter,
   RETRY_TABLE,
   shouldRetry,
-} from "../../../provider/api/retry";
+} from "../../../provider/api/core/retry";
+import { endpoints, operations } from "../../../provider/api/endpoints";
 
 const doc = fs.readFileSync(path.resolve(__dirname, "../../../docs/retry-policy.md"), "utf8");
 

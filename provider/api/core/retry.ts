@@ -2,7 +2,7 @@
  * The retry policy, per retry class of the endpoint table. docs/retry-policy.md states the same
  * table with the reasons; a unit test checks that the two agree.
  */
-import type { RetryClass } from "./endpoints";
+import type { RetryClass } from "../endpoints";
 
 /** What went wrong with one attempt, as far as the retry decision is concerned. */
 export type Failure =

@@ -1,0 +1,505 @@
+/**
+ * The transport: everything generic about calling one operation of the endpoint table over HTTP.
+ *
+ * - Requests are validated with the operation's schemas before anything is sent; JSON responses
+ *   are parsed with its envelope schema.
+ * - Connections are reused through one undici `Agent`; every response body is read or dumped, so
+ *   no socket is left holding an unread body.
+ * - Each attempt has a timeout; the caller's `AbortSignal` cancels the call (also while waiting to retry).
+ * - Retries follow the operation's retry class (retry.ts, docs/retry-policy.md). A request that
+ *   is not safe to repeat is never sent again once it may have reached the service.
+ * - The API key lives in a private field; it is redacted from every error text and never logged.
+ *
+ * Nothing here knows a particular operation: what differs per operation is in the endpoint table.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { Agent, type Dispatcher, request } from "undici";
+import type { z } from "zod";
+import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";
+import * as S from "../schemas";
+import {
+  AbortedError,
+  DirectMailError,
+  type ErrorDetails,
+  fromResponse,
+  NetworkError,
+  outcomeUnknownError,
+  RequestValidationError,
+  snippet,
+  TimeoutError,
+  UnexpectedResponseError,
+  unreadableSuccessError,
+} from "./errors";
+import {
+  backoffDelay,
+  DEFAULT_RETRY,
+  type Failure,
+  outcomeUnknown,
+  parseRetryAfter,
+  type RetryOptions,
+  shouldRetry,
+} from "./retry";
+
+export interface TransportOptions {
+  /** Service base address, e.g. `http://127.0.0.1:4010` (paths start with `/v1`). */
+  baseUrl: string;
+  /** Sent as `X-API-KEY` on every call. Never logged, never part of an error message. */
+  apiKey: string;
+  /** Per-attempt timeout for JSON calls, connect to last body byte. Default 30 s. */
+  timeoutMs?: number;
+  /** Connect timeout. Default 10 s. */
+  connectTimeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  /** Most open connections per origin. Default 8. */
+  connections?: number;
+  /** A dispatcher to use instead of the client's own `Agent` (e.g. undici's `MockAgent`); not closed by `close()`. */
+  dispatcher?: Dispatcher;
+  /**
+   * Path templates replacing the endpoint table's, per operation. Meant for the three the spec
+   * does not show (`listTemplates`, `listFonts`, `getDeliveryStatus`), where a real deployment may differ.
+   */
+  paths?: Partial<Record<OperationId, string>>;
+  /**
+   * `errorCode`s that mean "invalid status for the operation" on a 400. The spec names none;
+   * default `INVALID_ORDER_STATUS`, `INVALID_STATUS`, `ORDER_NOT_DELETABLE_STATUS`.
+   */
+  invalidStatusErrorCodes?: readonly string[];
+  /** Receives one event per attempt. Events never carry headers or the key. */
+  onEvent?: (event: RequestEvent) => void;
+  /** Extra `User-Agent` text. */
+  userAgent?: string;
+  /** Jitter source, for tests. */
+  random?: () => number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's per-attempt timeout for this call. */
+  timeoutMs?: number;
+}
+
+/** One attempt of one operation, for logs and metrics. */
+export interface RequestEvent {
+  operationId: string;
+  method: string;
+  path: string;
+  attempt: number;
+  /** HTTP status, when a response arrived. */
+  status?: number;
+  durationMs: number;
+  /** Error class name when the attempt failed. */
+  error?: string;
+  /** Milliseconds until the next attempt, when one follows. */
+  retryInMs?: number;
+}
+
+/** The envelope fields besides `payload` that some callers need (warnings of a checkout, conversion validation). */
+export interface EnvelopeInfo {
+  errorCode: string | null | undefined;
+  errors: string[];
+  warnings: string[];
+  hasErrors: boolean;
+  hasWarnings: boolean;
+  /** The envelope's free-form map (e.g. an id the service reports beside the payload). */
+  metadata: Record<string, unknown>;
+}
+
+export interface CallInput {
+  pathParams?: Record<string, string | number>;
+  query?: Record<string, unknown>;
+  /** Wire names of query parameters whose name differs from the schema's (`{ search: "q" }`). */
+  queryNames?: Record<string, string>;
+  body?: unknown;
+  /** Validates the body with this instead of the endpoint table's schema. */
+  bodySchema?: z.ZodType;
+  /** A path template instead of the endpoint table's (e.g. one of its `aliases`). */
+  path?: string;
+}
+
+/** Turns a 2xx response into the result; it must consume the body. */
+export type Reader<T> = (response: Dispatcher.ResponseData, details: ErrorDetails) => Promise<T>;
+
+interface Prepared {
+  def: EndpointDef;
+  path: string;
+  url: string;
+  body: string | undefined;
+  orderId: number | undefined;
+}
+
+/** Error codes of connection failures that happen before any byte of the request is written. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_NONAME",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_CLOSED",
+  "UND_ERR_DESTROYED",
+]);
+
+const REDACTED = "[REDACTED]";
+
+export class Transport {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryOptions;
+  readonly #paths: Partial<Record<OperationId, string>>;
+  readonly #invalidStatusCodes: ReadonlySet<string>;
+  readonly #onEvent: ((event: RequestEvent) => void) | undefined;
+  readonly #userAgent: string;
+  readonly #random: () => number;
+  #closed = false;
+
+  constructor(options: TransportOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(`DirectMailClient: baseUrl '${options.baseUrl}' is not an absolute URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new TypeError(`DirectMailClient: baseUrl must be http(s), got '${url.protocol}'`);
+    }
+    if (url.username || url.password) {
+      throw new TypeError("DirectMailClient: baseUrl must not carry credentials; pass apiKey instead");
+    }
+    if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
+      throw new TypeError("DirectMailClient: apiKey is required (a non-empty string)");
+    }
+    // A header value with control characters would make undici throw later, maybe echoing it.
+    if (!/^[\x21-\x7e]+$/.test(options.apiKey)) {
+      throw new TypeError("DirectMailClient: apiKey contains characters that cannot be sent in a header");
+    }
+    this.baseUrl = url.toString().replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    if (!Number.isInteger(this.#retry.maxAttempts) || this.#retry.maxAttempts < 1) {
+      throw new RangeError("DirectMailClient: retry.maxAttempts must be an integer >= 1");
+    }
+    this.#paths = { ...options.paths };
+    this.#invalidStatusCodes = new Set(
+      options.invalidStatusErrorCodes ?? [
+        "INVALID_ORDER_STATUS",
+        "INVALID_STATUS",
+        "ORDER_NOT_DELETABLE_STATUS",
+      ],
+    );
+    this.#onEvent = options.onEvent;
+    this.#userAgent = `pulumi-directmail-client${options.userAgent ? ` ${options.userAgent}` : ""}`;
+    this.#random = options.random ?? Math.random;
+    if (options.dispatcher) {
+      this.#dispatcher = options.dispatcher;
+      this.#ownsDispatcher = false;
+    } else {
+      this.#dispatcher = new Agent({
+        connections: options.connections ?? 8,
+        keepAliveTimeout: 10_000,
+        connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      });
+      this.#ownsDispatcher = true;
+    }
+  }
+
+  /** Closes the transport's own connections (waits for calls in flight). Calling it again does nothing. */
+  async close(): Promise<void> {
+    if (!this.#ownsDispatcher || this.#closed) return;
+    this.#closed = true;
+    await this.#dispatcher.close();
+  }
+
+  /** Calls a JSON operation and parses its envelope with the operation's schema. */
+  async json<K extends OperationId>(
+    op: K,
+    input: CallInput,
+    options: CallOptions | undefined,
+  ): Promise<{ payload: PayloadOf<K>; envelope: EnvelopeInfo }> {
+    const def = endpoints[op] as EndpointDef;
+    if (def.response.kind !== "json") throw new Error(`${op} is not a JSON operation`);
+    const envelopeSchema = def.response.envelope;
+    return this.execute(op, input, options ?? {}, async (response, details) => {
+      const text = await response.body.text();
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch {
+        throw unreadableSuccessError(def, details, [`body is not JSON: ${snippet(this.#redact(text))}`]);
+      }
+      const parsed = envelopeSchema.safeParse(data);
+      if (!parsed.success) {
+        throw unreadableSuccessError(
+          def,
+          details,
+          S.formatIssues(parsed.error.issues).map((m) => this.#redact(m)),
+        );
+      }
+      const env = parsed.data as z.output<typeof S.ErrorEnvelope> & { payload: PayloadOf<K> };
+      return {
+        payload: env.payload,
+        envelope: {
+          errorCode: env.errorCode,
+          errors: env.errors.map((m) => this.#redact(m)),
+          warnings: env.warnings.map((m) => this.#redact(m)),
+          hasErrors: env.hasErrors,
+          hasWarnings: env.hasWarnings,
+          metadata: env.metadata ?? {},
+        },
+      };
+    });
+  }
+
+  /** Refuses a 2xx that is not a PDF (a proof operation). */
+  expectPdf(response: Dispatcher.ResponseData, details: ErrorDetails): void {
+    const type = String(response.headers["content-type"] ?? "");
+    if (!type.toLowerCase().startsWith("application/pdf")) {
+      throw new UnexpectedResponseError(
+        `${details.method} ${details.path}: expected application/pdf, got '${this.#redact(type) || "no content type"}'`,
+        details,
+      );
+    }
+  }
+
+  /**
+   * Runs one operation with its retry policy. `read` turns a 2xx response into the result; it must
+   * consume the body. Error bodies are consumed here.
+   */
+  async execute<T>(op: OperationId, input: CallInput, options: CallOptions, read: Reader<T>): Promise<T> {
+    const prepared = this.#prepare(op, input);
+    const { def, path } = prepared;
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const headers: Record<string, string> = {
+      "x-api-key": this.#apiKey,
+      accept: def.response.kind === "pdf" ? "application/pdf, application/json" : "application/json",
+      "user-agent": this.#userAgent,
+    };
+    if (prepared.body !== undefined) headers["content-type"] = "application/json";
+
+    for (let attempt = 1; ; attempt++) {
+      const details: ErrorDetails = {
+        operationId: op,
+        method: def.method,
+        path,
+        orderId: prepared.orderId,
+        attempts: attempt,
+      };
+      if (options.signal?.aborted) {
+        // Nothing of this attempt was sent; an earlier attempt may have been (only retried ones, which are safe).
+        throw new AbortedError(`${def.method} ${path}: cancelled before the request was sent`, details);
+      }
+      const started = performance.now();
+      const event = { operationId: op, method: def.method, path, attempt };
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+
+      let failure: Failure;
+      let error: DirectMailError;
+      let retryAfterMs: number | undefined;
+      let response: Dispatcher.ResponseData | undefined;
+      try {
+        response = await request(prepared.url, {
+          dispatcher: this.#dispatcher,
+          method: def.method,
+          headers,
+          body: prepared.body,
+          signal,
+        });
+        const status = response.statusCode;
+        if (status >= 200 && status < 300) {
+          const result = await read(response, { ...details, status });
+          this.#emit({ ...event, status, durationMs: since(started) });
+          return result;
+        }
+        retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
+        error = fromResponse({
+          def,
+          details: { ...details, status },
+          body: await response.body.text().catch(() => ""),
+          retryAfterMs,
+          invalidStatusCodes: this.#invalidStatusCodes,
+          redact: (text) => this.#redact(text),
+        });
+        failure = { kind: "status", status };
+      } catch (thrown) {
+        if (thrown instanceof DirectMailError) {
+          // From `read`: the response arrived but is unusable; not a transport failure, not retried.
+          this.#emit({
+            ...event,
+            ...(response ? { status: response.statusCode } : {}),
+            durationMs: since(started),
+            error: thrown.name,
+          });
+          throw thrown;
+        }
+        const transport = this.#transportError(thrown, details, options.signal, timeout, timeoutMs);
+        if (transport instanceof AbortedError) {
+          // The caller cancelled: never retry; for unsafe operations the outcome may be unknown.
+          throw this.#final(def, { kind: "network", sent: true }, transport, details);
+        }
+        error = transport;
+        failure =
+          transport instanceof TimeoutError
+            ? { kind: "timeout", sent: transport.sent }
+            : { kind: "network", sent: (transport as NetworkError).sent };
+      } finally {
+        // No body left unread, whatever happened above.
+        if (response && !response.body.bodyUsed) await response.body.dump().catch(() => undefined);
+        else response?.body.destroy();
+      }
+
+      const tooLong = retryAfterMs !== undefined && retryAfterMs > this.#retry.maxRetryAfterMs;
+      const again = attempt < this.#retry.maxAttempts && !tooLong && shouldRetry(def.retry, failure);
+      const wait = again ? (retryAfterMs ?? backoffDelay(attempt, this.#retry, this.#random)) : undefined;
+      this.#emit({
+        ...event,
+        ...(failure.kind === "status" ? { status: failure.status } : {}),
+        durationMs: since(started),
+        error: error.name,
+        ...(wait !== undefined ? { retryInMs: wait } : {}),
+      });
+      if (wait === undefined) throw this.#final(def, failure, error, details);
+      try {
+        await sleep(wait, undefined, options.signal ? { signal: options.signal } : {});
+      } catch {
+        throw new AbortedError(`${def.method} ${path}: cancelled while waiting to retry`, {
+          ...details,
+          cause: error,
+        });
+      }
+    }
+  }
+
+  /** The error a call ends with: for an operation that is not safe to repeat, maybe "outcome unknown". */
+  #final(def: EndpointDef, failure: Failure, error: DirectMailError, details: ErrorDetails): DirectMailError {
+    return outcomeUnknown(def.retry, failure) ? outcomeUnknownError(def, failure, error, details) : error;
+  }
+
+  #prepare(op: OperationId, input: CallInput): Prepared {
+    const def = endpoints[op] as EndpointDef;
+    const template = input.path ?? this.#paths[op] ?? def.path;
+    const base: ErrorDetails = { operationId: op, method: def.method, path: template };
+    const fail = (issues: z.core.$ZodIssue[], root: string) => {
+      throw new RequestValidationError(
+        S.formatIssues(issues, root).map((m) => this.#redact(m)),
+        base,
+      );
+    };
+
+    let params: Record<string, string | number> = {};
+    if (def.pathParams) {
+      const parsed = def.pathParams.safeParse(input.pathParams ?? {});
+      if (!parsed.success) fail(parsed.error.issues, "");
+      params = parsed.data as Record<string, number>;
+    }
+    const path = fillPath(template, params);
+
+    let search = "";
+    if (def.query) {
+      const parsed = def.query.safeParse(input.query ?? {});
+      if (!parsed.success) fail(parsed.error.issues, "query");
+      const qs = new URLSearchParams();
+      for (const [name, value] of Object.entries(parsed.data as Record<string, unknown>)) {
+        if (value === undefined || value === null) continue;
+        qs.append(input.queryNames?.[name] ?? name, String(value));
+      }
+      const text = qs.toString();
+      if (text) search = `?${text}`;
+    }
+
+    let body: string | undefined;
+    const bodySchema = input.bodySchema ?? def.body;
+    if (bodySchema) {
+      const parsed = bodySchema.safeParse(input.body);
+      if (!parsed.success) fail(parsed.error.issues, "body");
+      body = JSON.stringify(parsed.data);
+    }
+
+    const fromBody = def.orderIdInBody
+      ? (input.body as { orderId?: unknown } | undefined)?.orderId
+      : undefined;
+    const orderId =
+      def.idKind === "order" && typeof params.id === "number"
+        ? params.id
+        : typeof fromBody === "number"
+          ? fromBody
+          : undefined;
+    return { def, path, url: `${this.baseUrl}${path}${search}`, body, orderId };
+  }
+
+  /** Maps a thrown transport error (undici, abort) to a NetworkError, TimeoutError or AbortedError. */
+  #transportError(
+    thrown: unknown,
+    details: ErrorDetails,
+    callerSignal: AbortSignal | undefined,
+    timeout: AbortSignal,
+    timeoutMs: number,
+  ): DirectMailError {
+    const cause = this.#sanitize(thrown);
+    const what = `${details.method} ${details.path}`;
+    if (callerSignal?.aborted) {
+      return new AbortedError(`${what}: cancelled by the caller`, { ...details, cause });
+    }
+    const code = errorCode(thrown);
+    const sent = !(code !== undefined && NOT_SENT_CODES.has(code));
+    if (timeout.aborted || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+      return new TimeoutError(
+        `${what}: no complete response within ${timeoutMs} ms`,
+        { ...details, cause },
+        sent,
+        code ?? "TIMEOUT",
+      );
+    }
+    return new NetworkError(
+      `${what}: ${sent ? "connection failed after the request was sent" : "could not connect"} (${code ?? "error"}: ${cause.message})`,
+      { ...details, cause },
+      sent,
+      code,
+    );
+  }
+
+  #emit(event: RequestEvent): void {
+    if (!this.#onEvent) return;
+    try {
+      this.#onEvent(event);
+    } catch {
+      // A failing logger must not change the outcome of a call.
+    }
+  }
+
+  #redact(text: string): string {
+    return text.split(this.#apiKey).join(REDACTED);
+  }
+
+  /**
+   * A copy of a thrown value that is safe to attach as `cause`: the key is cut out of its message
+   * and stack, and nothing else of the original (request options, sockets) is kept.
+   */
+  #sanitize(thrown: unknown): Error {
+    if (!(thrown instanceof Error)) return new Error(this.#redact(String(thrown)));
+    const copy = new Error(this.#redact(thrown.message));
+    copy.name = thrown.name;
+    copy.stack = thrown.stack ? this.#redact(thrown.stack) : copy.stack;
+    const code = errorCode(thrown);
+    if (code) (copy as Error & { code?: string }).code = code;
+    return copy;
+  }
+}
+
+function since(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+/** The `code` of an error or of one of its causes (undici wraps system errors). */
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
