@@ -24,7 +24,7 @@ export = async () => {
 
   const outputs: Record<string, pulumi.Output<unknown>> = {};
   for (const { document, recipientsFile } of campaigns) {
-    const { order, recipients, checkout, addressBook } = document.spec;
+    const { order, recipients, checkout, addressBook, retain } = document.spec;
     const { file: _file, inline, ...recipientOptions } = recipients;
     const campaign = new Campaign(document.metadata.name, {
       order,
@@ -42,6 +42,7 @@ export = async () => {
       },
       ...(checkout ? { checkout } : {}),
       ...(addressBook ? { addressBook } : {}),
+      ...(retain ? { retain } : {}),
     });
     outputs[document.metadata.name] = pulumi.output({
       orderId: campaign.orderId,
