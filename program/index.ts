@@ -35,7 +35,7 @@ export = async () => {
 
   const outputs: Record<string, pulumi.Output<unknown>> = {};
   for (const { document, recipientsFile } of campaigns) {
-    const { order, recipients, checkout, addressBook } = document.spec;
+    const { order, recipients, checkout, addressBook, retain } = document.spec;
     const { file: _file, inline, ...recipientOptions } = recipients;
     const campaign = new Campaign(document.metadata.name, {
       order,
@@ -53,6 +53,7 @@ export = async () => {
       },
       ...(checkout ? { checkout } : {}),
       ...(addressBook ? { addressBook } : {}),
+      ...(retain ? { retain } : {}),
     });
     outputs[document.metadata.name] = pulumi.output({
       orderId: campaign.orderId,

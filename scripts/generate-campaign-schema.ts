@@ -109,6 +109,19 @@ spec:
 \`metadata.name\` names the campaign's resources and must be unique across all files: renaming it
 replaces the campaign's resources; renaming or moving the file changes nothing.
 
+Deleting a campaign's file retires the campaign at the next \`pulumi up\` (and \`pulumi destroy\`
+retires every campaign). A draft order is deleted at the service. An order past draft (paid, in
+production) is history that the service cannot delete: it stays there as it is, nothing is charged
+or refunded, and its order, recipients and checkout leave the stack, one line each:
+
+    [directmail] Order 10003 is "Paid": its checkout stays at the service (nothing is refunded) and leaves this stack
+    [directmail] Order 10003 is "Paid": its recipients stay at the service and leave this stack
+    [directmail] Order 10003 is "Paid": it stays at the service and leaves this stack
+
+\`retain: true\` under \`spec\` keeps even a draft at the service when its campaign leaves the stack
+(Pulumi's \`retainOnDelete\` on each of its resources). Set it and run \`pulumi up\` before deleting
+the file.
+
 Quote values that must stay text: YAML reads \`zip: 02134\` as the number 2134.
 `;
 

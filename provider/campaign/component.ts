@@ -17,6 +17,12 @@ export interface CampaignArgs {
   /** Pays for the order, once. Leave it out to keep the order a draft for review. */
   checkout?: Omit<CheckoutArgs, "orderId">;
   addressBook?: AddressBookEntryArgs[];
+  /**
+   * true: when the campaign leaves the stack, its resources stay at the service as they are, even a
+   * draft order (`retainOnDelete` on each of them). Without it a draft is deleted at the service; an
+   * order past draft stays there in any case.
+   */
+  retain?: boolean;
 }
 
 export class Campaign extends pulumi.ComponentResource {
@@ -38,7 +44,7 @@ export class Campaign extends pulumi.ComponentResource {
 
   constructor(name: string, args: CampaignArgs, opts?: pulumi.ComponentResourceOptions) {
     super("directmail:index:Campaign", name, {}, opts);
-    const child = { parent: this };
+    const child = { parent: this, ...(args.retain ? { retainOnDelete: true } : {}) };
     this.order = new Order(name, args.order, child);
     this.recipients = new OrderRecipients(
       `${name}-recipients`,

@@ -97,6 +97,14 @@ export const CampaignSpec = z
     recipients: CampaignRecipients,
     checkout: CampaignCheckout.optional(),
     addressBook: z.array(CampaignAddressBookEntry).optional(),
+    retain: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: when the campaign leaves the stack (its file deleted, or pulumi destroy), its order, recipients " +
+          "and checkout stay at the service as they are, even a draft (retainOnDelete). Without it a draft is " +
+          "deleted at the service, and an order past draft stays there anyway",
+      ),
   })
   .describe("What the campaign declares.");
 export type CampaignSpec = z.infer<typeof CampaignSpec>;

@@ -11,8 +11,9 @@ import type { OrderSummary } from "../api/schemas/order";
 import { checkInputs, isUnknown } from "./check";
 import type { ProviderContext, ResourceImplementation } from "./implementation";
 import { isCheckedOut, isEditable } from "./order-status";
-import { progress } from "./progress";
+import { progress, retired } from "./progress";
 import { thinProvider } from "./thin-provider";
+import { UserError } from "./user-error";
 
 export interface CheckoutArgs {
   orderId: pulumi.Input<number>;
@@ -99,7 +100,7 @@ const subject = (orderId: number) => `Checkout of order ${orderId}`;
 export function checkoutImplementation(ctx: ProviderContext): ResourceImplementation {
   const orderOrFail = async (orderId: number): Promise<OrderSummary> => {
     const order = await ctx.client().getOrder(orderId);
-    if (!order) throw new Error(`Order ${orderId} does not exist (or was deleted); nothing was charged.`);
+    if (!order) throw new UserError(`Order ${orderId} does not exist (or was deleted); nothing was charged.`);
     return order;
   };
 
@@ -122,7 +123,7 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     for (;;) {
       const order = await orderOrFail(orderId);
       if (isEditable(order.orderStatus)) {
-        throw new Error(
+        throw new UserError(
           `Payment for order ${orderId} failed: the order is back in "${order.orderStatus}" and nothing is pending. ` +
             "Check the account's payment method (or its balance, with autoBill false), then run `pulumi up` again " +
             "to check out once more.",
@@ -185,7 +186,7 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     };
     const preview = await client.previewCheckout(orderId, terms);
     if (inputs.maxTotal !== undefined && preview.totalCharges > inputs.maxTotal) {
-      throw new Error(
+      throw new UserError(
         `Checkout of order ${orderId} would charge ${preview.totalCharges}, more than maxTotal ${inputs.maxTotal}; ` +
           "nothing was charged. Raise maxTotal if that is intended, or change the order.",
       );
@@ -201,7 +202,7 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       // whether it took effect.
       const after = await orderOrFail(orderId);
       if (!isCheckedOut(after.orderStatus)) {
-        throw new Error(
+        throw new UserError(
           `The checkout of order ${orderId} got no answer (${error.message}). The order is still ` +
             `"${after.orderStatus}", so it was not checked out and no charge is pending; run \`pulumi up\` again.`,
         );
@@ -243,7 +244,7 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
         const order = await ctx.client().getOrder(olds.orderId);
         if (order && isCheckedOut(order.orderStatus)) {
           const field = money[0] as keyof CheckoutInputs;
-          throw new Error(
+          throw new UserError(
             `Order ${olds.orderId} is "${order.orderStatus}": its checkout cannot change ${field} ` +
               `(from ${JSON.stringify(olds[field])} to ${JSON.stringify(news[field])}). A Checkout is never ` +
               "replaced, because a second checkout charges again. Put the previous value back; for another " +
@@ -279,9 +280,13 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     },
 
     async delete(_id, props: CheckoutOutputs) {
-      progress(
-        subject(props.orderId),
-        "removed from the stack only: a checkout cannot be undone at the service and nothing is refunded",
+      const order = await ctx.client().getOrder(props.orderId);
+      // No order, or one back in Draft (its payment failed): nothing was paid, nothing to say.
+      if (!order || isEditable(order.orderStatus)) return;
+      retired(
+        props.orderId,
+        order.orderStatus,
+        "its checkout stays at the service (nothing is refunded) and leaves this stack",
       );
     },
   };

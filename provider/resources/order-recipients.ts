@@ -16,7 +16,7 @@ import { projectRoot } from "../project";
 import { checkInputs, isUnknown } from "./check";
 import type { ProviderContext, ResourceImplementation } from "./implementation";
 import { EDITABLE_STATUSES, isEditable } from "./order-status";
-import { progress } from "./progress";
+import { progress, retired } from "./progress";
 import { type DeclaredRecipient, IDENTITY_FIELDS, type IdentityField } from "./recipients/declared";
 import { decodeIndex, encodeIndex, type RecipientIndex } from "./recipients/index-codec";
 import {
@@ -27,6 +27,7 @@ import {
   loadRecipients,
 } from "./recipients/source";
 import { thinProvider } from "./thin-provider";
+import { UserError } from "./user-error";
 
 export interface OrderRecipientsArgs {
   orderId: pulumi.Input<number>;
@@ -234,9 +235,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
   const editableOrder = async (orderId: number, change: string): Promise<OrderSummary> => {
     const order = await ctx.client().getOrder(orderId);
     if (!order)
-      throw new Error(`Order ${orderId} does not exist (or was deleted); ${change} is not possible.`);
+      throw new UserError(`Order ${orderId} does not exist (or was deleted); ${change} is not possible.`);
     if (!isEditable(order.orderStatus)) {
-      throw new Error(
+      throw new UserError(
         `Order ${orderId} is "${order.orderStatus}": ${change} is not possible, because the service changes ` +
           `recipients only in ${EDITABLE_STATUSES}. Put the recipient list back as it was, or declare a new ` +
           "Order for a new mailing.",
@@ -248,7 +249,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
   const loadChecked = async (inputs: OrderRecipientsInputs): Promise<LoadedRecipients> => {
     const loaded = await load(inputs);
     if (loaded.problemCount > 0) {
-      throw new Error(
+      throw new UserError(
         [
           "the recipient list has problems; nothing was changed:",
           ...describeProblems(inputs.file ?? "recipients", loaded),
@@ -256,7 +257,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       );
     }
     if (inputs.digest !== undefined && loaded.digest !== inputs.digest) {
-      throw new Error(
+      throw new UserError(
         `${inputs.file ?? "the recipient list"} changed while this deployment ran (its digest differs from the ` +
           "one the plan was made with); nothing was changed. Run the command again.",
       );
@@ -396,7 +397,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         .map(([reason, n]) => `${n} ${reason}`)
         .join(", ");
       const rows = outs.droppedSample.map((d) => d.row).join(", ");
-      throw new Error(
+      throw new UserError(
         `${outs.droppedCount} of ${outs.declaredCount} recipients (${percent.toFixed(1)}%) were dropped by the ` +
           `service, more than maxDroppedPercent ${outs.maxDroppedPercent} (${reasons}; rows ${rows}, ...). ` +
           "The accepted recipients stay on the order and nothing depending on this list (a Checkout) runs. " +
@@ -413,7 +414,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     if (order.templateId === null) return;
     const template = (await ctx.client().listTemplates()).find((t) => t.id === order.templateId);
     if (template?.requiredMergeFields?.includes(identityField)) {
-      throw new Error(
+      throw new UserError(
         `Template ${template.id} ("${template.name}") prints ${identityField}, which would carry each recipient's ` +
           `identity key onto the mail piece. Set identityField to a custom field the template does not use ` +
           `(it uses ${template.requiredMergeFields.join(", ")}).`,
@@ -485,7 +486,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       if (listChanged) {
         const order = await ctx.client().getOrder(olds.orderId);
         if (order && !isEditable(order.orderStatus)) {
-          throw new Error(
+          throw new UserError(
             `Order ${olds.orderId} is "${order.orderStatus}": its recipients cannot change (declared ` +
               `${olds.declaredCount}, now ${news.declaredCount ?? "a different list"}), because the service changes ` +
               `recipients only in ${EDITABLE_STATUSES}. Put the recipient list back as it was, or declare a new ` +
@@ -588,12 +589,8 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       const order = await client.getOrder(props.orderId);
       if (!order) return; // the order is gone, and its recipients with it
       if (!isEditable(order.orderStatus)) {
-        throw new Error(
-          `Order ${props.orderId} is "${order.orderStatus}": its recipients cannot be removed (the service ` +
-            `removes recipients only in ${EDITABLE_STATUSES}). To stop managing them, set \`retainOnDelete: true\` ` +
-            "on this OrderRecipients (and its Order and Checkout) and run `pulumi up`, or remove them from the " +
-            "state with `pulumi state delete <urn>`.",
-        );
+        retired(props.orderId, order.orderStatus, "its recipients stay at the service and leave this stack");
+        return;
       }
       const ids = [...decodeIndex(props.index).values()].map(idOf).filter((id) => id > 0);
       try {

@@ -4,13 +4,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { NotFoundError } from "../api/errors";
+import { DirectMailHttpError, NotFoundError } from "../api/errors";
 import type { OrderSummary } from "../api/schemas/order";
 import { checkInputs, isUnknown } from "./check";
 import type { ProviderContext, ResourceImplementation } from "./implementation";
 import { EDITABLE_STATUSES, isDeletable, isEditable } from "./order-status";
-import { progress } from "./progress";
+import { progress, retired } from "./progress";
 import { thinProvider } from "./thin-provider";
+import { UserError } from "./user-error";
 
 export interface OrderArgs {
   /** The template (itself an order that is never fulfilled) the order is made from. */
@@ -116,7 +117,7 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       const live = await fetch(Number(id));
       if (live && !isEditable(live.orderStatus)) {
         const field = changed[0] as string;
-        throw new Error(
+        throw new UserError(
           `Order ${id} is "${live.orderStatus}", so ${field} cannot change ` +
             `(from ${JSON.stringify(olds[field as keyof OrderOutputs])} to ${JSON.stringify(news[field as keyof OrderInputs])}): ` +
             `the service changes orders only in ${EDITABLE_STATUSES}, and a replacement would abandon the order ` +
@@ -131,12 +132,12 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       if (inputs.existingOrderId !== undefined) {
         const existing = await fetch(inputs.existingOrderId);
         if (!existing) {
-          throw new Error(
+          throw new UserError(
             `existingOrderId ${inputs.existingOrderId} names no order of this account; check the id in the web application.`,
           );
         }
         if (existing.templateId !== inputs.templateId) {
-          throw new Error(
+          throw new UserError(
             `Order ${existing.orderId} was made from template ${existing.templateId}, not ${inputs.templateId}; ` +
               `set templateId to ${existing.templateId} to adopt it.`,
           );
@@ -148,7 +149,9 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       const created = await client.createOrder(body);
       const order = await fetch(created.orderId);
       if (!order)
-        throw new Error(`Order ${created.orderId} was created but cannot be read back; run pulumi refresh.`);
+        throw new UserError(
+          `Order ${created.orderId} was created but cannot be read back; run pulumi refresh.`,
+        );
       progress(`Order ${order.orderId}`, `created from template ${inputs.templateId}`);
       return { id: String(order.orderId), outs: outputs(inputs, order, false) };
     },
@@ -175,20 +178,25 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       const orderId = Number(id);
       const order = await fetch(orderId);
       if (!order) return; // already gone: nothing to do
-      const refuse = (status: string) =>
-        new Error(
-          `Order ${orderId} is "${status}" and the service deletes only orders in Draft or Needs Edits ` +
-            `(and never one used as an automation template or with paid recipient searches). ` +
-            "To stop managing it without deleting it, set `retainOnDelete: true` on this Order (and its " +
-            "OrderRecipients and Checkout), run `pulumi up`, then remove them from the program; or remove " +
-            "them from the state with `pulumi state delete <urn>`.",
+      if (!isDeletable(order.orderStatus)) {
+        retired(orderId, order.orderStatus, "it stays at the service and leaves this stack");
+        return;
+      }
+      // A draft the service still refuses to delete (an automation's template, paid recipient searches).
+      const refused = (reason: string) =>
+        new UserError(
+          `Order ${orderId} is "${order.orderStatus}", but the service does not delete it (${reason}). To keep it at ` +
+            "the service and let it leave this stack, set `retain: true` in its campaign file (`retainOnDelete: true` " +
+            "on its resources in a program), run `pulumi up`, then remove it.",
         );
-      if (!isDeletable(order.orderStatus)) throw refuse(order.orderStatus);
       try {
         const result = await ctx.client().deleteOrder(orderId);
-        if (result.reasonCode) throw refuse(`${order.orderStatus}, ${result.reasonCode}`);
+        if (result.reasonCode) throw refused(result.reasonCode);
       } catch (error) {
         if (error instanceof NotFoundError) return;
+        if (error instanceof DirectMailHttpError && error.status === 400) {
+          throw refused(error.errors[0] ?? error.errorCode ?? error.message);
+        }
         throw error;
       }
       progress(`Order ${orderId}`, props.adopted ? "deleted (it was adopted)" : "deleted");

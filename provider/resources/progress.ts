@@ -6,3 +6,12 @@
 export function progress(subject: string, message: string): void {
   process.stderr.write(`[directmail] ${subject}: ${message}\n`);
 }
+
+/**
+ * Says that a resource of an order past draft leaves the stack while the order stays at the service
+ * as it is. Such an order is history (paid, in production): the service cannot delete it, and
+ * removing it from the stack costs nothing and changes nothing. `what` completes the sentence.
+ */
+export function retired(orderId: number, status: string, what: string): void {
+  progress(`Order ${orderId} is "${status}"`, what);
+}

@@ -1,8 +1,9 @@
 /**
  * A campaign under the real pulumi CLI against the sandbox: an order, 1,000 recipients from a CSV
  * file and a checkout go through up, a no-change preview, a recipient change, a refresh after a
- * change made directly through the API, the checkout added later, and a change refused after
- * payment; the stored state holds no API key and no recipient rows.
+ * change made directly through the API, the checkout added later, a change refused after payment,
+ * and destroy, which leaves the paid order at the service; the stored state holds no API key and no
+ * recipient rows.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -112,8 +113,12 @@ describe("a campaign under the real pulumi CLI", { timeout: 240_000 }, () => {
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
   });
 
-  it("destroy of a paid campaign fails with guidance and deletes nothing", async () => {
-    await expect(t.stack.destroy()).rejects.toThrow(/retainOnDelete/);
-    expect(await client.getOrder(orderId)).toBeDefined();
+  it("destroy of a paid campaign finishes: it leaves the stack and the order stays at the service, paid once", async () => {
+    const status = (await client.getOrder(orderId))?.orderStatus;
+    const destroy = await t.stack.destroy();
+    expect(destroy.summary.result).toBe("succeeded");
+    expect(destroy.stdout).toContain(`[directmail] Order ${orderId} is "${status}": it stays at the service`);
+    expect(await client.getOrder(orderId)).toMatchObject({ orderStatus: status, recipientCount: 1000 });
+    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
   });
 });

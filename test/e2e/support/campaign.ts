@@ -3,3 +3,31 @@ export function recipientsCsv(ns: number[]): string {
   const lines = ns.map((n) => `Ada${n},Lovelace,${100 + n} Main St,Springfield,IL,62701`);
   return `firstName,lastName,address1,city,state,zipCode\n${lines.join("\n")}\n`;
 }
+
+/**
+ * A campaign file of two inline recipients. `zip` changes the first recipient's ZIP code, `pay`
+ * adds a checkout, `retain` sets `retain: true`.
+ */
+export function campaignYaml(
+  name: string,
+  templateId: number,
+  options: { pay?: boolean; retain?: boolean; zip?: string } = {},
+): string {
+  return [
+    "apiVersion: directmail/v1",
+    "kind: Campaign",
+    "metadata:",
+    `  name: ${name}`,
+    "spec:",
+    "  order:",
+    `    templateId: ${templateId}`,
+    "  recipients:",
+    "    inline:",
+    "      - { firstName: Ada, lastName: Lovelace, address1: 1 Main St, city: Springfield, state: IL, " +
+      `zipCode: "${options.zip ?? "62701"}" }`,
+    '      - { firstName: Alan, lastName: Turing, address1: 2 Main St, city: Springfield, state: IL, zipCode: "62701" }',
+    ...(options.pay ? ["  checkout:", "    postageType: Standard", "    productionSpeed: Normal"] : []),
+    ...(options.retain ? ["  retain: true"] : []),
+    "",
+  ].join("\n");
+}

@@ -3,7 +3,7 @@ import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import { paidCheckouts } from "../../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
-import { configuredProvider } from "./support";
+import { configuredProvider, printedBy } from "./support";
 
 let sb: TestSandbox;
 
@@ -189,8 +189,12 @@ describe("Checkout", { timeout: 30_000 }, () => {
     const { id, outs } = await checkout.create(await inputs());
     const read = await checkout.read(id, outs);
     expect(SETTLED).toContain(read.props.orderStatus);
-    await checkout.delete(id, outs);
-    expect(SETTLED).toContain((await client.getOrder(orderId))?.orderStatus);
+    const status = (await client.getOrder(orderId))?.orderStatus;
+    expect(await printedBy(() => checkout.delete(id, outs))).toBe(
+      `[directmail] Order ${orderId} is "${status}": its checkout stays at the service (nothing is refunded) ` +
+        "and leaves this stack\n",
+    );
+    expect((await client.getOrder(orderId))?.orderStatus).toBe(status);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
     await client.close();
   });

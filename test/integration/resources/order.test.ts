@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
-import { configuredProvider, type Provider } from "./support";
+import { configuredProvider, type Provider, printedBy } from "./support";
 
 let sb: TestSandbox;
 let apiKey: string;
@@ -73,18 +73,30 @@ describe("Order", () => {
     expect(await order.read(id, outs)).toEqual({});
   });
 
-  it("delete removes a draft; an order already gone is success; a paid one fails with guidance", async () => {
+  it("delete removes a draft; an order already gone is success; a paid one leaves the stack and stays at the service", async () => {
     const draft = await created();
-    await order.delete(draft.id, draft.outs);
+    expect(await printedBy(() => order.delete(draft.id, draft.outs))).toBe(
+      `[directmail] Order ${draft.id}: deleted\n`,
+    );
     expect(await client.getOrder(Number(draft.id))).toBeUndefined();
     await expect(order.delete(draft.id, draft.outs)).resolves.toBeUndefined();
 
     const paid = await created();
     await sb.control.setOrderState(Number(paid.id), { apiKey, status: "Paid" });
-    const attempt = order.delete(paid.id, paid.outs);
-    await expect(attempt).rejects.toThrow(/retainOnDelete: true/);
-    await expect(attempt).rejects.toThrow(/pulumi state delete/);
+    expect(await printedBy(() => order.delete(paid.id, paid.outs))).toBe(
+      `[directmail] Order ${paid.id} is "Paid": it stays at the service and leaves this stack\n`,
+    );
     expect((await client.getOrder(Number(paid.id)))?.orderStatus).toBe("Paid");
+  });
+
+  it("a draft the service refuses to delete fails with the way out, and stays", async () => {
+    const stuck = await created();
+    await sb.control.setOrderState(Number(stuck.id), { apiKey, paidRecipientSearches: 1 });
+    await expect(order.delete(stuck.id, stuck.outs)).rejects.toThrow(
+      `Order ${stuck.id} is "Draft", but the service does not delete it (order ${stuck.id} has paid recipient ` +
+        "searches and cannot be deleted). To keep it at the service and let it leave this stack, set `retain: true`",
+    );
+    expect((await client.getOrder(Number(stuck.id)))?.orderStatus).toBe("Draft");
   });
 
   it("adopts an existing order instead of creating one, and refuses one made from another template", async () => {

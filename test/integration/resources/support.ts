@@ -3,6 +3,7 @@
  * provider of one resource kind, configured through `configure` like the engine does.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { vi } from "vitest";
 import type { RequestEvent } from "../../../provider/api/client";
 import { observeRequests, providerFor } from "../../../provider/resources/implementation";
 import type { TestSandbox } from "../../support/sandbox";
@@ -49,4 +50,19 @@ export function recipient(n: number, extra: Record<string, string> = {}): Record
     zipCode: "62701",
     ...extra,
   };
+}
+
+/** What the providers print on stderr (the progress lines the engine shows) while `fn` runs. */
+export async function printedBy(fn: () => Promise<unknown>): Promise<string> {
+  const said: string[] = [];
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    said.push(String(chunk));
+    return true;
+  });
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return said.join("");
 }

@@ -76,6 +76,18 @@ describe("loading a valid campaign", () => {
     expect(campaigns[0]).not.toHaveProperty("recipientsFile");
     expect(campaigns[0]?.document.spec.recipients.inline?.[0]?.zipCode).toBe("80302");
   });
+
+  it("reads retain: true, and points at a retain that is not true or false", async () => {
+    const kept = tmp.write("kept.yaml", `${inlineCampaign("kept")}  retain: true\n`);
+    const loaded = await loadCampaignFiles([kept]);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.campaigns[0]?.document.spec.retain).toBe(true);
+
+    const wrong = tmp.write("kept-wrong.yaml", `${inlineCampaign("kept-wrong")}  retain: yes\n`);
+    const { campaigns, problems } = await loadCampaignFiles([wrong]);
+    expect(campaigns).toEqual([]);
+    expect(at(problems, wrong)).toEqual(['15:11: spec.retain: must be true or false; found "yes"']);
+  });
 });
 
 describe("YAML syntax errors", () => {

@@ -1,0 +1,40 @@
+/** What a pulumi command printed, as the user reads it. */
+
+/**
+ * The "Diagnostics:" section of a command's output: each resource's messages (trimmed, blank lines
+ * left out) under its heading, such as `pulumi:pulumi:Stack (project-stack):`. Pulumi lists each
+ * message there once (the lines above the section show them as they happen), resources in no fixed
+ * order.
+ */
+export function diagnostics(output: string): Record<string, string[]> {
+  const start = output.indexOf("\nDiagnostics:\n");
+  if (start < 0) return {};
+  const body = output.slice(start + "\nDiagnostics:\n".length);
+  // The section ends at the next heading (Outputs:, Resources:), a line that starts in column one.
+  const end = body.search(/^\S/m);
+  const groups: Record<string, string[]> = {};
+  let current: string[] = [];
+  for (const line of (end < 0 ? body : body.slice(0, end)).split("\n")) {
+    if (/^ {2}\S/.test(line)) {
+      current = [];
+      groups[line.trim()] = current;
+    } else if (line.trim() !== "") current.push(line.trim());
+  }
+  return groups;
+}
+
+/**
+ * The lines showing `message` other than Pulumi's own display of it as the error of the resource
+ * `name` (on that resource's progress lines, and as `error: <message>` in the diagnostics). Empty
+ * when the message reaches the user only as that resource's error.
+ */
+export function shownElsewhere(output: string, name: string, message: string): string[] {
+  return output
+    .split("\n")
+    .filter((line) => line.includes(message))
+    .filter(
+      (line) =>
+        line !== `    error: ${message}` &&
+        !(line.includes(`directmail:`) && line.includes(` ${name} `) && line.endsWith(`error: ${message}`)),
+    );
+}

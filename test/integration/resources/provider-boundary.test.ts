@@ -1,0 +1,79 @@
+/**
+ * The provider boundary (providerFor): what a failing hook hands to @pulumi/pulumi's dynamic-provider
+ * host. A refusal arrives as its message alone; a bug arrives with its stack, to be reported; and
+ * the host's own `${e}: ${e.stack}` print of it is dropped, so the user reads it once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { providerFor } from "../../../provider/resources/implementation";
+import { packageVersion } from "../../../provider/version";
+import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
+import { configuredProvider } from "./support";
+
+/** What the host does with a hook's error (cmd/dynamic-provider/index.js, check/diff/read/delete). */
+function printAsHost(error: any): void {
+  console.error(`${error}: ${error.stack}`);
+}
+
+async function failure(run: () => Promise<unknown>): Promise<any> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the hook to fail");
+}
+
+const printed: unknown[][] = [];
+const original = console.error;
+let sb: TestSandbox;
+
+beforeAll(async () => {
+  // Before the first failure: the boundary wraps whatever console.error is then.
+  console.error = (...args: unknown[]) => {
+    printed.push(args);
+  };
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  console.error = original;
+  await sb?.close();
+});
+
+describe("the provider boundary", () => {
+  it("a refusal reaches the host as its message alone, and the host's print of it is dropped", async () => {
+    const error = await failure(() => providerFor("Postcard").create({}));
+    expect(error.message).toBe(
+      'This version of pulumi-directmail has no resource kind "Postcard". Install the package version that ' +
+        "created this resource, or remove it with `pulumi state delete`.",
+    );
+    expect(error.stack).toBe("");
+    printAsHost(error);
+    console.error("something else");
+    expect(printed).toEqual([["something else"]]);
+  });
+
+  it("a service error reaches the host as its message alone", async () => {
+    const order = await configuredProvider("Order", sb, "not-a-key");
+    const error = await failure(() => order.create({ templateId: 1 }));
+    expect(error.message).toBe(
+      "POST /v1/order → 401 UNAUTHENTICATED: the API key is missing or invalid (GET /v1/me confirms a key).",
+    );
+    expect(error.stack).toBe("");
+    printAsHost(error);
+    expect(printed).toEqual([["something else"]]);
+  });
+
+  it("an unexpected error is a bug: it reaches the host with its stack and how to report it", async () => {
+    printed.length = 0;
+    const error = await failure(() => providerFor("OrderRecipients").diff("7", null, {}));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^pulumi-directmail ${packageVersion().replace(/\./g, "\\.")} failed unexpectedly in OrderRecipients\\.diff\\. ` +
+          "This is a bug; please report it with the text below\\.\\nTypeError: Cannot read properties of null",
+      ),
+    );
+    expect(error.message).toMatch(/\n\s+at .*order-recipients/);
+    printAsHost(error);
+    expect(printed).toEqual([]);
+  });
+});
