@@ -11,6 +11,15 @@ export const MAX_PAGE_SIZE = 1000;
 export const MAX_RECIPIENTS_PER_APPEND = 5000;
 export const MAX_CONVERSIONS_PER_REQUEST = 5000;
 
+/**
+ * Limits of a request body the spec does not show: its size (5,000 recipients with every field
+ * filled are a few MB; the spec's limit is the count, not bytes), and how deep its arrays and
+ * objects nest (the deepest request of the interface nests 4 levels; a deeper one is hostile, and
+ * echoing it back would exhaust the stack).
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const MAX_JSON_DEPTH = 64;
+
 /** Orders accept appends and recipient deletes, and can be checked out, only in these statuses. */
 export const EDITABLE_STATUSES = ["Draft", "Edits Needed"] as const;
 /** The deletion rule's "Needs Edits" is taken to be the same status as "Edits Needed". */

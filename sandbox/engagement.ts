@@ -1,8 +1,10 @@
-import type {
-  ConversionRecord,
-  OrderAnalyticsEntry,
-  OrderTransactionEntry,
-  RecipientStatistic,
+import {
+  type ConversionRecord,
+  ENTRY_STATUS_INVALID_ID,
+  ENTRY_STATUS_NOT_FOUND,
+  type OrderAnalyticsEntry,
+  type OrderTransactionEntry,
+  type RecipientStatistic,
 } from "../provider/api/schemas";
 import { validateAddress } from "./address";
 import { TRANSIT_DAYS } from "./assumptions";
@@ -102,17 +104,18 @@ export class Engagement {
 
   // ---------------------------------------------------------------- analytics (entry 12)
 
-  private lookup(accountId: number, id: number): OrderRow | "NotFound" | "InvalidId" {
-    if (!Number.isSafeInteger(id) || id <= 0) return "InvalidId";
+  /** The order a listed id names, or the error status its own entry carries (spec, entries 12 and 13). */
+  private lookup(accountId: number, id: number | null): OrderRow | string {
+    if (id === null || id <= 0) return ENTRY_STATUS_INVALID_ID;
     const order = this.store.get<OrderRow>(
       "SELECT * FROM orders WHERE id = ? AND account_id = ? AND is_template = 0",
       id,
       accountId,
     );
-    return order ?? "NotFound";
+    return order ?? ENTRY_STATUS_NOT_FOUND;
   }
 
-  analytics(accountId: number, ids: number[]) {
+  analytics(accountId: number, ids: (number | null)[]) {
     const now = this.svc.now();
     const orders: OrderAnalyticsEntry[] = ids.map((id) => {
       const order = this.lookup(accountId, id);
@@ -193,7 +196,7 @@ export class Engagement {
 
   // ---------------------------------------------------------------- transactions (entry 13)
 
-  transactions(accountId: number, ids: number[]) {
+  transactions(accountId: number, ids: (number | null)[]) {
     const orders: OrderTransactionEntry[] = ids.map((id) => {
       const order = this.lookup(accountId, id);
       if (typeof order === "string") {

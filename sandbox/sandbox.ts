@@ -1,20 +1,22 @@
+import { STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { endpoints, type OperationId } from "../provider/api/endpoints";
 import * as S from "../provider/api/schemas";
-import { DEFAULT_TIMINGS, type Timings } from "./assumptions";
+import { DEFAULT_TIMINGS, MAX_BODY_BYTES, MAX_JSON_DEPTH, type Timings } from "./assumptions";
 import { Automations } from "./automations";
 import { SandboxClock } from "./clock";
 import { registerControl } from "./control";
 import { Engagement } from "./engagement";
 import { envelope } from "./envelope";
-import { ApiError } from "./errors";
+import { ApiError, HTTP_ERROR_CODES, httpLayerError, unsupportedMediaType } from "./errors";
 import { type Fault, FaultTable } from "./faults";
 import { type Account, SandboxService } from "./service";
 import { Store } from "./store";
-import { type Answer, type Call, handlers, parseWith, RAW_BODY, routePaths } from "./v1";
+import { type Answer, allowedMethods, type Call, handlers, parseWith, RAW_BODY, routePaths } from "./v1";
 
 export interface SandboxOptions {
   /** A SQLite file path, or `:memory:` (tests). */
@@ -33,6 +35,54 @@ export interface SandboxOptions {
   requestLog?: boolean;
   /** Source of randomness for fault probabilities (tests make it deterministic). */
   random?: () => number;
+}
+
+/** Whether JSON text nests arrays and objects deeper than `limit`: one pass, strings skipped. */
+function nestsDeeperThan(source: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character; a quote ends the string.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** The 405 of a path the table has with other methods (with `Allow`), or the 404 of any other. */
+function unknownRoute(method: string, url: string): ApiError {
+  const path = (url.split("?")[0] ?? "").slice(0, 200);
+  const allowed = allowedMethods(path);
+  if (allowed.length === 0)
+    return new ApiError(404, HTTP_ERROR_CODES[404], [`no operation at ${method} ${path}`]);
+  return new ApiError(
+    405,
+    HTTP_ERROR_CODES[405],
+    [`${method} is not an operation of ${path}; it answers ${allowed.join(", ")}`],
+    null,
+    [],
+    { allow: allowed.join(", ") },
+  );
+}
+
+/** Answers on a socket Node could not parse a request from: the envelope, then the connection ends. */
+function sendRawError(socket: Duplex, error: ApiError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(envelope(null, null, { errorCode: error.errorCode, errors: error.messages }));
+  socket.end(
+    `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode] ?? "Bad Request"}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 declare module "fastify" {
@@ -82,21 +132,44 @@ export class Sandbox {
   }
 
   private buildApp(): FastifyInstance {
-    // 5,000 recipients with every field filled are a few MB; the spec's limit is the count, not bytes.
-    const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true });
+    const app = Fastify({
+      logger: false,
+      bodyLimit: MAX_BODY_BYTES,
+      forceCloseConnections: true,
+      // A path fastify cannot decode: the envelope, not fastify's own body.
+      frameworkErrors: (error, request, reply) => this.sendError(request, reply, error),
+      // A request Node cannot parse (bad header, headers too large): the envelope on the raw socket.
+      clientErrorHandler: (error, socket) => sendRawError(socket, httpLayerError(error)),
+    });
 
-    // An empty body with a JSON content type (a DELETE from many clients) is no body, not a 400.
+    // JSON is the only body format (spec); fastify's own text/plain parser would let text through.
+    app.removeAllContentTypeParsers();
+    // An empty body of any type (a DELETE from many clients) is no body; any other body is a 415.
+    app.addContentTypeParser("*", (request, _payload, done) => {
+      if (request.headers["content-length"] === "0") return done(null, undefined);
+      done(unsupportedMediaType(request.headers["content-type"]), undefined);
+    });
     app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, text, done) => {
       const source = String(text);
       if (source.trim() === "") return done(null, undefined);
+      let value: unknown;
       try {
-        done(null, JSON.parse(source));
+        value = JSON.parse(source);
       } catch (error) {
-        done(
+        return done(
           new ApiError(400, "INVALID_JSON", [`body: not valid JSON (${(error as Error).message})`]),
           undefined,
         );
       }
+      if (nestsDeeperThan(source, MAX_JSON_DEPTH)) {
+        return done(
+          new ApiError(400, "INVALID_JSON", [
+            `body: arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels; no request of this service needs more than a few`,
+          ]),
+          undefined,
+        );
+      }
+      done(null, value);
     });
 
     app.addHook("onRequest", async (request, reply) => {
@@ -145,13 +218,13 @@ export class Sandbox {
     if (this.options.requestLog !== false) this.addRequestLog(app);
 
     app.setErrorHandler((error, request, reply) => this.sendError(request, reply, error));
-    app.setNotFoundHandler((request, reply) => {
-      reply.code(404).send(
-        envelope(null, null, {
-          errorCode: "NOT_FOUND",
-          errors: [`no operation at ${request.method} ${request.url.split("?")[0]}`],
-        }),
-      );
+    // A path or method the table does not have is answered before fastify reads a body, so the
+    // answer is 404 or 405 whatever the body (fastify would first refuse a QUERY without a type).
+    app.addHook("onRequest", async (request) => {
+      if (request.is404) throw unknownRoute(request.method, request.url);
+    });
+    app.setNotFoundHandler((request) => {
+      throw unknownRoute(request.method, request.url);
     });
 
     registerControl(app, this);
@@ -188,7 +261,7 @@ export class Sandbox {
     return reply.send(this.faultBody(fault));
   }
 
-  private sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  private sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
     let profile = null;
     try {
       profile = request.account ? this.service.profile(request.account) : null;
@@ -196,23 +269,28 @@ export class Sandbox {
       // The failure being reported may be the profile itself: answer without it.
     }
     if (error instanceof ApiError) {
-      return reply.code(error.statusCode).send(
-        envelope(profile, error.payload, {
-          errorCode: error.errorCode,
-          errors: error.messages,
-          errorDetails: error.errorDetails,
-        }),
-      );
+      const body = envelope(profile, error.payload, {
+        errorCode: error.errorCode,
+        errors: error.messages,
+        errorDetails: error.errorDetails,
+      });
+      let text: string;
+      try {
+        text = JSON.stringify(body);
+      } catch (failure) {
+        // Never fastify's own error body: a payload that cannot be written is a server failure.
+        return this.sendError(request, reply, failure);
+      }
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .type("application/json; charset=utf-8")
+        .send(text);
     }
     const status = (error as { statusCode?: number }).statusCode;
     if (typeof status === "number" && status >= 400 && status < 500) {
-      // fastify's own client errors (media type, body too large, ...) in the envelope.
-      return reply.code(status).send(
-        envelope(profile, null, {
-          errorCode: (error as { code?: string }).code ?? "INVALID_REQUEST",
-          errors: [(error as Error).message],
-        }),
-      );
+      // fastify's own client errors (media type, body too large, bad URL) under documented codes.
+      return this.sendError(request, reply, httpLayerError(error as Error, request.headers["content-type"]));
     }
     this.log(
       `error on ${request.method} ${request.url.split("?")[0]}: ${(error as Error)?.stack ?? String(error)}`,

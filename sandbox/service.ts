@@ -631,10 +631,13 @@ export class SandboxService {
       const refuse = (reasonCode: string, message: string) =>
         new ApiError(400, reasonCode, [message], { orderId: id, status: "Failed", reasonCode });
       if (!(DELETABLE_STATUSES as readonly string[]).includes(order.status)) {
-        throw refuse(
-          "ORDER_NOT_DELETABLE_STATUS",
-          `order ${id} is in status '${order.status}'; only Draft or Needs Edits orders can be deleted`,
-        );
+        // The spec's standard invalid-status error, as for every operation refused by status; the
+        // payload keeps the reason code the spec lists for a delete.
+        throw invalidStatus(id, order.status, "deleting the order", "Draft or Needs Edits", {
+          orderId: id,
+          status: "Failed",
+          reasonCode: "ORDER_NOT_DELETABLE_STATUS",
+        });
       }
       const automation = this.store.get<{ id: number }>(
         "SELECT id FROM integration_orders WHERE template_id = ? AND account_id = ?",

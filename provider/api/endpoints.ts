@@ -53,7 +53,10 @@ export interface EndpointDef {
   auth: "apiKey";
   feature?: Feature;
   retry: RetryClass;
-  /** Error statuses the spec (or the design brief) names for this operation. */
+  /**
+   * Error statuses the spec (or the design brief) names for this operation. {@link errorStatusesOf}
+   * adds the ones that follow from its shape; the OpenAPI document lists that union.
+   */
   errorStatuses: readonly number[];
   /** What the path's `{id}` names. An order id is also the `orderId` of the operation's errors. */
   idKind?: IdKind;
@@ -475,6 +478,24 @@ export type PayloadOf<K extends OperationId> = Endpoints[K]["response"] extends 
     ? z.output<P>
     : never
   : never;
+
+/**
+ * Every error status an operation answers: the ones its entry names, plus those that follow from its
+ * shape, so the OpenAPI document and a server built from the table cannot disagree:
+ * - 400 when it reads a path parameter, a query or a body (one that breaks its schema);
+ * - 404 when a path parameter names something (it may not exist or not be the account's);
+ * - 403 when a subscription feature gates it;
+ * - 413 and 415 for the methods that carry a body (too large; not JSON), whether it reads one or not;
+ * - 401, 429 and 500 always.
+ */
+export function errorStatusesOf(def: EndpointDef): number[] {
+  const statuses = new Set<number>([...def.errorStatuses, ...common]);
+  if (def.pathParams || def.query || def.body) statuses.add(400);
+  if (def.pathParams) statuses.add(404);
+  if (def.feature) statuses.add(403);
+  if (def.method !== "GET") for (const status of [400, 413, 415]) statuses.add(status);
+  return [...statuses].sort((a, b) => a - b);
+}
 
 /** Fills a path template: `/v1/order/{id}` with `{ id: 5 }` gives `/v1/order/5`. */
 export function fillPath(template: string, params: Record<string, string | number>): string {

@@ -4,7 +4,7 @@
  * here restates a field: components come from `z.toJSONSchema`, paths from the endpoint table.
  */
 import { z } from "zod";
-import { type EndpointDef, operations } from "./endpoints";
+import { type EndpointDef, errorStatusesOf, operations } from "./endpoints";
 import * as S from "./schemas";
 
 type Json = Record<string, any>;
@@ -17,6 +17,8 @@ const STATUS_TEXT: Record<number, string> = {
   402: "`autoBill` is false and the available balance does not cover the order (`INSUFFICIENT_BALANCE`); nothing charged.",
   403: "The subscription tier lacks the feature. No response body.",
   404: "The id does not exist or is not accessible (`NOT_FOUND`; assumption, not shown by the spec).",
+  413: "The body is larger than the service reads in one request (`PAYLOAD_TOO_LARGE`).",
+  415: "The body is not sent as `application/json` (`UNSUPPORTED_MEDIA_TYPE`).",
   422: "The integration order rejected the recipient.",
   429: "Too many requests; wait for `Retry-After`.",
   500: "Unexpected server failure.",
@@ -121,7 +123,7 @@ function responses(def: EndpointDef): Json {
           content: { "application/pdf": { schema: { type: "string", contentMediaType: "application/pdf" } } },
         }
       : { description: "Success.", content: { "application/json": { schema: ref(def.response.envelope) } } };
-  for (const status of def.errorStatuses) {
+  for (const status of errorStatusesOf(def)) {
     const description = STATUS_TEXT[status] ?? "Error.";
     if (status === 403) {
       out[status] = { description };

@@ -162,7 +162,7 @@ describe("POST /v1/order/{id}/checkout (execute, entry 9) and settlement", () =>
       400,
       "INVALID_ORDER_STATUS",
     );
-    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "ORDER_NOT_DELETABLE_STATUS");
+    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "INVALID_ORDER_STATUS");
     expectError(await a.c.get(`/v1/order/${orderId}/checkout`), 400, "INVALID_ORDER_STATUS");
     expectError(await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT), 400, "INVALID_ORDER_STATUS");
     expectError(
@@ -324,7 +324,7 @@ describe("POST /v1/order/{id}/checkout (execute, entry 9) and settlement", () =>
       400,
       "INVALID_ORDER_STATUS",
     );
-    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "ORDER_NOT_DELETABLE_STATUS");
+    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "INVALID_ORDER_STATUS");
     expectError(await a.c.get(`/v1/order/${orderId}/checkout`), 400, "INVALID_ORDER_STATUS");
     expectError(await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT), 400, "INVALID_ORDER_STATUS");
     expect((await a.c.get(`/v1/order?id=${orderId}`)).json.payload.orders[0].recipientCount).toBe(1);

@@ -57,13 +57,16 @@ describe("POST /v1/order-recipients-statistics (entry 17)", () => {
     const a = await newAccount(sb);
     const orderId = await newOrder(a, 1);
     const rid = (await a.c.get(`/v1/order/${orderId}/recipients`)).json.payload.recipients[0].id;
-    for (const bad of ["abc", "1.5", "-2", "", 7]) {
+    // One rule everywhere: digits only, nothing trimmed; the value itself is named.
+    for (const bad of ["abc", "1.5", "-2", "", 7, " 7", "7 ", "+7", "1e3", "2147483648"]) {
       const { errors } = expectError(
         await a.c.post("/v1/order-recipients-statistics", scan(orderId, rid, bad)),
         400,
         "INVALID_STATISTIC_VALUE",
       );
-      expect(errors).toContain(`statisticValue: ${JSON.stringify(bad)}`);
+      expect(errors).toBe(
+        `statisticValue: ${JSON.stringify(bad)} is not a whole number from 0 to 2147483647 written in digits only`,
+      );
     }
     await sb.control.advanceClock(10);
     expect(
@@ -175,6 +178,47 @@ describe("GET /v1/order/analytics (entry 12)", () => {
     const { errors } = expectError(await a.c.get("/v1/order/analytics"), 400);
     expect(errors).toMatch(/^id: /);
   });
+});
+
+describe("an id list with unusable entries (entries 12 and 13)", () => {
+  test.each([
+    ["analytics", OrderAnalyticsResponse],
+    ["transaction", OrderTransactionResponse],
+  ] as const)(
+    "/v1/order/%s: each unusable entry fails in its own entry, in the listed order; the request succeeds",
+    async (name, schema) => {
+      const a = await newAccount(sb);
+      const orderId = await newOrder(a, 1);
+      const r = await a.c.get(`/v1/order/${name}?id=${orderId},abc,,0,%205,1e3,99999999999999999999,424242`);
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      // The client's schema reads such entries (orderId null where the entry is not a whole number).
+      const body = parsed(schema, r);
+      expect(body.hasErrors).toBe(false);
+      expect(body.payload.orders.map((o) => [o.orderId, o.status])).toEqual([
+        [orderId, "Success"],
+        [null, "InvalidId"],
+        [null, "InvalidId"],
+        [0, "InvalidId"],
+        // The one whole-number rule: nothing is trimmed.
+        [null, "InvalidId"],
+        [null, "InvalidId"],
+        [null, "InvalidId"],
+        [424242, "NotFound"],
+      ]);
+      // An entry whose id is unusable alone still answers 200, with the request-level orderId null.
+      const alone = parsed(schema, await a.c.get(`/v1/order/${name}?id=abc`));
+      expect(alone.payload).toMatchObject({
+        orderId: null,
+        status: "Success",
+        orders: [{ orderId: null, status: "InvalidId" }],
+      });
+      // Only a missing or empty list fails the request.
+      for (const q of ["", "?id="]) {
+        const { errors } = expectError(await a.c.get(`/v1/order/${name}${q}`), 400, "INVALID_REQUEST");
+        expect(errors).toMatch(/^id: /);
+      }
+    },
+  );
 });
 
 describe("GET /v1/order/transaction (entry 13)", () => {

@@ -3,6 +3,7 @@
  * suite tests the wire and nothing else. Bodies are checked against the shared schemas by the caller.
  */
 
+import * as net from "node:net";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import type { TestSandbox } from "../support/sandbox";
 
@@ -45,6 +46,46 @@ export async function http(
   if ((response.headers.get("content-type") ?? "").includes("json") && bytes.length > 0)
     json = JSON.parse(bytes.toString("utf8"));
   return { status: response.status, headers: response.headers, json, bytes };
+}
+
+/**
+ * One request written byte for byte on a fresh connection (for what fetch will not send: a body on
+ * a GET, a false Content-Length, a malformed path or header). `head` is the request line and header
+ * lines without the final blank line; Content-Length is added for a body unless `head` has one.
+ * `halfClose` ends the sending side after the bytes (a request cut short).
+ */
+export async function rawHttp(
+  url: string,
+  head: string,
+  body = "",
+  options: { halfClose?: boolean } = {},
+): Promise<HttpResult> {
+  const { hostname, port } = new URL(url);
+  const withLength =
+    body && !/^content-length:/im.test(head) ? `${head}\r\nContent-Length: ${Buffer.byteLength(body)}` : head;
+  const response = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), hostname, () => {
+      const bytes = `${withLength}\r\nConnection: close\r\n\r\n${body}`;
+      if (options.halfClose) socket.end(bytes);
+      else socket.write(bytes);
+    });
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("end", () => resolve(Buffer.concat(chunks)));
+    socket.on("error", reject);
+  });
+  const split = response.indexOf("\r\n\r\n");
+  const [statusLine = "", ...headerLines] = response.subarray(0, split).toString("latin1").split("\r\n");
+  const headers = new Headers();
+  for (const line of headerLines) {
+    const colon = line.indexOf(":");
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  const bytes = response.subarray(split + 4);
+  let json: any;
+  if ((headers.get("content-type") ?? "").includes("json") && bytes.length > 0)
+    json = JSON.parse(bytes.toString("utf8"));
+  return { status: Number(statusLine.split(" ")[1]), headers, json, bytes };
 }
 
 /** A client bound to one sandbox and one key. */

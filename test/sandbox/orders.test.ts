@@ -229,11 +229,16 @@ describe("DELETE /v1/order/{id} (entry 4, state table row 4)", () => {
     expect((await a.c.del(`/v1/order/${orderId}`)).status).toBe(200);
   });
 
-  test("orders past Draft are not deletable: 400 with reasonCode ORDER_NOT_DELETABLE_STATUS", async () => {
+  test("orders past Draft are not deletable: the standard invalid-status 400, with reasonCode ORDER_NOT_DELETABLE_STATUS", async () => {
     const a = await newAccount(sb);
     const orderId = await newOrder(a, 1);
     await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
-    const inPayment = expectError(await a.c.del(`/v1/order/${orderId}`), 400, "ORDER_NOT_DELETABLE_STATUS");
+    // The same errorCode as every other operation refused by status (spec: "the standard 400
+    // invalid-status error"); the delete's own reason code is in the payload.
+    const inPayment = expectError(await a.c.del(`/v1/order/${orderId}`), 400, "INVALID_ORDER_STATUS");
+    expect(inPayment.errors).toBe(
+      `order ${orderId} is in status 'Payment Needed'; deleting the order is allowed only in Draft or Needs Edits`,
+    );
     expect(inPayment.json.payload).toEqual({
       orderId,
       status: "Failed",
@@ -241,7 +246,7 @@ describe("DELETE /v1/order/{id} (entry 4, state table row 4)", () => {
     });
     await sb.control.advanceClock(5);
     expect(await orderStatus(a, orderId)).toBe("Ready For Production");
-    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "ORDER_NOT_DELETABLE_STATUS");
+    expectError(await a.c.del(`/v1/order/${orderId}`), 400, "INVALID_ORDER_STATUS");
     expect(await orderStatus(a, orderId)).toBe("Ready For Production");
   });
 

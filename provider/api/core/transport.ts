@@ -60,8 +60,11 @@ export interface TransportOptions {
    */
   paths?: Partial<Record<OperationId, string>>;
   /**
-   * `errorCode`s that mean "invalid status for the operation" on a 400. The spec names none;
-   * default `INVALID_ORDER_STATUS`, `INVALID_STATUS`, `ORDER_NOT_DELETABLE_STATUS`.
+   * `errorCode`s that mean "invalid status for the operation" on a 400. The spec names none (it
+   * speaks of "the standard 400 invalid-status error"); default `INVALID_ORDER_STATUS` (the
+   * sandbox's, for every refusal by status, order delete included), `INVALID_STATUS`, and
+   * `ORDER_NOT_DELETABLE_STATUS` (the reason code the spec lists for a refused delete, should a
+   * deployment send it as `errorCode`).
    */
   invalidStatusErrorCodes?: readonly string[];
   /** Receives one event per attempt. Events never carry headers or the key. */

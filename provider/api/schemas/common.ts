@@ -45,8 +45,50 @@ export function knownValues(schema: z.ZodType): string[] | undefined {
   return meta?.knownValues;
 }
 
-/** Query-string integer: the client passes a number, the server receives text; both parse. */
-export const queryInt = () => z.coerce.number<string | number>().int();
+/** ASCII digits, at least one, and nothing else: see {@link wholeNumberFromText}. */
+export const DIGITS = /^\d+$/;
+
+/**
+ * The one rule for a whole number written as text (path ids, query integers, the entries of an id
+ * list, a QR scan's `statisticValue`): ASCII digits and nothing else. Nothing is trimmed, and a sign,
+ * a decimal point, an exponent or a hex prefix is refused (`" 7"`, `"+7"`, `"7.0"`, `"1e3"`,
+ * `"0x10"`). Strict on purpose: what the sandbox accepts, any reading of "parses as a whole number"
+ * accepts too. Returns the number, or undefined when the text breaks the rule or is not a safe integer.
+ */
+export function wholeNumberFromText(text: string): number | undefined {
+  // 16 digits bound the work and the value before conversion; the safe-integer check does the rest.
+  if (text.length > 16 || !DIGITS.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** A value as an error message shows it: JSON text, cut short so a hostile value cannot flood the answer. */
+export function showValue(value: unknown): string {
+  const text = value === undefined ? "nothing" : (JSON.stringify(value) ?? String(value));
+  return text.length > 40 ? `${text.slice(0, 40)}… (${text.length} characters)` : text;
+}
+
+/** The message of every whole-number rule: the range and the offending value. */
+export function wholeNumberMessage(min: number, max: number, value: unknown): string {
+  return `${showValue(value)} is not a whole number from ${min} to ${max} written in digits only`;
+}
+
+/** The largest value of a 32-bit signed integer, the service's `int32`. */
+export const MAX_INT32 = 2_147_483_647;
+
+/**
+ * A whole number in a path or query, from `min` to `max` (default: the largest safe integer): a
+ * JSON number (the client) or text following {@link wholeNumberFromText} (the server). The error
+ * names the value.
+ */
+export function wholeNumber({ min, max = Number.MAX_SAFE_INTEGER }: { min: number; max?: number }) {
+  const error = (issue: { input?: unknown }) =>
+    issue.input === undefined ? undefined : wholeNumberMessage(min, max, issue.input);
+  return z.preprocess<unknown, z.ZodInt, string | number>(
+    (value) => (typeof value === "string" ? (wholeNumberFromText(value) ?? value) : value),
+    z.int({ error }).min(min, { error }).max(max, { error }),
+  );
+}
 
 /**
  * Query-string boolean: `true`/`false` as booleans (client side) or as text (server side, any case).
@@ -66,7 +108,7 @@ export const queryBool = () =>
 
 /** Path parameter `{id}`: an integer in the path template. */
 export const IdPathParams = z
-  .object({ id: z.coerce.number<string | number>().int().positive() })
+  .object({ id: wholeNumber({ min: 1 }) })
   .meta({ id: "IdPathParams", description: "Path parameter `{id}` (a positive integer)." });
 export type IdPathParams = z.infer<typeof IdPathParams>;
 
@@ -113,8 +155,8 @@ export function formatPath(path: readonly PropertyKey[], root = ""): string {
 /** Path parameters `{id}` and `{recipient}` of the recipient proof. */
 export const RecipientProofPathParams = z
   .object({
-    id: z.coerce.number<string | number>().int().positive(),
-    recipient: z.coerce.number<string | number>().int().positive(),
+    id: wholeNumber({ min: 1 }),
+    recipient: wholeNumber({ min: 1 }),
   })
   .meta({ id: "RecipientProofPathParams", description: "Order id and recipient id." });
 export type RecipientProofPathParams = z.infer<typeof RecipientProofPathParams>;

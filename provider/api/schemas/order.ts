@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { count, dateTime, id, int, openEnum, queryBool, queryInt } from "./common";
+import { count, dateTime, id, int, openEnum, queryBool, wholeNumber } from "./common";
 import { OrderRecipient } from "./recipient";
 
 /**
@@ -67,14 +67,14 @@ export type CreateOrderResult = z.infer<typeof CreateOrderResult>;
 /** Query of `GET /v1/order`. Types are the design brief's assumption (the spec names only the filters). */
 export const ListOrdersQuery = z
   .object({
-    id: queryInt().positive().optional().describe("Only the order with this id."),
+    id: wholeNumber({ min: 1 }).optional().describe("Only the order with this id."),
     status: z.string().min(1).optional().describe("Only orders in this status (spaced display text)."),
     paid: queryBool().optional().describe("Omitted: no payment filter; true: paid only; false: unpaid only."),
     product: z.string().min(1).optional(),
     postage: z.string().min(1).optional().describe("Postage type."),
     showRecipients: queryBool().optional().describe("Include each order's recipients."),
-    pageNumber: queryInt().min(1).optional().describe("Pages count from 1."),
-    pageSize: queryInt().min(1).max(1000).optional().describe("Default 100, maximum 1000."),
+    pageNumber: wholeNumber({ min: 1 }).optional().describe("Pages count from 1."),
+    pageSize: wholeNumber({ min: 1, max: 1000 }).optional().describe("Default 100, maximum 1000."),
   })
   .meta({ id: "ListOrdersQuery", description: "Filters and paging of the order listing." });
 export type ListOrdersQuery = z.input<typeof ListOrdersQuery>;

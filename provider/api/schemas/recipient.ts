@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { count, id, int, openEnum, queryInt } from "./common";
+import { count, id, int, openEnum, wholeNumber } from "./common";
 
 const text = () => z.string().nullable();
 
@@ -186,8 +186,8 @@ export type AppendResult = z.infer<typeof AppendResult>;
 export const ListRecipientsQuery = z
   .object({
     search: z.string().min(1).optional().describe("Filter on recipient name, address or organization."),
-    pageNumber: queryInt().min(1).optional().describe("Pages count from 1."),
-    pageSize: queryInt().min(1).max(1000).optional().describe("Default 100, maximum 1000."),
+    pageNumber: wholeNumber({ min: 1 }).optional().describe("Pages count from 1."),
+    pageSize: wholeNumber({ min: 1, max: 1000 }).optional().describe("Default 100, maximum 1000."),
   })
   .meta({ id: "ListRecipientsQuery" });
 export type ListRecipientsQuery = z.input<typeof ListRecipientsQuery>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTime, id, int } from "./common";
+import { DIGITS, dateTime, id, int, MAX_INT32, wholeNumberFromText, wholeNumberMessage } from "./common";
 
 /** The recipient a QR scan belongs to, as the service describes it. */
 export const StatisticRecipient = z
@@ -27,6 +27,19 @@ export const StatisticRecipient = z
   .meta({ id: "StatisticRecipient", description: "The recipient a QR scan belongs to." });
 
 /**
+ * `statisticValue`: text that parses as a whole number ({@link wholeNumberFromText}: digits only,
+ * nothing trimmed) of at most {@link MAX_INT32}, a scan count. The error names the value (spec).
+ */
+const statisticValueError = (value: unknown) => wholeNumberMessage(0, MAX_INT32, value);
+
+const StatisticValue = z
+  .string({ error: (issue) => (issue.input === undefined ? undefined : statisticValueError(issue.input)) })
+  .regex(DIGITS, { abort: true, error: (issue) => statisticValueError(issue.input) })
+  .refine((text) => (wholeNumberFromText(text) ?? Number.POSITIVE_INFINITY) <= MAX_INT32, {
+    error: (issue) => statisticValueError(issue.input),
+  });
+
+/**
  * A QR code scan record (body and echoed payload of `POST /v1/order-recipients-statistics`).
  * `statisticValue` must parse as a whole number; the service answers 400 naming it otherwise.
  */
@@ -34,7 +47,7 @@ export const RecipientStatistic = z
   .object({
     orderId: id(),
     statisticName: int().describe("Enumerated; meanings not shown."),
-    statisticValue: z.string().regex(/^\d+$/, "must be a whole number"),
+    statisticValue: StatisticValue,
     orderRecipientId: id(),
     orderRecipient: StatisticRecipient.nullish(),
   })

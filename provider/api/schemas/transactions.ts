@@ -41,8 +41,10 @@ export type TransactionEntry = z.infer<typeof TransactionEntry>;
  */
 export const OrderTransactionEntry = z
   .object({
-    orderId: int(),
-    status: z.string().describe("`Success`, or an error status for this order only."),
+    orderId: int().nullable().describe("The listed id; null when the listed entry is not a whole number."),
+    status: z
+      .string()
+      .describe("`Success`, or an error status for this order only (`NotFound`, `InvalidId`)."),
     volume: count(),
     totalPrice: z.number(),
     costPerPiece: z.number(),

@@ -377,8 +377,10 @@ describe("request validation happens before anything is sent", () => {
 
   it("rejects a bad path id and a bad query value", async () => {
     const client = svc.client();
-    expect((await caught(client.deleteOrder(-1))).message).toContain("id: Too small");
-    expect((await caught(client.listOrders({ pageSize: 0 }))).message).toContain("query.pageSize: Too small");
+    expect((await caught(client.deleteOrder(-1))).message).toContain("id: -1 is not a whole number from 1");
+    expect((await caught(client.listOrders({ pageSize: 0 }))).message).toContain(
+      "query.pageSize: 0 is not a whole number from 1 to 1000",
+    );
     expect(
       (
         await caught(

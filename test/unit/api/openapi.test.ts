@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { endpoints, operations } from "../../../provider/api/endpoints";
+import { endpoints, errorStatusesOf, operations } from "../../../provider/api/endpoints";
 import { buildOpenApiDocument, renderOpenApiDocument } from "../../../provider/api/openapi";
 
 const root = path.resolve(__dirname, "../../..");
@@ -39,6 +39,23 @@ describe("OpenAPI document", () => {
       expect(found.get(def.operationId)).toBe(`${def.method} ${def.path}`);
     }
     expect(found.get("appendRecipientsAlias1")).toBe("PUT /v1/order/{id}/recipients:append");
+  });
+
+  it("lists every status an operation answers: those its entry names and those that follow from its shape", () => {
+    const doc = buildOpenApiDocument(version);
+    const listed = (p: string, method: string) => Object.keys(doc.paths[p][method].responses).map(Number);
+    for (const def of operations) {
+      expect(listed(def.path, def.method.toLowerCase()), def.operationId).toEqual([
+        200,
+        ...errorStatusesOf(def),
+      ]);
+    }
+    // A path id that is not a positive whole number is a 400, on every operation with one.
+    expect(listed("/v1/conversions/{id}/status", "get")).toEqual([200, 400, 401, 403, 404, 429, 500]);
+    // Nothing to read, nothing to refuse but the key.
+    expect(listed("/v1/me", "get")).toEqual([200, 401, 429, 500]);
+    // A method that carries a body may get one that is not JSON (415) or too large (413).
+    expect(listed("/v1/order/{id}", "delete")).toEqual([200, 400, 401, 404, 413, 415, 429, 500]);
   });
 
   it("describes the API key header, the proof PDF, the 403 without body and Retry-After", () => {

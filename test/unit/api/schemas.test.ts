@@ -107,13 +107,21 @@ describe("dates and numbers", () => {
     ]);
   });
 
-  it("statisticValue must be a whole number", () => {
-    expect(S.RecipientStatistic.safeParse({ ...F.statistic, statisticValue: "12" }).success).toBe(true);
-    for (const bad of ["1.5", "-1", "abc", ""]) {
+  it("statisticValue must be a whole number in digits only, nothing trimmed; the message names it", () => {
+    for (const good of ["12", "0", "007", "2147483647"]) {
+      expect(S.RecipientStatistic.safeParse({ ...F.statistic, statisticValue: good }).success).toBe(true);
+    }
+    for (const bad of ["1.5", "-1", "abc", "", " 7", "7 ", "+7", "1e3", "0x10", "2147483648", 7]) {
       expect(issues(S.RecipientStatistic.safeParse({ ...F.statistic, statisticValue: bad }))).toEqual([
-        "statisticValue: must be a whole number",
+        `statisticValue: ${JSON.stringify(bad)} is not a whole number from 0 to 2147483647 written in digits only`,
       ]);
     }
+    // A hostile value is shown cut short.
+    const long = "9".repeat(100_000);
+    const [message] = issues(S.RecipientStatistic.safeParse({ ...F.statistic, statisticValue: long }));
+    expect(message).toBe(
+      `statisticValue: "${"9".repeat(39)}… (100002 characters) is not a whole number from 0 to 2147483647 written in digits only`,
+    );
   });
 
   it("counts are non-negative integers", () => {
@@ -259,16 +267,36 @@ describe("query strings (server side)", () => {
     const r = S.readQuery(S.ListOrdersQuery, { paid: "yes", pageSize: "5000", pageNumber: "2" });
     expect(issues(r)).toEqual([
       "paid: expected true or false",
-      "pageSize: Too big: expected number to be <=1000",
+      "pageSize: 5000 is not a whole number from 1 to 1000 written in digits only",
     ]);
   });
 
-  it("the order id list is a comma-separated list of integers", () => {
-    expect(S.OrderIdsQuery.safeParse({ id: "12,13, 14" }).success).toBe(true);
-    expect(S.parseOrderIds("12,13, 14")).toEqual([12, 13, 14]);
-    expect(issues(S.OrderIdsQuery.safeParse({ id: "12;13" }))).toEqual([
+  it("the order id list: only an empty list fails; an entry that is not a whole number is null", () => {
+    expect(S.OrderIdsQuery.safeParse({ id: "12,13,abc" }).success).toBe(true);
+    expect(S.parseOrderIds("12,13")).toEqual([12, 13]);
+    // The one whole-number rule: digits only, nothing trimmed.
+    expect(S.parseOrderIds("12,abc,, 14,0,1e3,99999999999999999")).toEqual([
+      12,
+      null,
+      null,
+      null,
+      0,
+      null,
+      null,
+    ]);
+    expect(issues(S.OrderIdsQuery.safeParse({ id: "" }))).toEqual([
       "id: expected a comma-separated list of order ids",
     ]);
+  });
+
+  it("path ids and query integers follow the same whole-number rule, naming the value", () => {
+    expect(S.IdPathParams.safeParse({ id: "12" }).data).toEqual({ id: 12 });
+    expect(S.IdPathParams.safeParse({ id: 12 }).data).toEqual({ id: 12 });
+    for (const bad of ["0", " 7", "7 ", "+7", "0x10", "1e3", "1.5", "", "99999999999999999"]) {
+      expect(issues(S.IdPathParams.safeParse({ id: bad })), bad).toEqual([
+        `id: ${bad === "0" ? "0" : JSON.stringify(bad)} is not a whole number from 1 to 9007199254740991 written in digits only`,
+      ]);
+    }
   });
 });
 
