@@ -1,31 +1,34 @@
 /**
  * `OrderRecipients`: the recipient set of one order, declared inline or in a file (CSV, JSON,
- * JSON Lines). The state keeps a digest and a compact index (key → recipient id), never the rows
- * of a file, and an update sends only what changed. See docs/resources.md for the identity design.
+ * JSON Lines). The state keeps a digest and a compact index (key → content digest, recipient id),
+ * never the rows of a file, and an update sends only what changed. See docs/resources.md for the
+ * identity design.
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type { DirectMailClient } from "../api/client";
 import { NotFoundError } from "../api/errors";
-import { newOrderRecipient } from "../api/recipients";
 import type { OrderSummary } from "../api/schemas/order";
-import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../api/schemas/recipient";
+import { MAX_RECIPIENTS_PER_REQUEST } from "../api/schemas/recipient";
 import { projectRoot } from "../project";
 import { checkInputs, isUnknown } from "./check";
 import type { ProviderContext, ResourceImplementation } from "./implementation";
 import { EDITABLE_STATUSES, isEditable } from "./order-status";
 import { progress, retired } from "./progress";
-import { type DeclaredRecipient, IDENTITY_FIELDS, type IdentityField } from "./recipients/declared";
-import { decodeIndex, encodeIndex, type RecipientIndex } from "./recipients/index-codec";
+import { IDENTITY_FIELDS, type IdentityField } from "./recipients/declared";
 import {
-  describeProblems,
-  digestOf,
-  KEY_HEX_LENGTH,
-  type LoadedRecipients,
-  loadRecipients,
-} from "./recipients/source";
+  decodeIndex,
+  encodeIndex,
+  idOf,
+  isAccepted,
+  markedUndeliverable,
+  type RecipientIndex,
+  UNKNOWN_CONTENT,
+} from "./recipients/index-codec";
+import { changesKnown, describePlan, planSync, type SyncPlan } from "./recipients/plan";
+import { describeProblems, digestOf, type LoadedRecipients, loadRecipients } from "./recipients/source";
+import { identityOf, listedHash, matchesListed, toWire } from "./recipients/wire";
 import { thinProvider } from "./thin-provider";
 import { UserError } from "./user-error";
 
@@ -79,7 +82,7 @@ interface DropSample {
 export interface OrderRecipientsOutputs extends OrderRecipientsInputs {
   digest: string;
   declaredCount: number;
-  /** key → recipient id (0: dropped by the service), compact; see recipients/index-codec.ts. */
+  /** key → content digest, recipient id (0: dropped by the service), compact; see recipients/index-codec.ts. */
   index: string;
   acceptedCount: number;
   droppedCount: number;
@@ -132,15 +135,6 @@ export class OrderRecipients extends pulumi.dynamic.Resource {
   }
 }
 
-/**
- * Index values: the recipient's id at the service; 0 for a recipient the service dropped and did
- * not keep; the id with UNDELIVERABLE set for one it kept on the order but marked undeliverable
- * (do-not-mail), which still has to be deleted when it leaves the list.
- */
-const UNDELIVERABLE = 0x8000_0000;
-const idOf = (value: number) => value & ~UNDELIVERABLE & 0xffff_ffff;
-const isAccepted = (value: number) => value > 0 && (value & UNDELIVERABLE) === 0;
-
 const SAMPLE_SIZE = 10;
 const PAGE_SIZE = 1000;
 const subject = (orderId: number) => `Recipients of order ${orderId}`;
@@ -168,62 +162,20 @@ async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
   return loaded;
 }
 
-const ADDRESS_FIELDS = new Set(["address1", "address2", "city", "state", "zipCode", "country"]);
-const PERSONAL_FIELDS = new Set(["firstName", "lastName", "toOrganization", "salutation"]);
-
-/** The wire shape of a declared recipient, its key in the identity field (declared names are wire names). */
-function toWire(recipient: DeclaredRecipient, key: string, identityField: IdentityField): OrderRecipient {
-  const address: Record<string, string> = {};
-  const personal: Record<string, string> = {};
-  const metadata: Record<string, string> = {};
-  for (const [field, value] of Object.entries(recipient)) {
-    if (value === undefined) continue;
-    if (ADDRESS_FIELDS.has(field)) address[field] = value;
-    else if (PERSONAL_FIELDS.has(field)) personal[field] = value;
-    else metadata[field] = value;
-  }
-  // The service reads the salutation in both groups.
-  if (recipient.salutation !== undefined) metadata.salutation = recipient.salutation;
-  metadata[identityField] = key;
-  return newOrderRecipient({ address, personal, metadata });
+/** How recipients carry their identity: the field, and whether a key column names them. */
+interface Identity {
+  field: IdentityField;
+  keyed: boolean;
 }
-
-/** The identity key a listed recipient carries, or undefined for one this program did not add. */
-function keyOf(recipient: OrderRecipient, identityField: IdentityField): string | undefined {
-  const value = recipient.metadata[identityField];
-  return typeof value === "string" && value.length === KEY_HEX_LENGTH && /^[0-9a-f]+$/.test(value)
-    ? value
-    : undefined;
-}
-
-interface Listing {
-  /** Managed recipients found: key → id. */
-  present: Map<string, number>;
-  unmanaged: number;
-}
-
-async function listRecipients(
-  client: DirectMailClient,
-  orderId: number,
-  identityField: IdentityField,
-  fromPage = 1,
-): Promise<Listing> {
-  const present = new Map<string, number>();
-  let unmanaged = 0;
-  for await (const recipient of client.iterateRecipients(orderId, {
-    pageSize: PAGE_SIZE,
-    pageNumber: fromPage,
-  })) {
-    const key = keyOf(recipient, identityField);
-    if (key === undefined || present.has(key)) unmanaged += 1;
-    else present.set(key, recipient.id);
-  }
-  return { present, unmanaged };
-}
+const identityOfInputs = (inputs: OrderRecipientsInputs): Identity => ({
+  field: inputs.identityField,
+  keyed: inputs.keyColumn !== undefined,
+});
 
 interface SyncOutcome {
   index: RecipientIndex;
   unmanaged: number;
+  plan: SyncPlan;
   appended: number;
   deleted: number;
   dropReasons: Record<string, number>;
@@ -265,51 +217,71 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     return loaded;
   };
 
+  /** Deletes recipients by id in batches; says whether some of them were already gone. */
+  const deleteIds = async (orderId: number, ids: number[]): Promise<boolean> => {
+    let someGone = false;
+    for (let i = 0; i < ids.length; i += MAX_RECIPIENTS_PER_REQUEST) {
+      const result = await ctx
+        .client()
+        .deleteRecipients(orderId, ids.slice(i, i + MAX_RECIPIENTS_PER_REQUEST));
+      if (result.notFoundRecipientIds.length > 0) someGone = true;
+    }
+    return someGone;
+  };
+
   /**
-   * Brings the order's recipients to the declared set: deletes the managed recipients no longer
-   * declared, appends the declared ones not yet there, and records each appended key's id. `current`
-   * is what is known to be on the order; it must be exact (callers reconcile from a listing when the
-   * order's recipient count says it is not).
+   * Brings the order's recipients to the declared set (see planSync): deletes the managed
+   * recipients no longer declared and the old recipient of each changed key, appends the declared
+   * ones not there as declared, and records each appended key's id. `current` is what is known to
+   * be on the order; callers reconcile from a listing when the order's recipient count says it is
+   * not exact, and so does this when a delete finds recipients already gone.
    */
   const sync = async (
     order: OrderSummary,
     declared: LoadedRecipients,
-    current: RecipientIndex,
-    unmanaged: number,
-    identityField: IdentityField,
+    known: RecipientIndex,
+    knownUnmanaged: number,
+    identity: Identity,
   ): Promise<SyncOutcome> => {
     const client = ctx.client();
     const orderId = order.orderId;
-    const index: RecipientIndex = new Map();
-    const removeIds: number[] = [];
-    for (const [key, value] of current) {
-      if (declared.byKey.has(key)) index.set(key, value);
-      else if (idOf(value) > 0) removeIds.push(idOf(value));
+    const asked = planSync(declared.byKey, known);
+    let plan = asked;
+    let unmanaged = knownUnmanaged;
+    let deleted = plan.removeIds.length;
+    if (await deleteIds(orderId, plan.removeIds)) {
+      // An interrupted run got further than its record (say, a replacement appended but not
+      // recorded): read what is really there, so that nothing is appended twice.
+      progress(
+        subject(orderId),
+        "some recorded recipients were already gone; reading the order's recipients",
+      );
+      let current: RecipientIndex;
+      ({ current, unmanaged } = await reconcile(orderId, identity, known, declared));
+      plan = planSync(declared.byKey, current);
+      await deleteIds(orderId, plan.removeIds);
+      deleted += plan.removeIds.length;
     }
-    for (let i = 0; i < removeIds.length; i += MAX_RECIPIENTS_PER_REQUEST) {
-      const batch = removeIds.slice(i, i + MAX_RECIPIENTS_PER_REQUEST);
-      await client.deleteRecipients(orderId, batch);
-    }
-    if (removeIds.length > 0)
-      progress(subject(orderId), `removed ${removeIds.length} recipients no longer declared`);
+    if (deleted > 0) progress(subject(orderId), `deleted ${deleted} recipients (removed or changed)`);
 
-    const toAppend = [...declared.byKey.values()].filter((r) => !index.has(r.key));
+    const index: RecipientIndex = new Map(plan.keep);
+    const toAppend = plan.append;
     const dropReasons: Record<string, number> = {};
     const droppedSample: DropSample[] = [];
     const imageIssueSample: SyncOutcome["imageIssueSample"] = [];
     const reasonByKey = new Map<string, string>();
-    const countBefore = Math.max(0, order.recipientCount - removeIds.length);
+    const countBefore = [...plan.keep.values()].filter((e) => idOf(e.id) > 0).length + unmanaged;
     let accepted = 0;
     for (let i = 0; i < toAppend.length; i += MAX_RECIPIENTS_PER_REQUEST) {
       const batch = toAppend.slice(i, i + MAX_RECIPIENTS_PER_REQUEST);
       const result = await client.appendRecipients(
         orderId,
-        batch.map((r) => toWire(r.recipient, r.key, identityField)),
+        batch.map((r) => toWire(r, identity.field)),
       );
       accepted += result.acceptedRecipients;
       for (const dropped of result.undeliverable.undeliverableRecipients) {
-        const key = keyOf(dropped, identityField);
-        if (key) reasonByKey.set(key, dropped.reason);
+        const found = identityOf(dropped, identity.field, identity.keyed);
+        if (found) reasonByKey.set(found.key, dropped.reason);
       }
       for (const withIssues of result.variableImages.recipientsWithIssues) {
         const row = batch[withIssues.recipientIndex]?.row ?? 0;
@@ -327,24 +299,20 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     if (toAppend.length > 0) {
       // New recipients come last in the listing: read from the page where they start, and fall
       // back to the whole listing if some accepted ones are not found there.
-      let listing = await listRecipients(
-        client,
-        orderId,
-        identityField,
-        Math.floor(countBefore / PAGE_SIZE) + 1,
-      );
-      const found = toAppend.filter((r) => listing.present.has(r.key)).length;
-      if (found < accepted) listing = await listRecipients(client, orderId, identityField);
+      let listed = await listAppended(orderId, identity, declared, Math.floor(countBefore / PAGE_SIZE) + 1);
+      const found = toAppend.filter((r) => listed.has(r.key)).length;
+      if (found < accepted) listed = await listAppended(orderId, identity, declared, 1);
       for (const r of toAppend) {
-        const recipientId = listing.present.get(r.key);
-        const reason = reasonByKey.get(r.key) ?? (recipientId === undefined ? "dropped" : undefined);
+        const seen = listed.get(r.key);
+        const reason = reasonByKey.get(r.key) ?? (seen === undefined ? "dropped" : undefined);
+        const entry = { id: seen?.id ?? 0, content: r.content, listed: seen?.listed ?? 0 };
         if (reason === undefined) {
-          index.set(r.key, recipientId as number);
+          index.set(r.key, entry);
           continue;
         }
         // Dropped (or kept but marked undeliverable): remembered, so that it is not sent again
         // until its details change.
-        index.set(r.key, recipientId === undefined ? 0 : (recipientId | UNDELIVERABLE) >>> 0);
+        index.set(r.key, { ...entry, id: seen === undefined ? 0 : markedUndeliverable(seen.id) });
         dropReasons[reason] = (dropReasons[reason] ?? 0) + 1;
         if (droppedSample.length < SAMPLE_SIZE) droppedSample.push({ row: r.row, reason });
       }
@@ -352,8 +320,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     return {
       index,
       unmanaged,
+      plan: asked,
       appended: toAppend.length,
-      deleted: removeIds.length,
+      deleted,
       dropReasons,
       droppedSample,
       imageIssueSample,
@@ -368,7 +337,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     previous?: OrderRecipientsOutputs,
   ): OrderRecipientsOutputs => {
     const values = [...outcome.index.values()];
-    const droppedCount = values.filter((v) => !isAccepted(v)).length;
+    const droppedCount = values.filter((e) => !isAccepted(e.id)).length;
     // Keep earlier drop reasons for recipients still dropped and still declared.
     const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
     for (const [reason, n] of Object.entries(outcome.dropReasons))
@@ -422,22 +391,77 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     }
   };
 
-  /** What is on the order now, from a full listing, keeping what is known of dropped recipients. */
-  const reconcile = async (orderId: number, identityField: IdentityField, known: RecipientIndex) => {
-    const listing = await listRecipients(ctx.client(), orderId, identityField);
+  /**
+   * What is on the order now, from a full listing, keeping what is known of dropped recipients.
+   * A recipient's content digest is the recorded one if it is the recorded recipient (same id),
+   * else the one its identity value carries (UNKNOWN_CONTENT for a key alone under a key
+   * column); unless the service lists it otherwise than right after it was appended: then it was
+   * changed elsewhere, and its content is UNKNOWN_CONTENT. With `declared`, a recipient of unknown
+   * content that the listing shows as its declared row (matchesListed) gets that row's content
+   * digest, so that only the others are replaced.
+   */
+  const reconcile = async (
+    orderId: number,
+    identity: Identity,
+    known: RecipientIndex,
+    declared?: LoadedRecipients,
+  ) => {
     const current: RecipientIndex = new Map();
-    for (const [key, recipientId] of listing.present) {
-      const before = known.get(key);
-      const marked = before !== undefined && before > 0 && !isAccepted(before);
-      current.set(key, marked ? (recipientId | UNDELIVERABLE) >>> 0 : recipientId);
+    let unmanaged = 0;
+    for await (const recipient of ctx.client().iterateRecipients(orderId, { pageSize: PAGE_SIZE })) {
+      const found = identityOf(recipient, identity.field, identity.keyed);
+      if (found === undefined || current.has(found.key)) {
+        unmanaged += 1;
+        continue;
+      }
+      const before = known.get(found.key);
+      const listed = listedHash(recipient);
+      let content = found.content;
+      if (before !== undefined) {
+        // What is recorded of this very recipient stands (UNKNOWN_CONTENT included).
+        if (idOf(before.id) === recipient.id) content = before.content;
+        // It carries the content it was recorded with, yet the service lists it otherwise than
+        // right after the append: changed elsewhere (in place, or deleted and added again with
+        // the same identity value).
+        if (content === before.content && before.listed !== 0 && before.listed !== listed)
+          content = UNKNOWN_CONTENT;
+      }
+      const row = declared?.byKey.get(found.key);
+      if (content === UNKNOWN_CONTENT && row && matchesListed(row.recipient, recipient, identity.field))
+        content = row.content;
+      const marked = before !== undefined && before.id > 0 && !isAccepted(before.id);
+      current.set(found.key, {
+        id: marked ? markedUndeliverable(recipient.id) : recipient.id,
+        content,
+        listed,
+      });
     }
-    for (const [key, value] of known) if (value === 0 && !current.has(key)) current.set(key, 0);
-    return { current, unmanaged: listing.unmanaged };
+    for (const [key, entry] of known) if (entry.id === 0 && !current.has(key)) current.set(key, entry);
+    return { current, unmanaged };
+  };
+
+  /** The declared recipients found in the listing from page `fromPage` on: key → id and listed hash. */
+  const listAppended = async (
+    orderId: number,
+    identity: Identity,
+    declared: LoadedRecipients,
+    fromPage: number,
+  ) => {
+    const found = new Map<string, { id: number; listed: number }>();
+    for await (const recipient of ctx
+      .client()
+      .iterateRecipients(orderId, { pageSize: PAGE_SIZE, pageNumber: fromPage })) {
+      const carried = identityOf(recipient, identity.field, identity.keyed);
+      if (carried === undefined || found.has(carried.key)) continue;
+      if (declared.byKey.get(carried.key)?.content !== carried.content) continue;
+      found.set(carried.key, { id: recipient.id, listed: listedHash(recipient) });
+    }
+    return found;
   };
 
   /** How many recipients the order holds if the record is right. */
   const expectedCount = (index: RecipientIndex, unmanaged: number) =>
-    [...index.values()].filter((v) => idOf(v) > 0).length + unmanaged;
+    [...index.values()].filter((e) => idOf(e.id) > 0).length + unmanaged;
 
   return {
     async check(_olds, news) {
@@ -482,10 +506,20 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       for (const key of ["identityField", "keyColumn"] as const) {
         if (olds[key] !== news[key]) return { changes: true, replaces: [key] };
       }
-      const listChanged = olds.digest !== news.digest;
+      let listChanged = olds.digest !== news.digest;
       if (listChanged) {
+        const identity = identityOfInputs(news);
+        const plan = planSync((await load(news)).byKey, decodeIndex(olds.index, identity.keyed));
         const order = await ctx.client().getOrder(olds.orderId);
-        if (order && !isEditable(order.orderStatus)) {
+        const editable = !order || isEditable(order.orderStatus);
+        if (editable) {
+          const compared = plan.unknown > 0 ? " (compared with the order's listing when applied)" : "";
+          progress(subject(olds.orderId), `planned: ${describePlan(plan)}${compared}`);
+        } else if (!changesKnown(plan)) {
+          // Only recipients recorded without their content differ: the order can no longer change,
+          // and there is nothing to do.
+          listChanged = false;
+        } else {
           throw new UserError(
             `Order ${olds.orderId} is "${order.orderStatus}": its recipients cannot change (declared ` +
               `${olds.declaredCount}, now ${news.declaredCount ?? "a different list"}), because the service changes ` +
@@ -503,14 +537,15 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
 
     async create(inputs: OrderRecipientsInputs) {
       const declared = await loadChecked(inputs);
+      const identity = identityOfInputs(inputs);
       const order = await editableOrder(inputs.orderId, "adding recipients");
       await refusePrintedIdentityField(order, inputs.identityField);
       // An interrupted earlier run may have appended some already: start from what is there.
       const { current, unmanaged } =
         order.recipientCount > 0
-          ? await reconcile(order.orderId, inputs.identityField, new Map())
-          : { current: new Map<string, number>(), unmanaged: 0 };
-      const outcome = await sync(order, declared, current, unmanaged, inputs.identityField);
+          ? await reconcile(order.orderId, identity, new Map(), declared)
+          : { current: new Map(), unmanaged: 0 };
+      const outcome = await sync(order, declared, current, unmanaged, identity);
       const outs = outputsOf(inputs, declared, outcome, order.orderStatus);
       progress(
         subject(order.orderId),
@@ -527,23 +562,39 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         return { outs };
       }
       const declared = await loadChecked(news);
+      const identity = identityOfInputs(news);
+      let current = decodeIndex(olds.index, identity.keyed);
+      const recorded = planSync(declared.byKey, current);
+      if (!changesKnown(recorded)) {
+        // As in diff: on an order past Draft only a settings change gets here; nothing to send.
+        const live = await ctx.client().getOrder(news.orderId);
+        if (live && !isEditable(live.orderStatus)) {
+          const outs = { ...olds, ...news, digest: olds.digest };
+          guardDrops(outs);
+          return { outs };
+        }
+      }
       const order = await editableOrder(news.orderId, "changing recipients");
-      let current = decodeIndex(olds.index);
       let unmanaged = olds.unmanagedCount;
-      if (order.recipientCount !== expectedCount(current, unmanaged)) {
+      const countDiffers = order.recipientCount !== expectedCount(current, unmanaged);
+      if (countDiffers || recorded.unknown > 0) {
         // The order holds more or fewer recipients than recorded (an interrupted run, or changes
-        // made elsewhere): learn what is really there before changing anything.
+        // made elsewhere), or some were recorded without their content: learn what is really
+        // there before changing anything.
         progress(
           subject(order.orderId),
-          "the order's recipients differ from the stack's record; reading them all",
+          countDiffers
+            ? "the order's recipients differ from the stack's record; reading them all"
+            : `${recorded.unknown} recipients were recorded without their content; reading the order's recipients to compare them with the list`,
         );
-        ({ current, unmanaged } = await reconcile(order.orderId, news.identityField, current));
+        ({ current, unmanaged } = await reconcile(order.orderId, identity, current, declared));
       }
-      const outcome = await sync(order, declared, current, unmanaged, news.identityField);
+      const outcome = await sync(order, declared, current, unmanaged, identity);
       const outs = outputsOf(news, declared, outcome, order.orderStatus, olds);
       progress(
         subject(order.orderId),
-        `${outcome.appended} appended, ${outcome.deleted} removed; ${outs.acceptedCount} accepted, ${outs.droppedCount} dropped`,
+        `${describePlan(outcome.plan)}: ${outcome.deleted} deleted, ${outcome.appended} appended; ` +
+          `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped`,
       );
       guardDrops(outs);
       return { outs };
@@ -553,19 +604,24 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       const order = await ctx.client().getOrder(props.orderId ?? Number(id));
       if (!order) return {};
       // Refresh reads every recipient: a removal and an addition elsewhere leave the count as it was.
+      const identity = identityOfInputs(props);
       const { current, unmanaged } = await reconcile(
         order.orderId,
-        props.identityField,
-        decodeIndex(props.index),
+        identity,
+        decodeIndex(props.index, identity.keyed),
       );
-      const accepted = [...current.values()].filter(isAccepted).length;
-      // Keys recorded but gone from the order were removed elsewhere; the digest of what is really
-      // there makes the next `up` put them back.
+      const accepted = [...current.values()].filter((e) => isAccepted(e.id)).length;
+      // Keys recorded but gone from the order were removed elsewhere, and recipients changed
+      // elsewhere have an unknown content: the digest of what is really there makes the next `up`
+      // put them back.
       const outs: OrderRecipientsOutputs = {
         ...props,
         orderStatus: order.orderStatus,
         index: encodeIndex(current),
-        digest: digestOf(current.keys(), props.identityField),
+        digest: digestOf(
+          [...current].map(([key, entry]) => [key, entry.content] as const),
+          props.identityField,
+        ),
         acceptedCount: accepted,
         droppedCount: current.size - accepted,
         unmanagedCount: unmanaged,
@@ -592,7 +648,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         retired(props.orderId, order.orderStatus, "its recipients stay at the service and leave this stack");
         return;
       }
-      const ids = [...decodeIndex(props.index).values()].map(idOf).filter((id) => id > 0);
+      const ids = [...decodeIndex(props.index, props.keyColumn !== undefined).values()]
+        .map((entry) => idOf(entry.id))
+        .filter((id) => id > 0);
       try {
         for (let i = 0; i < ids.length; i += MAX_RECIPIENTS_PER_REQUEST) {
           await client.deleteRecipients(props.orderId, ids.slice(i, i + MAX_RECIPIENTS_PER_REQUEST));

@@ -1,12 +1,14 @@
 /**
  * Reads the recipients a campaign declares, inline or from a file (CSV with a header row, JSON
- * array, or JSON Lines), streaming the file formats, and gives each one its identity key.
+ * array, or JSON Lines), streaming the file formats, and gives each one its identity key and its
+ * content digest.
  *
  * Identity: the service standardizes addresses, so the recipients it returns never compare equal
  * to the ones sent. Each declared recipient therefore gets a key, either a hash of its declared
  * content or a hash of a key column the user names, and the key travels with the recipient in
  * one custom field (the identity field, `custom6` unless chosen otherwise), which the service
- * echoes unchanged. Updates compare keys, never addresses.
+ * echoes unchanged. Updates compare keys and content digests, never addresses: under a key column
+ * the same key with another content digest is a changed recipient.
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -29,6 +31,8 @@ export interface RecipientSourceOptions {
 
 export interface LoadedRecipient {
   key: string;
+  /** The digest of the declared content (contentKey); equal to `key` when there is no key column. */
+  content: string;
   /** 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list. */
   row: number;
   recipient: DeclaredRecipient;
@@ -44,7 +48,7 @@ export interface LoadedRecipients {
   byKey: Map<string, LoadedRecipient>;
   /** Rows identical to (or with the same key column as) an earlier row; sent once. */
   duplicateRows: number;
-  /** sha256 over the sorted keys and the identity field: equal digests mean equal recipient sets. */
+  /** sha256 over the sorted (key, content) pairs and the identity field: see digestOf. */
   digest: string;
   problems: RecipientProblem[];
   problemCount: number;
@@ -229,19 +233,18 @@ export async function loadRecipients(
       }
       continue;
     }
-    let key: string;
+    const content = contentKey(parsed.data);
+    let key = content;
     if (keyColumn !== undefined) {
       if (!keyValue) {
         problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
         continue;
       }
       key = hashKey(`column:${keyValue}`);
-    } else {
-      key = contentKey(parsed.data);
     }
     const earlier = byKey.get(key);
     if (earlier) {
-      if (keyColumn !== undefined && contentKey(earlier.recipient) !== contentKey(parsed.data)) {
+      if (earlier.content !== content) {
         problem({
           row,
           field: keyColumn,
@@ -252,22 +255,34 @@ export async function loadRecipients(
       }
       continue;
     }
-    byKey.set(key, { key, row, recipient: parsed.data });
+    byKey.set(key, { key, content, row, recipient: parsed.data });
   }
 
   return {
     byKey,
     duplicateRows,
-    digest: digestOf(byKey.keys(), options.identityField),
+    digest: digestOf(
+      [...byKey.values()].map((r) => [r.key, r.content] as const),
+      options.identityField,
+    ),
     problems,
     problemCount,
   };
 }
 
-/** The digest of a recipient set: its sorted keys and the field that carries them. */
-export function digestOf(keys: Iterable<string>, identityField: string): string {
+/**
+ * The digest of a recipient set: its (key, content digest) pairs and the field that carries the
+ * keys, so any change of any recipient's content changes it. A pair whose content digest is its key
+ * (no key column) counts as the key alone, which keeps the digest of such a set what it was before
+ * content digests were recorded.
+ */
+export function digestOf(
+  entries: Iterable<readonly [key: string, content: string]>,
+  identityField: string,
+): string {
+  const lines = [...entries].map(([key, content]) => (content === key ? key : `${key} ${content}`));
   const hash = createHash("sha256").update(`identity:${identityField}\n`);
-  for (const key of [...keys].sort()) hash.update(`${key}\n`);
+  for (const line of lines.sort()) hash.update(`${line}\n`);
   return hash.digest("hex");
 }
 

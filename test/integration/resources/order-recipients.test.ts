@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
+import { newOrderRecipient } from "../../../provider/api/recipients";
 import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, countingRequests, type Provider, printedBy, recipient } from "./support";
@@ -132,7 +135,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
       text: "Thank you",
     });
     expect(live?.metadata.custom6).toMatch(/^[0-9a-f]{16}$/);
-    expect([...decodeIndex(outs.index).keys()]).toEqual([live?.metadata.custom6]);
+    expect([...decodeIndex(outs.index, false).keys()]).toEqual([live?.metadata.custom6]);
   });
 
   it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {
@@ -144,7 +147,9 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(outs).toMatchObject({ declaredCount: 3, duplicateRows: 1, acceptedCount: 3, droppedCount: 0 });
     const live = await liveRecipients(orderId);
     expect(live).toHaveLength(3);
-    expect([...decodeIndex(outs.index).values()].sort()).toEqual(live.map((r) => r.id).sort());
+    expect([...decodeIndex(outs.index, false).values()].map((e) => e.id).sort()).toEqual(
+      live.map((r) => r.id).sort(),
+    );
     expect(JSON.stringify(outs)).not.toContain("Main St");
   });
 
@@ -259,7 +264,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     const live = await liveRecipients(orderId);
     await client.deleteRecipients(orderId, [live[0]?.id as number]);
     await client.appendRecipients(orderId, [
-      (await import("../../../provider/api/recipients")).newOrderRecipient({
+      newOrderRecipient({
         address: { address1: "9 Elm St", city: "Springfield", state: "IL", zipCode: "62701" },
         personal: { firstName: "Outsider" },
       }),
@@ -272,6 +277,196 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     const { outs: healed } = await recipients.update(String(orderId), read.props, declared);
     expect(healed).toMatchObject({ acceptedCount: 3, unmanagedCount: 1 });
     expect(await liveRecipients(orderId)).toHaveLength(4);
+  });
+
+  /** A customer of a keyed list: `C-<n>` at 20<n> Main St (addresses no other test uses). */
+  const customer = (n: number, extra: Record<string, string> = {}): Record<string, string> => ({
+    customerId: `C-${n}`,
+    ...recipient(n, { address1: `${200 + n} Main St` }),
+    ...extra,
+  });
+  /** The live recipients by key column value, as comparable text: name, address, custom1. */
+  async function liveByCustomer(orderId: number, keyed: Map<string, string>) {
+    const out: Record<string, string> = {};
+    for (const r of await liveRecipients(orderId)) {
+      const id = keyed.get((r.metadata.custom6 ?? "").slice(0, 16)) ?? "unmanaged";
+      out[id] =
+        `${r.personal.firstName} ${r.personal.lastName}, ${r.address.address1}, ${r.metadata.custom1 ?? ""}`;
+    }
+    return out;
+  }
+  const keyOfCustomer = (n: number) =>
+    createHash("sha256").update(`column:C-${n}`).digest("hex").slice(0, 16);
+  const customers = new Map([1, 2, 3, 4, 5, 6].map((n) => [keyOfCustomer(n), `C-${n}`]));
+
+  it("under a key column, a changed address, name or merge field changes the plan and replaces that recipient, alone or with other rows changing", async () => {
+    const orderId = await newOrder();
+    const rows = [1, 2, 3, 4].map((n) => customer(n, { custom1: "10% off" }));
+    const first = await checked({ orderId, file: csv("keyed.csv", rows), keyColumn: "customerId" });
+    const { outs } = await recipients.create(first);
+    const idsBefore = (await liveRecipients(orderId)).map((r) => r.id);
+
+    // Only C-2's address changes.
+    const moved = rows.map((r) => (r.customerId === "C-2" ? { ...r, address1: "9 Elm St" } : r));
+    const second = await checked({ orderId, file: csv("keyed.csv", moved), keyColumn: "customerId" });
+    expect(second.digest).not.toBe(first.digest);
+    expect(await recipients.diff(String(orderId), outs, second)).toEqual({ changes: true });
+    const { result, requests } = await countingRequests(() =>
+      recipients.update(String(orderId), outs, second),
+    );
+    const ops = requests.map((r) => r.operationId);
+    expect(ops.filter((op) => op === "deleteRecipients")).toHaveLength(1);
+    expect(ops.filter((op) => op === "appendRecipients")).toHaveLength(1);
+    expect(await liveByCustomer(orderId, customers)).toEqual({
+      "C-1": "Ada1 Lovelace, 201 MAIN ST, 10% off",
+      "C-2": "Ada2 Lovelace, 9 ELM ST, 10% off",
+      "C-3": "Ada3 Lovelace, 203 MAIN ST, 10% off",
+      "C-4": "Ada4 Lovelace, 204 MAIN ST, 10% off",
+    });
+    const idsAfter = (await liveRecipients(orderId)).map((r) => r.id);
+    expect(idsAfter.filter((id) => idsBefore.includes(id))).toHaveLength(3);
+    expect(await recipients.diff(String(orderId), result.outs, second)).toEqual({ changes: false });
+
+    // In one edit: C-1's name and C-3's merge field change, C-4 leaves, C-5 arrives.
+    const edited = [
+      { ...moved[0], firstName: "Augusta" },
+      moved[1],
+      { ...moved[2], custom1: "20% off" },
+      customer(5, { custom1: "10% off" }),
+    ];
+    const third = await checked({
+      orderId,
+      file: csv("keyed.csv", edited as never),
+      keyColumn: "customerId",
+    });
+    expect(await recipients.diff(String(orderId), result.outs, third)).toEqual({ changes: true });
+    const { outs: last } = await recipients.update(String(orderId), result.outs, third);
+    expect(last).toMatchObject({ declaredCount: 4, acceptedCount: 4, droppedCount: 0 });
+    expect(await liveByCustomer(orderId, customers)).toEqual({
+      "C-1": "Augusta Lovelace, 201 MAIN ST, 10% off",
+      "C-2": "Ada2 Lovelace, 9 ELM ST, 10% off",
+      "C-3": "Ada3 Lovelace, 203 MAIN ST, 20% off",
+      "C-5": "Ada5 Lovelace, 205 MAIN ST, 10% off",
+    });
+  });
+
+  it("an update interrupted after a replacement took effect converges on rerun, with no duplicate", async () => {
+    const orderId = await newOrder();
+    const before = await checked({
+      orderId,
+      recipients: [customer(1), customer(2)],
+      keyColumn: "customerId",
+    });
+    const { outs } = await recipients.create(before);
+    const after = await checked({
+      orderId,
+      recipients: [customer(1, { address1: "7 Oak Ave" }), customer(2)],
+      keyColumn: "customerId",
+    });
+    // The replacement happened, but its result never reached the state.
+    await recipients.update(String(orderId), outs, after);
+    const { outs: rerun } = await recipients.update(String(orderId), outs, after);
+    expect(rerun).toMatchObject({ acceptedCount: 2, unmanagedCount: 0 });
+    expect(await liveRecipients(orderId)).toHaveLength(2);
+    expect(await liveByCustomer(orderId, customers)).toEqual({
+      "C-1": "Ada1 Lovelace, 7 OAK AVE, ",
+      "C-2": "Ada2 Lovelace, 202 MAIN ST, ",
+    });
+  });
+
+  it("refresh notices a recipient changed elsewhere, and the next update puts the declared one back", async () => {
+    for (const keyColumn of ["customerId", undefined]) {
+      const orderId = await newOrder();
+      const declared = await checked({
+        orderId,
+        recipients: keyColumn
+          ? [customer(1), customer(2)]
+          : [1, 2].map((n) => recipient(n, { address1: `${200 + n} Main St` })),
+        ...(keyColumn ? { keyColumn } : {}),
+      });
+      const { outs } = await recipients.create(declared);
+      // Elsewhere: C-2 deleted and added again with its identity value, at another address.
+      const live = await liveRecipients(orderId);
+      const target = live.find((r) => r.personal.firstName === "Ada2") as (typeof live)[number];
+      await client.deleteRecipients(orderId, [target.id]);
+      await client.appendRecipients(orderId, [
+        newOrderRecipient({
+          address: { ...target.address, address1: "66 Elsewhere Rd" },
+          personal: target.personal,
+          metadata: { custom6: target.metadata.custom6 },
+        }),
+      ]);
+      const read = await recipients.read(String(orderId), outs);
+      expect(read.inputs?.digest).not.toBe(declared.digest);
+      expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: true });
+      const { outs: healed } = await recipients.update(String(orderId), read.props, declared);
+      expect(healed).toMatchObject({ acceptedCount: 2, unmanagedCount: 0 });
+      const addresses = (await liveRecipients(orderId)).map((r) => r.address.address1).sort();
+      expect(addresses, String(keyColumn)).toEqual(["201 MAIN ST", "202 MAIN ST"]);
+    }
+  });
+
+  it("a record of an earlier version under a key column: the first update replaces only the rows that differ from the order", async () => {
+    const orderId = await newOrder();
+    const spelled = (n: number) => customer(n, { address1: `${200 + n} Main Street`, state: "Illinois" });
+    // Appended by the earlier version: the key alone in the identity field, a version 1 index.
+    await client.appendRecipients(
+      orderId,
+      [1, 2, 3].map((n) => {
+        const { customerId: _, firstName, lastName, ...address } = spelled(n);
+        return newOrderRecipient({
+          address,
+          personal: { firstName, lastName },
+          metadata: { custom6: keyOfCustomer(n) },
+        });
+      }),
+    );
+    const live = await liveRecipients(orderId);
+    const ids = new Map(live.map((r) => [r.metadata.custom6 as string, r.id]));
+    const keys = [...ids.keys()].sort();
+    const entries = Buffer.alloc(keys.length * 12);
+    keys.forEach((key, i) => {
+      entries.write(key, i * 12, 8, "hex");
+      entries.writeUInt32BE(ids.get(key) as number, i * 12 + 8);
+    });
+    const digest = createHash("sha256").update("identity:custom6\n");
+    for (const key of keys) digest.update(`${key}\n`);
+    // C-2 moved in the file, a change the earlier version never sent.
+    const rows = [spelled(1), spelled(2), spelled(3)].map((r) =>
+      r.customerId === "C-2" ? { ...r, address1: "12 Birch Lane" } : r,
+    );
+    const news = await checked({ orderId, file: csv("legacy.csv", rows), keyColumn: "customerId" });
+    const olds = {
+      ...news,
+      digest: digest.digest("hex"),
+      index: `v1.${gzipSync(entries).toString("base64")}`,
+      acceptedCount: 3,
+      droppedCount: 0,
+      unmanagedCount: 0,
+      dropReasons: {},
+      droppedSample: [],
+      imageIssueSample: [],
+      orderStatus: "Draft",
+    };
+    expect(await recipients.diff(String(orderId), olds, news)).toEqual({ changes: true });
+    const { result, requests } = await countingRequests(() => recipients.update(String(orderId), olds, news));
+    const deletes = requests.filter((r) => r.operationId === "deleteRecipients");
+    expect(deletes).toHaveLength(1);
+    expect(requests.filter((r) => r.operationId === "appendRecipients")).toHaveLength(1);
+    expect(await liveByCustomer(orderId, customers)).toEqual({
+      "C-1": "Ada1 Lovelace, 201 MAIN ST, ",
+      "C-2": "Ada2 Lovelace, 12 BIRCH LN, ",
+      "C-3": "Ada3 Lovelace, 203 MAIN ST, ",
+    });
+    // C-1 and C-3 kept their recipients: only C-2 was replaced.
+    const after = await liveRecipients(orderId);
+    expect(after.filter((r) => [...ids.values()].includes(r.id))).toHaveLength(2);
+    expect(result.outs.index.startsWith("v2.")).toBe(true);
+    expect(await recipients.diff(String(orderId), result.outs, news)).toEqual({ changes: false });
+
+    // On an order past Draft the record cannot be checked, and nothing can change: no change, no error.
+    await sb.control.setOrderState(orderId, { apiKey, status: "Paid" });
+    expect(await recipients.diff(String(orderId), olds, news)).toEqual({ changes: false });
   });
 
   it("a change on an order past Draft fails the plan with a clear message; delete removes the recipients of a draft and leaves those of a paid order", async () => {

@@ -1,8 +1,15 @@
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeIndex, encodeIndex } from "../../../provider/resources/recipients/index-codec";
+import {
+  decodeIndex,
+  encodeIndex,
+  type RecipientIndex,
+  UNKNOWN_CONTENT,
+} from "../../../provider/resources/recipients/index-codec";
 import {
   contentKey,
   describeProblems,
@@ -113,7 +120,7 @@ describe("loading declared recipients", () => {
     ).not.toBe(a);
   });
 
-  it("keys by a named column when given, so a changed address is the same recipient", async () => {
+  it("keys by a named column when given: a changed address is the same key with another content digest", async () => {
     const base = {
       customerId: "C-1",
       firstName: "A",
@@ -128,6 +135,13 @@ describe("loading declared recipients", () => {
       { ...opts, keyColumn: "customerId" },
     );
     expect([...before.byKey.keys()]).toEqual([...after.byKey.keys()]);
+    const [was] = before.byKey.values();
+    const [now] = after.byKey.values();
+    const { customerId: _, ...fields } = base;
+    expect(was?.content).toBe(contentKey(fields));
+    expect(now?.content).not.toBe(was?.content);
+    expect(now?.content).not.toBe(now?.key);
+    expect(after.digest).not.toBe(before.digest);
     const clash = await loadRecipients(
       { inline: [base, { ...base, firstName: "Z" }] },
       { ...opts, keyColumn: "customerId" },
@@ -175,27 +189,87 @@ describe("loading declared recipients", () => {
   });
 
   it("gives the same digest to the same set in any order, and another to a changed set", () => {
-    expect(digestOf(["b", "a"], "custom6")).toBe(digestOf(["a", "b"], "custom6"));
-    expect(digestOf(["a", "b"], "custom6")).not.toBe(digestOf(["a"], "custom6"));
-    expect(digestOf(["a"], "custom6")).not.toBe(digestOf(["a"], "custom5"));
+    const a = ["a", "a"] as const;
+    const b = ["b", "b"] as const;
+    expect(digestOf([b, a], "custom6")).toBe(digestOf([a, b], "custom6"));
+    expect(digestOf([a, b], "custom6")).not.toBe(digestOf([a], "custom6"));
+    expect(digestOf([a], "custom6")).not.toBe(digestOf([a], "custom5"));
+    // The same key with another content digest is another set.
+    expect(digestOf([["k", "c1"]], "custom6")).not.toBe(digestOf([["k", "c2"]], "custom6"));
+    expect(digestOf([["k", "c1"]], "custom6")).not.toBe(digestOf([["k", "k"]], "custom6"));
+  });
+
+  it("keeps the digest of a set without a key column what it was before content digests", async () => {
+    const rows = [1, 2, 3].map((n) => ({
+      firstName: `A${n}`,
+      address1: `${n} Main St`,
+      city: "X",
+      state: "NY",
+      zipCode: "10001",
+    }));
+    const loaded = await loadRecipients({ inline: rows }, opts);
+    // The former digest: sha256 over the identity field and the sorted keys.
+    const former = createHash("sha256").update("identity:custom6\n");
+    for (const key of [...loaded.byKey.keys()].sort()) former.update(`${key}\n`);
+    expect(loaded.digest).toBe(former.digest("hex"));
   });
 });
 
 describe("the compact recipient index", () => {
-  it("round-trips, and 100,000 recipients stay near 12 bytes each", () => {
-    const index = new Map<string, number>();
-    for (let i = 0; i < 100_000; i++) {
-      index.set(
-        contentKey({ firstName: `n${i}`, address1: "1 Main", city: "X", state: "NY", zipCode: "10001" }),
-        i === 7 ? 0 : i + 1,
-      );
+  const key = (i: number) =>
+    contentKey({ firstName: `n${i}`, address1: "1 Main", city: "X", state: "NY", zipCode: "10001" });
+
+  it("round-trips key, content digest, id and listed hash; 100,000 recipients stay small", () => {
+    for (const keyed of [false, true]) {
+      const index: RecipientIndex = new Map();
+      for (let i = 0; i < 100_000; i++) {
+        const k = keyed ? createHash("sha256").update(`column:${i}`).digest("hex").slice(0, 16) : key(i);
+        index.set(k, {
+          content: keyed ? key(i) : k,
+          id: i === 7 ? 0 : i + 1,
+          listed: (i * 2_654_435_761) >>> 0 || 1,
+        });
+      }
+      const encoded = encodeIndex(index);
+      expect(encoded.startsWith("v2.")).toBe(true);
+      expect(decodeIndex(encoded, keyed)).toEqual(index);
+      // 24 bytes a recipient before compression; the key repeated as the content digest (no key
+      // column) compresses away.
+      expect(encoded.length).toBeLessThan(100_000 * (keyed ? 24 : 19) * 1.37);
     }
-    const encoded = encodeIndex(index);
-    expect(decodeIndex(encoded)).toEqual(index);
-    expect(encoded.length).toBeLessThan(100_000 * 12 * 1.4);
+  });
+
+  /** A version 1 record, as earlier versions wrote it: key and id, 12 bytes each. */
+  function v1(entries: [string, number][]): string {
+    const buffer = Buffer.alloc(entries.length * 12);
+    entries.forEach(([k, id], i) => {
+      buffer.write(k, i * 12, 8, "hex");
+      buffer.writeUInt32BE(id, i * 12 + 8);
+    });
+    return `v1.${gzipSync(buffer).toString("base64")}`;
+  }
+
+  it("reads a version 1 record: the key is the content digest without a key column, unknown under one", () => {
+    const record = v1([
+      [key(1), 11],
+      [key(2), 0],
+    ]);
+    expect(decodeIndex(record, false)).toEqual(
+      new Map([
+        [key(1), { id: 11, content: key(1), listed: 0 }],
+        [key(2), { id: 0, content: key(2), listed: 0 }],
+      ]),
+    );
+    expect([...decodeIndex(record, true).values()]).toEqual([
+      { id: 11, content: UNKNOWN_CONTENT, listed: 0 },
+      { id: 0, content: UNKNOWN_CONTENT, listed: 0 },
+    ]);
   });
 
   it("refuses an index it cannot read, saying how to recover", () => {
-    expect(() => decodeIndex("v0.abc")).toThrow(/refresh the stack/);
+    expect(() => decodeIndex("v0.abc", false)).toThrow(/refresh the stack/);
+    expect(() => decodeIndex(`v2.${gzipSync(Buffer.alloc(13)).toString("base64")}`, false)).toThrow(
+      /corrupt recipient index/,
+    );
   });
 });

@@ -9,6 +9,7 @@ const order = new Order("order", {
 const recipients = new OrderRecipients("recipients", {
   orderId: order.orderId,
   file: config.require("recipientsFile"),
+  keyColumn: config.get("keyColumn"),
   maxDroppedPercent: config.getNumber("maxDroppedPercent"),
 });
 

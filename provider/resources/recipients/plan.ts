@@ -1,0 +1,66 @@
+/**
+ * What an update does to an order's recipients, worked out from the declared set and the index of
+ * what is on the order, before anything is sent.
+ */
+import { type IndexEntry, idOf, type RecipientIndex, UNKNOWN_CONTENT } from "./index-codec";
+import type { LoadedRecipient } from "./source";
+
+export interface SyncPlan {
+  /** Recorded recipients that stay as they are (same key, same content). */
+  keep: RecipientIndex;
+  /** Recipient ids to delete: keys no longer declared, and the old recipient of a changed key. */
+  removeIds: number[];
+  /** Declared recipients to append: new keys, and the new recipient of a changed key. */
+  append: LoadedRecipient[];
+  added: number;
+  removed: number;
+  /** Keys declared and recorded with another content digest: replaced (deleted, then appended). */
+  changed: number;
+  /** Keys declared and recorded with UNKNOWN_CONTENT: replaced unless a listing settled them first. */
+  unknown: number;
+}
+
+export function planSync(declared: Map<string, LoadedRecipient>, current: RecipientIndex): SyncPlan {
+  const plan: SyncPlan = {
+    keep: new Map(),
+    removeIds: [],
+    append: [],
+    added: 0,
+    removed: 0,
+    changed: 0,
+    unknown: 0,
+  };
+  const remove = (entry: IndexEntry) => {
+    if (idOf(entry.id) > 0) plan.removeIds.push(idOf(entry.id));
+  };
+  for (const [key, entry] of current) {
+    const wanted = declared.get(key);
+    if (wanted === undefined) {
+      plan.removed += 1;
+      remove(entry);
+    } else if (wanted.content === entry.content) {
+      // Dropped ones too (id 0): they are not sent again until their details change.
+      plan.keep.set(key, entry);
+    } else {
+      if (entry.content === UNKNOWN_CONTENT) plan.unknown += 1;
+      else plan.changed += 1;
+      remove(entry);
+    }
+  }
+  for (const recipient of declared.values()) {
+    if (plan.keep.has(recipient.key)) continue;
+    if (!current.has(recipient.key)) plan.added += 1;
+    plan.append.push(recipient);
+  }
+  return plan;
+}
+
+/** Whether the plan changes more than recipients recorded with UNKNOWN_CONTENT. */
+export const changesKnown = (plan: SyncPlan) => plan.added + plan.removed + plan.changed > 0;
+
+/** The plan in words, counts only (a plan line never names a recipient). */
+export function describePlan(plan: SyncPlan): string {
+  const parts = [`${plan.added} added`, `${plan.removed} removed`, `${plan.changed} changed`];
+  if (plan.unknown > 0) parts.push(`${plan.unknown} whose content was not recorded`);
+  return parts.join(", ");
+}

@@ -1,0 +1,128 @@
+/**
+ * Declared recipients as the service sees them: the wire shape sent, the identity value carried in
+ * the identity field, and what can be told from a recipient as the service lists it back.
+ */
+import { createHash } from "node:crypto";
+// The service standardizes addresses per USPS Publication 28; the sandbox implements those rules,
+// and they are the one place this package holds them.
+import { standardizeCity, standardizeLine, standardizeState } from "../../../sandbox/address";
+import { newOrderRecipient } from "../../api/recipients";
+import type { OrderRecipient } from "../../api/schemas/recipient";
+import { DECLARED_FIELDS, type DeclaredRecipient, type IdentityField } from "./declared";
+import { UNKNOWN_CONTENT } from "./index-codec";
+import { KEY_HEX_LENGTH, type LoadedRecipient } from "./source";
+
+const ADDRESS_FIELDS = new Set(["address1", "address2", "city", "state", "zipCode", "country"]);
+const PERSONAL_FIELDS = new Set(["firstName", "lastName", "toOrganization", "salutation"]);
+
+/** The value of a declared field in a listed recipient (declared names are wire names). */
+function listedValue(recipient: OrderRecipient, field: keyof DeclaredRecipient): string {
+  const group: Record<string, string | null> = ADDRESS_FIELDS.has(field)
+    ? recipient.address
+    : PERSONAL_FIELDS.has(field)
+      ? recipient.personal
+      : recipient.metadata;
+  return group[field]?.trim() ?? "";
+}
+
+/**
+ * What the identity field carries: the key, followed by the content digest when it differs from
+ * the key (under a key column), so that a listing tells which content each recipient was sent with.
+ */
+export function identityValue(recipient: Pick<LoadedRecipient, "key" | "content">): string {
+  return recipient.content === recipient.key ? recipient.key : `${recipient.key}${recipient.content}`;
+}
+
+const IDENTITY_PATTERN = new RegExp(`^[0-9a-f]{${KEY_HEX_LENGTH}}(?:[0-9a-f]{${KEY_HEX_LENGTH}})?$`);
+
+/**
+ * The key and content digest a listed recipient carries, or undefined for one this program did not
+ * add. A key alone under a key column (appended by a version that did not send the content digest)
+ * has UNKNOWN_CONTENT.
+ */
+export function identityOf(
+  recipient: OrderRecipient,
+  identityField: IdentityField,
+  keyed: boolean,
+): { key: string; content: string } | undefined {
+  const value = recipient.metadata[identityField];
+  if (typeof value !== "string" || !IDENTITY_PATTERN.test(value)) return undefined;
+  const key = value.slice(0, KEY_HEX_LENGTH);
+  if (value.length > KEY_HEX_LENGTH) return { key, content: value.slice(KEY_HEX_LENGTH) };
+  return { key, content: keyed ? UNKNOWN_CONTENT : key };
+}
+
+/** The wire shape of a declared recipient, its identity value in the identity field. */
+export function toWire(recipient: LoadedRecipient, identityField: IdentityField): OrderRecipient {
+  const address: Record<string, string> = {};
+  const personal: Record<string, string> = {};
+  const metadata: Record<string, string> = {};
+  for (const [field, value] of Object.entries(recipient.recipient)) {
+    if (value === undefined) continue;
+    if (ADDRESS_FIELDS.has(field)) address[field] = value;
+    else if (PERSONAL_FIELDS.has(field)) personal[field] = value;
+    else metadata[field] = value;
+  }
+  // The service reads the salutation in both groups.
+  if (recipient.recipient.salutation !== undefined) metadata.salutation = recipient.recipient.salutation;
+  metadata[identityField] = identityValue(recipient);
+  return newOrderRecipient({ address, personal, metadata });
+}
+
+/**
+ * A 32-bit hash (never 0) of the declared fields of a recipient as the service lists it. The
+ * listing is standardized, so it is compared only with an earlier listing of the same recipient:
+ * a difference means the recipient was changed at the service.
+ */
+export function listedHash(recipient: OrderRecipient): number {
+  const values = DECLARED_FIELDS.map((field) => listedValue(recipient, field));
+  const hash = createHash("sha256").update(JSON.stringify(values)).digest().readUInt32BE(0);
+  return hash === 0 ? 1 : hash;
+}
+
+const usCountry = (text: string) => {
+  const folded = text.toUpperCase().replace(/[.\s]/g, "");
+  return ["", "US", "USA", "UNITEDSTATES", "UNITEDSTATESOFAMERICA"].includes(folded) ? "US" : folded;
+};
+const ZIP = /^(\d{5})(?:-?(\d{4}))?$/;
+
+/** Whether a declared value and a listed one are the same once the service's rules are applied. */
+function sameValue(field: keyof DeclaredRecipient, declared: string, listed: OrderRecipient): boolean {
+  const have = listedValue(listed, field);
+  switch (field) {
+    case "address1":
+    case "address2":
+      return standardizeLine(declared) === standardizeLine(have);
+    case "city":
+      return standardizeCity(declared) === standardizeCity(have);
+    case "state":
+      return (standardizeState(declared) ?? declared) === (standardizeState(have) ?? have);
+    case "zipCode": {
+      const zip = ZIP.exec(declared);
+      if (!zip) return declared === have;
+      return zip[1] === have.slice(0, 5) && (zip[2] === undefined || zip[2] === listed.address.zip4);
+    }
+    case "country":
+      return usCountry(declared) === usCountry(have);
+    case "qrUrl":
+      // Left blank, the service fills in the order's QR target.
+      return declared === "" || declared === have;
+    default:
+      return declared === have;
+  }
+}
+
+/**
+ * Whether a listed recipient is the declared one, for a recipient whose content digest is not
+ * known. Mistakes go one way only: a recipient the service changed beyond these rules counts as
+ * different (and is replaced once); a changed address or field never counts as the same.
+ */
+export function matchesListed(
+  declared: DeclaredRecipient,
+  listed: OrderRecipient,
+  identityField: IdentityField,
+): boolean {
+  return DECLARED_FIELDS.every(
+    (field) => field === identityField || sameValue(field, declared[field]?.trim() ?? "", listed),
+  );
+}

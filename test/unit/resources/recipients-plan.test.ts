@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import {
+  type IndexEntry,
+  type RecipientIndex,
+  UNKNOWN_CONTENT,
+} from "../../../provider/resources/recipients/index-codec";
+import { changesKnown, describePlan, planSync } from "../../../provider/resources/recipients/plan";
+import type { LoadedRecipient } from "../../../provider/resources/recipients/source";
+
+/** A declared recipient under a key column: key `k<n>`, content `c<version>`. */
+function declared(entries: [key: string, content: string][]): Map<string, LoadedRecipient> {
+  return new Map(
+    entries.map(([key, content], i) => [
+      key,
+      {
+        key,
+        content,
+        row: i + 2,
+        recipient: { firstName: key, address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" },
+      },
+    ]),
+  );
+}
+const entry = (id: number, content: string): IndexEntry => ({ id, content, listed: 7 });
+
+describe("the plan of an update", () => {
+  const current: RecipientIndex = new Map([
+    ["k1", entry(101, "c1")],
+    ["k2", entry(102, "c2")],
+    ["k3", entry(103, "c3")],
+    ["k4", entry(0, "c4")], // dropped by the service, not on the order
+  ]);
+
+  it("keeps unchanged keys, and replaces a key whose content changed: old id deleted, new row appended", () => {
+    const plan = planSync(
+      declared([
+        ["k1", "c1"],
+        ["k2", "c2-new"],
+        ["k3", "c3"],
+        ["k4", "c4"],
+      ]),
+      current,
+    );
+    expect([...plan.keep.keys()]).toEqual(["k1", "k3", "k4"]);
+    expect(plan.removeIds).toEqual([102]);
+    expect(plan.append.map((r) => [r.key, r.content])).toEqual([["k2", "c2-new"]]);
+    expect(plan).toMatchObject({ added: 0, removed: 0, changed: 1, unknown: 0 });
+    expect(describePlan(plan)).toBe("0 added, 0 removed, 1 changed");
+    expect(changesKnown(plan)).toBe(true);
+  });
+
+  it("works together with rows added and removed in the same edit", () => {
+    const plan = planSync(
+      declared([
+        ["k1", "c1-new"],
+        ["k3", "c3"],
+        ["k5", "c5"],
+        ["k4", "c4-new"],
+      ]),
+      current,
+    );
+    expect([...plan.keep.keys()]).toEqual(["k3"]);
+    expect(plan.removeIds.sort()).toEqual([101, 102]); // k1 changed, k2 removed; k4 has no id to delete
+    expect(plan.append.map((r) => r.key)).toEqual(["k1", "k5", "k4"]);
+    expect(describePlan(plan)).toBe("1 added, 1 removed, 2 changed");
+  });
+
+  it("an unchanged list is an empty plan", () => {
+    const plan = planSync(
+      declared([
+        ["k1", "c1"],
+        ["k2", "c2"],
+        ["k3", "c3"],
+        ["k4", "c4"],
+      ]),
+      current,
+    );
+    expect(plan.removeIds).toEqual([]);
+    expect(plan.append).toEqual([]);
+    expect(changesKnown(plan)).toBe(false);
+  });
+
+  it("counts recipients recorded without their content apart: replaced unless settled first", () => {
+    const unknown: RecipientIndex = new Map([
+      ["k1", entry(101, UNKNOWN_CONTENT)],
+      ["k2", entry(102, "c2")],
+    ]);
+    const plan = planSync(
+      declared([
+        ["k1", "c1"],
+        ["k2", "c2"],
+      ]),
+      unknown,
+    );
+    expect(plan).toMatchObject({ added: 0, removed: 0, changed: 0, unknown: 1, removeIds: [101] });
+    expect(describePlan(plan)).toBe("0 added, 0 removed, 0 changed, 1 whose content was not recorded");
+    expect(changesKnown(plan)).toBe(false);
+  });
+});
