@@ -10,6 +10,7 @@ export {
   type DirectMailClientOptions,
   newOrderRecipient,
   type OrderRecipientInput,
+  type TransportOptions,
 } from "./api";
 export * from "./api/errors";
 export { Campaign, type CampaignArgs } from "./campaign/component";
@@ -18,6 +19,7 @@ export {
   formatProblems,
   type LoadedCampaign,
   type LoadOptions,
+  type LoadResult,
   loadCampaignFiles,
   loadCampaignsDir,
 } from "./campaign/loader";
@@ -25,9 +27,11 @@ export { CAMPAIGN_API_VERSION, CampaignDocument } from "./campaign/schema";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry";
 export { Checkout, type CheckoutArgs } from "./resources/checkout";
 export { Order, type OrderArgs } from "./resources/order";
-export { OrderRecipients, type OrderRecipientsArgs } from "./resources/order-recipients";
+export { type DropSample, OrderRecipients, type OrderRecipientsArgs } from "./resources/order-recipients";
 export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info";
+export { IDENTITY_FIELDS, type IdentityField } from "./resources/recipients/declared";
 export {
+  type ConfigReader,
   DEFAULT_SANDBOX_URL,
   isLocalSandbox,
   type ProviderSettings,

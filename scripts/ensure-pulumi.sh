@@ -1,14 +1,16 @@
 # Puts the Pulumi CLI, its Node.js language host and the dynamic-provider plugin first on PATH.
 # Sourced by scripts/toolchain.sh. Order of preference:
-#   1. `pulumi` already on PATH, at least the version of @pulumi/pulumi in package.json, with a
-#      pulumi-language-nodejs beside it or on PATH;
+#   1. `pulumi` already on PATH, at least the development pin of @pulumi/pulumi (package.json's
+#      devDependencies), with a pulumi-language-nodejs beside it or on PATH;
 #   2. a build in the cache: the CLI in $DIRECTMAIL_CACHE_DIR/pulumi-v<version>/bin, keyed by version,
 #      and beside it the language host in pulumi-v<version>/language-host-<key>/bin, keyed by a digest
 #      of its sources, so that a changed host is rebuilt (seconds) without rebuilding the CLI;
 #   3. a fresh build from the Go module proxy (tools/pulumi), cached for the next run.
 
+# The exact version pinned in devDependencies (users' projects bring their own SDK: it is a peer
+# dependency with a range).
 pulumi_wanted_version() {
-  node -p 'require("./package.json").dependencies["@pulumi/pulumi"]'
+  node -p 'require("./package.json").devDependencies["@pulumi/pulumi"]'
 }
 
 version_at_least() { # version_at_least HAVE WANT

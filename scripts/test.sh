@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: lint, build (which type-checks the package), type-check of the tests and
 # programs, then every vitest test (unit, integration against the sandbox over HTTP, end to end
-# with the real pulumi CLI). Run through scripts/toolchain.sh (`npm test`), which provides Node.js,
-# the dependencies and the Pulumi CLI.
+# with the real pulumi CLI, and the package as npm packs it: contents, publint, attw, API report).
+# Run through scripts/toolchain.sh (`npm test`), which provides Node.js, the dependencies and the
+# Pulumi CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -23,7 +23,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 export type RetryClass = "read" | "idempotent" | "retryable-500" | "unsafe" | "checkout";
 
 /** What the `{id}` of a path names; errors call it "Order 12", "Integration order 3", ... */
-type IdKind = "order" | "integration order" | "conversion";
+export type IdKind = "order" | "integration order" | "conversion";
 
 /** Subscription feature an operation needs; a tier without it gets 403 with no body. */
 export type Feature = "automations" | "conversions";

@@ -74,7 +74,7 @@ const SourceInputs = z
   });
 export type OrderRecipientsInputs = z.infer<typeof SourceInputs>;
 
-interface DropSample {
+export interface DropSample {
   row: number;
   reason: string;
 }
