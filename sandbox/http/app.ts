@@ -77,6 +77,7 @@ const bodiless = (fault: Fault) => fault.status === 403 || fault.status === 204;
  * request, every error as the envelope, and the v1 and control routes as plugins.
  */
 export function buildApp(parts: AppParts): FastifyInstance {
+  // The server itself reads an error's profile, runs timed work and injects faults before each request.
   const { accounts } = parts.v1;
   const { faults, scheduler } = parts.control;
   const log = parts.log;
