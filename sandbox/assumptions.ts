@@ -7,9 +7,11 @@
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
-/** Requests limits of the spec. */
-export const MAX_RECIPIENTS_PER_APPEND = 5000;
-export const MAX_CONVERSIONS_PER_REQUEST = 5000;
+/** Request limits of the spec: the wire schemas' own, shared with the client. */
+export {
+  MAX_CONVERSIONS_PER_REQUEST,
+  MAX_RECIPIENTS_PER_REQUEST as MAX_RECIPIENTS_PER_APPEND,
+} from "../provider/api/schemas";
 
 /**
  * Limits of a request body the spec does not show: its size (5,000 recipients with every field
@@ -20,26 +22,12 @@ export const MAX_CONVERSIONS_PER_REQUEST = 5000;
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
-/** Orders accept appends and recipient deletes, and can be checked out, only in these statuses. */
-export const EDITABLE_STATUSES = ["Draft", "Edits Needed"] as const;
-/** The deletion rule's "Needs Edits" is taken to be the same status as "Edits Needed". */
-export const DELETABLE_STATUSES = ["Draft", "Edits Needed", "Needs Edits"] as const;
-
 /**
- * Statuses after Paid (not shown by the spec): Paid -> Ready For Production (at once, or at the
- * hold date) -> In Production (+1 h) -> Mailed (at the production estimate of the chosen speed)
- * -> Complete (when the last piece's delivery window has passed).
+ * Order statuses are the client's (`ORDER_STATUS` of provider/api/schemas/order.ts). After Paid (not
+ * shown by the spec): Paid -> Ready For Production (at once, or at the hold date) -> In Production
+ * (+1 h) -> Mailed (at the production estimate of the chosen speed) -> Complete (when the last
+ * piece's delivery window has passed). "Needs Edits" is stored as the one status "Edits Needed".
  */
-export const STATUS = {
-  draft: "Draft",
-  editsNeeded: "Edits Needed",
-  paymentNeeded: "Payment Needed",
-  paid: "Paid",
-  ready: "Ready For Production",
-  inProduction: "In Production",
-  mailed: "Mailed",
-  complete: "Complete",
-} as const;
 
 /** Production time from "Ready For Production" to mailing, per speed (sandbox days). */
 export const PRODUCTION_DAYS: Record<string, number> = {

@@ -15,12 +15,11 @@ export interface DemoSeed {
  * folder again finds the same account and templates instead of adding more.
  */
 export function seedDemo(sb: Sandbox): DemoSeed {
-  const svc = sb.service;
   return sb.store.tx(() => {
-    const existing = svc.accountByKey(DEMO_API_KEY);
+    const existing = sb.accounts.byKey(DEMO_API_KEY);
     const account =
       existing ??
-      svc.createAccount({
+      sb.accounts.create({
         apiKey: DEMO_API_KEY,
         email: "demo@sandbox.test",
         firstName: "Demo",
@@ -29,11 +28,11 @@ export function seedDemo(sb: Sandbox): DemoSeed {
         tier: "pro",
         balance: 100,
       }).account;
-    const templates = svc.templates(account.id);
+    const templates = sb.templates.list(account.id);
     const find = (name: string) => templates.find((t) => t.name === name)?.id;
     const postcard =
       find("Demo postcard") ??
-      svc.createTemplate(account.id, {
+      sb.templates.create(account.id, {
         name: "Demo postcard",
         product: "Handwritten Postcard",
         hasQr: true,
@@ -42,7 +41,7 @@ export function seedDemo(sb: Sandbox): DemoSeed {
       }).id;
     const letter =
       find("Demo letter") ??
-      svc.createTemplate(account.id, { name: "Demo letter", product: "Handwritten Letter" }).id;
+      sb.templates.create(account.id, { name: "Demo letter", product: "Handwritten Letter" }).id;
     const automation =
       sb.automations.list(account.id).find((a) => a.name === "Demo automation")?.id ??
       sb.automations.create(account.id, { name: "Demo automation", templateId: postcard }).id;

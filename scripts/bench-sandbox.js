@@ -37,18 +37,18 @@ async function serve() {
   // No request log: one stderr line per request would measure the terminal, not the sandbox.
   const sandbox = new Sandbox({ storage: path.join(dir, "sandbox.db"), requestLog: false });
   const sandboxUrl = await sandbox.listen(0);
-  const { apiKey, account } = sandbox.service.createAccount({ email: "bench@sandbox.test" });
-  const template = sandbox.service.createTemplate(account.id, {
+  const { apiKey, account } = sandbox.accounts.create({ email: "bench@sandbox.test" });
+  const template = sandbox.templates.create(account.id, {
     name: "Bench",
     product: "Handwritten Postcard",
   });
   const orders = Array.from(
     { length: 64 },
-    () => sandbox.service.createOrder(account.id, { templateId: template.id }).orderId,
+    () => sandbox.orders.create(account.id, { templateId: template.id }).orderId,
   );
   const meBody = JSON.stringify({
-    profile: sandbox.service.profile(account),
-    payload: sandbox.service.profile(account),
+    profile: sandbox.accounts.profile(account),
+    payload: sandbox.accounts.profile(account),
   });
 
   const floor = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });

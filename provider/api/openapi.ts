@@ -129,7 +129,7 @@ function responses(def: EndpointDef): Json {
       out[status] = { description };
       continue;
     }
-    const schema = status === 422 ? ref(S.IntegrationRecipientRejection) : ref(S.ErrorEnvelope);
+    const schema = ref(S.errorEnvelopeFor(status));
     out[status] = {
       description,
       content: { "application/json": { schema } },

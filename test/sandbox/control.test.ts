@@ -48,11 +48,11 @@ describe("control API (design brief contract)", () => {
     const own = await startTestSandbox({ log: (line) => lines.push(line) });
     try {
       const a = await newAccount(own);
-      own.sandbox.service.on("boom", () => {
+      own.sandbox.scheduler.on("boom", () => {
         own.sandbox.store.run("UPDATE accounts SET balance = 999");
         throw new Error("handler exploded");
       });
-      own.sandbox.service.schedule(new Date(Date.now() - 1000).toISOString(), "boom", 1);
+      own.sandbox.scheduler.schedule(new Date(Date.now() - 1000).toISOString(), "boom", 1);
       const orderId = await newOrder(a, 1);
       await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
       await own.control.advanceClock(3);
@@ -81,7 +81,7 @@ describe("control API (design brief contract)", () => {
     const own = await startTestSandbox({ log: (line) => lines.push(line) });
     try {
       const a = await newAccount(own);
-      own.sandbox.service.profile = () => {
+      own.sandbox.accounts.profile = () => {
         throw new Error("disk on fire");
       };
       const r = await a.c.get("/v1/me");
@@ -93,6 +93,55 @@ describe("control API (design brief contract)", () => {
       });
       expect(JSON.stringify(r.json)).not.toContain("disk on fire");
       expect(lines.join("\n")).toContain("disk on fire");
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("a v1 answer that breaks its schema is never sent: a 500 envelope, logged naming the field", async () => {
+    const lines: string[] = [];
+    const own = await startTestSandbox({ log: (line) => lines.push(line) });
+    try {
+      const a = await newAccount(own);
+      own.sandbox.templates.list = () => [{ id: "not an id" } as any];
+      const r = await a.c.get("/v1/templates");
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ errorCode: "INTERNAL_ERROR", errors: ["unexpected server failure"] });
+      expect(JSON.stringify(r.json)).not.toContain("not an id");
+      expect(lines.join("\n")).toMatch(
+        /GET \/v1\/templates \(200\) does not match its schema: payload\[0\]\.id: /,
+      );
+      // Other answers go on.
+      expect((await a.c.get("/v1/me")).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("an error answer is written through the error envelope's schema too", async () => {
+    const lines: string[] = [];
+    const own = await startTestSandbox({ log: (line) => lines.push(line) });
+    try {
+      const a = await newAccount(own);
+      // A profile that breaks its schema: the 200 answer cannot be written, nor the 500 with it.
+      own.sandbox.accounts.profile = () => ({ id: "x" }) as any;
+      const r = await a.c.get("/v1/me");
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ profile: null, errorCode: "INTERNAL_ERROR", hasErrors: true });
+      expect(lines.join("\n")).toMatch(/GET \/v1\/me \(200\) does not match its schema: .*payload\.aadId: /);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("a control answer that breaks its schema is never sent: a 500 { error } naming the field", async () => {
+    const own = await startTestSandbox({ log: () => {} });
+    try {
+      const { apiKey } = await own.control.createAccount();
+      own.sandbox.templates.create = () => ({ id: "x" }) as any;
+      const r = await http(own.url, "POST", "/_sandbox/templates", { body: { apiKey, name: "Card" } });
+      expect(r.status).toBe(500);
+      expect(r.json.error).toMatch(/POST \/_sandbox\/templates \(200\) does not match its schema: id: /);
     } finally {
       await own.close();
     }

@@ -1,8 +1,8 @@
 /** The deterministic rules of docs/sandbox.md, one table each: addresses, images, fault paths. */
 import { describe, expect, test } from "vitest";
-import { doNotMailKey, standardizeLine, validateAddress } from "../../sandbox/address";
-import { FaultTable } from "../../sandbox/faults";
-import { checkImage } from "../../sandbox/images";
+import { doNotMailKey, standardizeLine, validateAddress } from "../../sandbox/domain/address";
+import { checkImage } from "../../sandbox/domain/images";
+import { FaultTable } from "../../sandbox/http/faults";
 
 const base = { address1: "1 Main St", city: "Springfield", state: "IL", zipCode: "62701" };
 

@@ -3,6 +3,8 @@
  * constrains. Orders are put in each status through the control API, then the public API is asked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { EDITABLE_ORDER_STATUSES, ORDER_STATUS } from "../../provider/api/schemas";
+import { DEFAULT_TIMINGS } from "../../sandbox/assumptions";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { type Account, CHECKOUT, newAccount, newOrder, orderStatus } from "./fixtures";
 import { recipients } from "./http";
@@ -15,17 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const STATUSES = [
-  "Draft",
-  "Edits Needed",
-  "Payment Needed",
-  "Paid",
-  "Ready For Production",
-  "In Production",
-  "Mailed",
-  "Complete",
-];
-const EDITABLE = new Set(["Draft", "Edits Needed"]);
+/** Every status of the one list the client and the sandbox share. */
+const STATUSES = Object.values(ORDER_STATUS);
+/** The spec's editable statuses ("Needs Edits" is the deletion rule's spelling of "Edits Needed"). */
+const EDITABLE = new Set(["Draft", "Edits Needed", "Needs Edits"]);
 
 /** Each operation the table constrains, and its success status in an editable order. */
 const operations: [
@@ -62,5 +57,34 @@ describe("state table: which operations each order status allows", () => {
       expect(after).toMatchObject({ orderStatus: before.orderStatus, recipientCount: before.recipientCount });
       expect(await orderStatus(a, orderId)).toBe(status);
     }
+  });
+
+  test("the shared list of editable statuses is the spec's", () => {
+    expect(new Set(EDITABLE_ORDER_STATUSES)).toEqual(EDITABLE);
+  });
+
+  test("every status an order passes through is one the client knows (ORDER_STATUS)", async () => {
+    const seen: (string | undefined)[] = [];
+    const note = async (orderId: number) => seen.push(await orderStatus(a, orderId));
+    const held = await newOrder(a, 1);
+    await note(held);
+    const hold = new Date(Date.parse((await sb.control.clock()).now) + 5 * 86400_000).toISOString();
+    await a.c.post(`/v1/order/${held}/checkout`, { ...CHECKOUT, holdUntilDate: hold });
+    await note(held);
+    for (const seconds of [DEFAULT_TIMINGS.settlementSeconds, 5 * 86400, 3600, 3 * 86400, 5 * 86400]) {
+      await sb.control.advanceClock(seconds);
+      await note(held);
+    }
+    expect(seen).toEqual([
+      "Draft",
+      "Payment Needed",
+      "Paid",
+      "Ready For Production",
+      "In Production",
+      "Mailed",
+      "Complete",
+    ]);
+    const known = new Set<string | undefined>(STATUSES);
+    for (const status of seen) expect(known.has(status), `${status}`).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Test helper: an in-process sandbox on 127.0.0.1 (a free port) with `:memory:` storage, and typed
- * helpers for its control API. Every JSON response of the sandbox is checked against the shared
- * schemas (`validateResponses`), so a test that reads a response also proves its shape.
+ * helpers for its control API. Every JSON response of the sandbox is written through its schema
+ * (the shared schemas of the v1 interface), so a test that reads a response also proves its shape.
  *
  *   const sb = await startTestSandbox();
  *   const { apiKey } = await sb.control.createAccount({ balance: 50 });
@@ -9,20 +9,21 @@
  *   ... requests to sb.url ...
  *   await sb.close();
  */
-import type {
-  AccountResult,
-  AddFaultInput,
-  CreateAccountInput,
-  CreateIntegrationOrderInput,
-  CreateTemplateInput,
-  DoNotMailInput,
-  LedgerResult,
-  OrderStateInput,
-  UpdateAccountInput,
-} from "../../sandbox/control";
-import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox";
+import {
+  type AccountResult,
+  type AddFaultInput,
+  type CreateAccountInput,
+  type CreateIntegrationOrderInput,
+  type CreateTemplateInput,
+  type DoNotMailInput,
+  type LedgerResult,
+  type OrderStateInput,
+  Sandbox,
+  type SandboxOptions,
+  type UpdateAccountInput,
+} from "../../sandbox";
 
-export type { AccountResult, LedgerEntry, LedgerResult } from "../../sandbox/control";
+export type { AccountResult, LedgerEntry, LedgerResult } from "../../sandbox";
 
 export interface SandboxControl {
   /** A new account; `tier` "basic" lacks automations and conversions (403), default "pro". */
@@ -47,7 +48,7 @@ export interface SandboxControl {
   /** Moves the sandbox clock forward and runs everything that became due. */
   advanceClock(seconds: number): Promise<{ now: string }>;
   clock(): Promise<{ now: string; speed: number }>;
-  /** Adds a fault; see sandbox/faults.ts for matching, `after`, `times`, `probability`. */
+  /** Adds a fault; see sandbox/http/faults.ts for matching, `after`, `times`, `probability`. */
   addFault(spec: AddFaultInput): Promise<{ id: number }>;
   listFaults(): Promise<{
     faults: (AddFaultInput & { id: number; fired: number; remaining: number | null })[];
@@ -70,7 +71,7 @@ export interface TestSandbox {
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
   control: SandboxControl;
-  /** The in-process sandbox, for white-box checks (its store, clock, service). */
+  /** The in-process sandbox, for white-box checks (its store, clock, scheduler, domain parts). */
   sandbox: Sandbox;
   close(): Promise<void>;
 }
@@ -111,13 +112,11 @@ export function controlClient(url: string): SandboxControl {
 
 /**
  * Starts a sandbox for one test file. Defaults: `:memory:`, wall-clock speed 1, settlement 2 s
- * after checkout, responses validated against the shared schemas, no request log (unexpected
- * server errors still go to stderr).
+ * after checkout, no request log (unexpected server errors still go to stderr).
  */
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const sandbox = new Sandbox({
     storage: ":memory:",
-    validateResponses: true,
     requestLog: false,
     ...options,
   });

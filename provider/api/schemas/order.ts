@@ -3,10 +3,11 @@ import { count, dateTime, id, int, openEnum, queryBool, wholeNumber } from "./co
 import { OrderRecipient } from "./recipient";
 
 /**
- * Order status, spaced display text. The spec names these and says more exist after them; the
- * deletion rule spells one `Needs Edits`, which may or may not be `Edits Needed`, so both are listed.
+ * Order statuses, spaced display text: the one list the client and the sandbox share. The spec names
+ * these and says more exist after them; its deletion rule spells one `Needs Edits`, which may or may
+ * not be `Edits Needed`, so both are listed and treated alike.
  */
-export const ORDER_STATUS = {
+const SPEC_ORDER_STATUS = {
   draft: "Draft",
   editsNeeded: "Edits Needed",
   needsEdits: "Needs Edits",
@@ -14,14 +15,29 @@ export const ORDER_STATUS = {
   paid: "Paid",
   readyForProduction: "Ready For Production",
 } as const;
-export const OrderStatus = openEnum([
-  "Draft",
-  "Edits Needed",
-  "Needs Edits",
-  "Payment Needed",
-  "Paid",
-  "Ready For Production",
-]).meta({ id: "OrderStatus", description: "Order status (spaced display text); the full set is not shown." });
+type SpecOrderStatus = (typeof SPEC_ORDER_STATUS)[keyof typeof SPEC_ORDER_STATUS];
+
+export const ORDER_STATUS = {
+  ...SPEC_ORDER_STATUS,
+  /** After Ready For Production: not named by the spec; the sandbox's names (docs/sandbox.md). */
+  inProduction: "In Production",
+  mailed: "Mailed",
+  complete: "Complete",
+} as const;
+
+/**
+ * The statuses in which an order can be changed: recipients appended or deleted, the order checked
+ * out or deleted. Every other status refuses those with the spec's invalid-status error.
+ */
+export const EDITABLE_ORDER_STATUSES: readonly string[] = [
+  ORDER_STATUS.draft,
+  ORDER_STATUS.editsNeeded,
+  ORDER_STATUS.needsEdits,
+];
+
+export const OrderStatus = openEnum(
+  Object.values(SPEC_ORDER_STATUS) as [SpecOrderStatus, ...SpecOrderStatus[]],
+).meta({ id: "OrderStatus", description: "Order status (spaced display text); the full set is not shown." });
 export type OrderStatus = z.infer<typeof OrderStatus>;
 
 /** Postage type as the service reports it (`HailTrace` exists in reports but is not accepted on checkout). */

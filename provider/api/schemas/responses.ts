@@ -60,3 +60,7 @@ export const IntegrationRecipientRejection = ErrorEnvelope.extend({
   description:
     "422: the recipient was rejected; `payload.reasonCode` says why, `errors` carries the messages.",
 });
+
+/** The envelope of an error status: the 422 of an integration recipient add carries its rejection. */
+export const errorEnvelopeFor = (status: number) =>
+  status === 422 ? IntegrationRecipientRejection : ErrorEnvelope;

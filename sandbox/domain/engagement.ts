@@ -5,35 +5,40 @@ import {
   type OrderAnalyticsEntry,
   type OrderTransactionEntry,
   type RecipientStatistic,
-} from "../provider/api/schemas";
+} from "../../provider/api/schemas";
+import type { Timings } from "../assumptions";
+import { type LedgerRow, LIGHT_RECIPIENT_COLUMNS, type OrderRow, type RecipientRow } from "../storage/rows";
+import type { Store } from "../storage/store";
+import type { Accounts } from "./accounts";
 import { validateAddress } from "./address";
-import { TRANSIT_DAYS } from "./assumptions";
+import { piecePrice, pieceTotal, productSubType } from "./checkout";
+import { deliveryCounts, productionEstimates, recipientView, transitDays } from "./delivery";
 import { ApiError, notFound } from "./errors";
-import type { LedgerRow, OrderRow, RecipientRow, SandboxService } from "./service";
-import { LIGHT_RECIPIENT_COLUMNS, piecePrice, productSubType } from "./service";
-
-const DAY_MS = 24 * 3600 * 1000;
-const money = (n: number) => Math.round(n * 100) / 100;
+import type { Orders } from "./orders";
+import type { Scheduler } from "./scheduler";
+import { addMs, DAY_MS, money } from "./units";
 
 /** QR scans, analytics, transactions, conversions and the address book. */
 export class Engagement {
-  constructor(private readonly svc: SandboxService) {
-    svc.on("scan", (ref, due) => this.applyScan(ref, due));
-    svc.on("conversion-match", (ref, due) => this.matchConversion(ref, due));
-    svc.on("conversion-delete", (ref) => {
+  constructor(
+    private readonly store: Store,
+    private readonly scheduler: Scheduler,
+    private readonly timings: Timings,
+    private readonly accounts: Accounts,
+    private readonly orders: Orders,
+  ) {
+    scheduler.on("scan", (ref, due) => this.applyScan(ref, due));
+    scheduler.on("conversion-match", (ref, due) => this.matchConversion(ref, due));
+    scheduler.on("conversion-delete", (ref) => {
       this.store.run("UPDATE conversions SET status = 'Deleted' WHERE id = ? AND pending_deletion = 1", ref);
     });
-  }
-
-  private get store() {
-    return this.svc.store;
   }
 
   // ---------------------------------------------------------------- QR scans (entry 17)
 
   recordScan(accountId: number, body: RecipientStatistic): RecipientStatistic {
     return this.store.tx(() => {
-      const order = this.svc.order(accountId, body.orderId);
+      const order = this.orders.get(accountId, body.orderId);
       const row = this.store.get<RecipientRow>(
         "SELECT * FROM recipients WHERE id = ? AND order_id = ?",
         body.orderRecipientId,
@@ -41,7 +46,7 @@ export class Engagement {
       );
       if (!row) throw notFound(`recipient of order ${order.id}`, body.orderRecipientId);
       const value = Number(body.statisticValue);
-      const now = this.svc.now();
+      const now = this.scheduler.now();
       const { lastInsertRowid } = this.store.run(
         "INSERT INTO statistics(account_id, order_id, recipient_id, value, created, data) VALUES (?, ?, ?, ?, ?, ?)",
         accountId,
@@ -52,13 +57,9 @@ export class Engagement {
         JSON.stringify(body),
       );
       // Queued: applied shortly after the request succeeded (spec).
-      this.svc.schedule(
-        new Date(Date.parse(now) + this.svc.timings.scanSeconds * 1000).toISOString(),
-        "scan",
-        lastInsertRowid,
-      );
-      const account = this.svc.account(accountId);
-      const r = this.svc.recipientView(order, row, now);
+      this.scheduler.schedule(addMs(now, this.timings.scanSeconds * 1000), "scan", lastInsertRowid);
+      const account = this.accounts.get(accountId);
+      const r = recipientView(order, row, now);
       return {
         ...body,
         orderRecipient: {
@@ -116,7 +117,7 @@ export class Engagement {
   }
 
   analytics(accountId: number, ids: (number | null)[]) {
-    const now = this.svc.now();
+    const now = this.scheduler.now();
     const orders: OrderAnalyticsEntry[] = ids.map((id) => {
       const order = this.lookup(accountId, id);
       if (typeof order === "string") {
@@ -150,7 +151,7 @@ export class Engagement {
         (m, r) => (r.last_scan && (!m || r.last_scan > m) ? r.last_scan : m),
         null,
       );
-      const window = TRANSIT_DAYS[order.postage_type ?? "Standard"] ?? { min: 3, max: 5 };
+      const window = transitDays(order.postage_type);
       const mailBase = order.mailed_at ?? this.estimatedMailing(order);
       return {
         orderId: order.id,
@@ -166,14 +167,10 @@ export class Engagement {
             lastScan: r.last_scan,
           })),
         },
-        ...this.svc.deliveryCounts(order, rows, now),
+        ...deliveryCounts(order, rows, now),
         paidDate: order.paid_date,
-        minEstimatedDeliveredDate: mailBase
-          ? new Date(Date.parse(mailBase) + window.min * DAY_MS).toISOString()
-          : null,
-        maxEstimatedDeliveredDate: mailBase
-          ? new Date(Date.parse(mailBase) + window.max * DAY_MS).toISOString()
-          : null,
+        minEstimatedDeliveredDate: mailBase ? addMs(mailBase, window.min * DAY_MS) : null,
+        maxEstimatedDeliveredDate: mailBase ? addMs(mailBase, window.max * DAY_MS) : null,
         postageType: order.postage_type,
         orderStatus: order.status,
         campaignName: order.name,
@@ -190,7 +187,7 @@ export class Engagement {
     const start =
       order.ready_at ??
       (order.hold_until && order.hold_until > order.paid_date ? order.hold_until : order.paid_date);
-    const estimates = this.svc.productionEstimates(start);
+    const estimates = productionEstimates(start);
     return estimates[(order.production_speed ?? "Normal") as keyof typeof estimates] ?? estimates.Normal;
   }
 
@@ -221,7 +218,7 @@ export class Engagement {
           transactions: [],
         };
       }
-      const account = this.svc.account(accountId);
+      const account = this.accounts.get(accountId);
       const checkout = this.store.get<{
         quantity: number;
         amount: number;
@@ -243,9 +240,7 @@ export class Engagement {
         checkout?.postage_type ?? "Standard",
         checkout?.production_speed ?? "Normal",
       );
-      const perPiece = money(
-        detail.basePrice + detail.doubleSided + detail.postagePrice + detail.extraText + detail.expedited,
-      );
+      const perPiece = pieceTotal(detail);
       const ledger = this.store.all<LedgerRow>(
         "SELECT * FROM ledger WHERE order_id = ? AND account_id = ? ORDER BY id",
         order.id,
@@ -298,7 +293,7 @@ export class Engagement {
   submitConversions(accountId: number, valid: ConversionRecord[], submitted: number): number | null {
     if (valid.length === 0) return null;
     return this.store.tx(() => {
-      const now = this.svc.now();
+      const now = this.scheduler.now();
       const { lastInsertRowid } = this.store.run(
         `INSERT INTO conversions(account_id, file_name, status, record_count, upload_date, data)
          VALUES (?, ?, 'Processing', ?, ?, ?)`,
@@ -308,8 +303,8 @@ export class Engagement {
         now,
         JSON.stringify({ records: valid, submitted }),
       );
-      this.svc.schedule(
-        new Date(Date.parse(now) + this.svc.timings.conversionMatchSeconds * 1000).toISOString(),
+      this.scheduler.schedule(
+        addMs(now, this.timings.conversionMatchSeconds * 1000),
         "conversion-match",
         lastInsertRowid,
       );
@@ -396,9 +391,9 @@ export class Engagement {
         "UPDATE conversions SET status = 'PendingDeletion', pending_deletion = 1 WHERE id = ?",
         id,
       );
-      const now = this.svc.now();
-      this.svc.schedule(
-        new Date(Date.parse(now) + this.svc.timings.conversionDeleteSeconds * 1000).toISOString(),
+      const now = this.scheduler.now();
+      this.scheduler.schedule(
+        addMs(now, this.timings.conversionDeleteSeconds * 1000),
         "conversion-delete",
         id,
       );
@@ -440,7 +435,7 @@ export class Engagement {
     const { lastInsertRowid } = this.store.run(
       "INSERT INTO address_book(account_id, created, data) VALUES (?, ?, ?)",
       accountId,
-      this.svc.now(),
+      this.scheduler.now(),
       JSON.stringify({ ...body, ...std, zip: std.zipCode, dpvConfirmationCode: result.dpv }),
     );
     return { id: lastInsertRowid };

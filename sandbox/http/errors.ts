@@ -1,53 +1,6 @@
-import { MAX_BODY_BYTES } from "./assumptions";
-
-/**
- * Errors a handler throws to end a request with a given status. The server's error handler turns
- * them into the envelope (or into an empty body for 403, which the spec gives no body).
- */
-export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly errorCode: string,
-    readonly messages: string[],
-    /** Carried as the envelope's payload (422 integration rejections, order-delete reason codes). */
-    readonly payload: unknown = null,
-    readonly errorDetails: unknown[] = [],
-    /** Headers of the answer besides the envelope's (the `Allow` of a 405). */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(messages.join("; "));
-  }
-}
-
-export const badRequest = (errorCode: string, ...messages: string[]) =>
-  new ApiError(400, errorCode, messages);
-
-export const notFound = (what: string, id: string | number) =>
-  new ApiError(404, "NOT_FOUND", [`${what} ${id} was not found`]);
-
-/**
- * The "standard 400 invalid-status error" of the spec's state table, for every operation refused by
- * the order's status (an order delete carries its reason code in `payload` besides).
- */
-export const invalidStatus = (
-  orderId: number,
-  status: string,
-  operation: string,
-  allowed: string,
-  payload: unknown = null,
-) =>
-  new ApiError(
-    400,
-    "INVALID_ORDER_STATUS",
-    [`order ${orderId} is in status '${status}'; ${operation} is allowed only in ${allowed}`],
-    payload,
-    [{ field: "status", value: status, message: `${operation} is allowed only in ${allowed}` }],
-  );
-
-/** An empty 403: the spec gives entitlement failures no body. */
-export class ForbiddenNoBody extends Error {
-  readonly statusCode = 403;
-}
+import { MAX_BODY_BYTES } from "../assumptions";
+import { ApiError } from "../domain/errors";
+import { allowedMethods } from "./paths";
 
 /**
  * The `errorCode` of each status the HTTP layer answers by itself, before an operation runs. Every
@@ -99,4 +52,20 @@ export function httpLayerError(error: { code?: string; message?: string }, conte
     `the request cannot be read: ${error.message || "malformed HTTP"}`,
   ];
   return new ApiError(status, HTTP_ERROR_CODES[status], [message]);
+}
+
+/** The 405 of a path the table has with other methods (with `Allow`), or the 404 of any other. */
+export function unknownRoute(method: string, url: string): ApiError {
+  const path = (url.split("?")[0] ?? "").slice(0, 200);
+  const allowed = allowedMethods(path);
+  if (allowed.length === 0)
+    return new ApiError(404, HTTP_ERROR_CODES[404], [`no operation at ${method} ${path}`]);
+  return new ApiError(
+    405,
+    HTTP_ERROR_CODES[405],
+    [`${method} is not an operation of ${path}; it answers ${allowed.join(", ")}`],
+    null,
+    [],
+    { allow: allowed.join(", ") },
+  );
 }

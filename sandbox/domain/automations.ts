@@ -1,17 +1,12 @@
+import type { Timings } from "../assumptions";
+import type { IntegrationOrderRow, OrderRow } from "../storage/rows";
+import type { Store } from "../storage/store";
+import type { Accounts } from "./accounts";
 import { doNotMailKey, duplicateKey, stableHash, standardizeLine, validateAddress } from "./address";
 import { ApiError, notFound } from "./errors";
-import type { OrderRow, SandboxService } from "./service";
-
-export interface IntegrationOrderRow {
-  id: number;
-  account_id: number;
-  name: string;
-  template_id: number | null;
-  status: string;
-  postage_type: string | null;
-  created: string;
-  updated: string;
-}
+import type { Orders } from "./orders";
+import type { Scheduler } from "./scheduler";
+import { addMs } from "./units";
 
 /** The return-address fields of the spec's rules, by their integration-recipient names. */
 export interface ReturnAddress {
@@ -95,20 +90,22 @@ export interface IntegrationRecipientInput extends ReturnAddress {
 
 /** Automations: integration orders, their recipients, and proximity discovery. */
 export class Automations {
-  constructor(private readonly svc: SandboxService) {
-    svc.on("proximity", (ref, due) => this.discover(ref, due));
-  }
-
-  private get store() {
-    return this.svc.store;
+  constructor(
+    private readonly store: Store,
+    private readonly scheduler: Scheduler,
+    private readonly timings: Timings,
+    private readonly orders: Orders,
+    private readonly accounts: Accounts,
+  ) {
+    scheduler.on("proximity", (ref, due) => this.discover(ref, due));
   }
 
   create(
     accountId: number,
     input: { name: string; templateId?: number | null; status?: string; postageType?: string | null },
   ): { id: number } {
-    if (input.templateId != null) this.svc.order(accountId, input.templateId);
-    const now = this.svc.now();
+    if (input.templateId != null) this.orders.get(accountId, input.templateId);
+    const now = this.scheduler.now();
     const { lastInsertRowid } = this.store.run(
       `INSERT INTO integration_orders(account_id, name, template_id, status, postage_type, created, updated)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -226,13 +223,7 @@ export class Automations {
         );
       }
       const std = result.standard;
-      if (
-        this.store.get(
-          "SELECT 1 AS x FROM do_not_mail WHERE account_id = ? AND address_key = ?",
-          accountId,
-          doNotMailKey(std),
-        )
-      ) {
+      if (this.accounts.isDoNotMail(accountId, doNotMailKey(std))) {
         throw reject(
           "DO_NOT_MAIL",
           `${std.fullAddress} is on the account's do-not-mail list`,
@@ -255,7 +246,7 @@ export class Automations {
           true,
         );
       }
-      const now = this.svc.now();
+      const now = this.scheduler.now();
       const data = { ...input, ...std, zipCode: std.zipCode, dpvConfirmationCode: result.dpv };
       delete (data as { id?: unknown }).id;
       this.store.run(
@@ -319,7 +310,7 @@ export class Automations {
         return { standard: r.standard, count: a.DesiredCount };
       });
       if (problems.length > 0) throw new ApiError(400, "ADDRESS_NOT_VALID", problems);
-      const now = this.svc.now();
+      const now = this.scheduler.now();
       const { lastInsertRowid: searchId } = this.store.run(
         "INSERT INTO proximity_searches(integration_order_id, status, created, data) VALUES (?, 'Processing', ?, ?)",
         id,
@@ -332,11 +323,7 @@ export class Automations {
         io.template_id,
       );
       this.store.run("UPDATE integration_orders SET updated = ? WHERE id = ?", now, id);
-      this.svc.schedule(
-        new Date(Date.parse(now) + this.svc.timings.proximitySeconds * 1000).toISOString(),
-        "proximity",
-        searchId,
-      );
+      this.scheduler.schedule(addMs(now, this.timings.proximitySeconds * 1000), "proximity", searchId);
       return this.view(this.get(accountId, id));
     });
   }

@@ -1,12 +1,28 @@
-import type { z } from "zod";
-import { type EndpointDef, endpoints, type OperationId } from "../provider/api/endpoints";
-import * as S from "../provider/api/schemas";
-import { DEFAULT_PAGE_SIZE, MAX_CONVERSIONS_PER_REQUEST } from "./assumptions";
-import { checkReturnAddress } from "./automations";
-import { ApiError } from "./errors";
-import { renderProof } from "./proof";
-import type { Sandbox } from "./sandbox";
-import type { Account } from "./service";
+import type { OperationId } from "../../provider/api/endpoints";
+import * as S from "../../provider/api/schemas";
+import { DEFAULT_PAGE_SIZE, MAX_CONVERSIONS_PER_REQUEST } from "../assumptions";
+import type { Accounts } from "../domain/accounts";
+import { type Automations, checkReturnAddress } from "../domain/automations";
+import type { Checkout } from "../domain/checkout";
+import type { Engagement } from "../domain/engagement";
+import { ApiError } from "../domain/errors";
+import type { Orders } from "../domain/orders";
+import { renderProof } from "../domain/proof";
+import type { Recipients } from "../domain/recipients";
+import type { Templates } from "../domain/templates";
+import type { Account } from "../storage/rows";
+import { parseWith } from "./zod";
+
+/** The domain parts the v1 operations use. */
+export interface V1Parts {
+  accounts: Accounts;
+  templates: Templates;
+  orders: Orders;
+  recipients: Recipients;
+  checkout: Checkout;
+  automations: Automations;
+  engagement: Engagement;
+}
 
 /** What a handler gets: the account of the key, and the request parts parsed by the shared schemas. */
 export interface Call {
@@ -36,53 +52,29 @@ export const RAW_BODY: ReadonlySet<OperationId> = new Set<OperationId>([
   "requestProximityMailing",
 ]);
 
-/** Throws the 400 of the spec naming each offending field. */
-export function parseWith<T extends z.ZodType>(
-  schema: T,
-  value: unknown,
-  errorCode = "INVALID_REQUEST",
-  root = "",
-): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    throw new ApiError(
-      400,
-      errorCode,
-      S.formatIssues(result.error.issues, root),
-      null,
-      result.error.issues.map((i) => ({
-        field: S.formatPath(i.path, root),
-        code: i.code,
-        message: i.message,
-      })),
-    );
-  }
-  return result.data;
-}
-
 const page = (q: { pageNumber?: number; pageSize?: number }) => ({
   pageNumber: q.pageNumber ?? 1,
   pageSize: q.pageSize ?? DEFAULT_PAGE_SIZE,
 });
 
 /** One handler per operation of the endpoint table. */
-export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answer | Promise<Answer>> {
-  const svc = sb.service;
+export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => Answer | Promise<Answer>> {
+  const { accounts, templates, orders, recipients, checkout, automations, engagement } = parts;
   return {
-    me: ({ account }) => ({ payload: svc.profile(account) }),
+    me: ({ account }) => ({ payload: accounts.profile(account) }),
 
     createOrder: ({ account, body }) => ({
-      payload: { ...svc.createOrder(account.id, body), status: "Success" },
+      payload: { ...orders.create(account.id, body), status: "Success" },
     }),
 
     listOrders: ({ account, query }) => ({
-      payload: svc.listOrders(account.id, { ...query, ...page(query) }),
+      payload: orders.list(account.id, { ...query, ...page(query) }),
     }),
 
-    deleteOrder: ({ account, params }) => ({ payload: svc.deleteOrder(account.id, params.id) }),
+    deleteOrder: ({ account, params }) => ({ payload: orders.delete(account.id, params.id) }),
 
     appendRecipients: ({ account, params, body }) => {
-      const result = svc.appendRecipients(account.id, params.id, body.recipients);
+      const result = recipients.append(account.id, params.id, body.recipients);
       const warnings: string[] = [];
       if (result.droppedRecipients > 0) {
         warnings.push(
@@ -98,15 +90,15 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
     },
 
     listRecipients: ({ account, params, query }) => ({
-      payload: svc.listRecipients(account.id, params.id, { search: query.search, ...page(query) }),
+      payload: recipients.list(account.id, params.id, { search: query.search, ...page(query) }),
     }),
 
     deleteRecipients: ({ account, params, body }) => ({
-      payload: svc.deleteRecipients(account.id, params.id, body.recipientIds),
+      payload: recipients.delete(account.id, params.id, body.recipientIds),
     }),
 
     previewCheckout: ({ account, params, query }) => ({
-      payload: svc.previewCheckout(account.id, params.id, {
+      payload: checkout.preview(account.id, params.id, {
         postageType: query.postageType ?? "Standard",
         productionSpeed: query.productionSpeed ?? "Normal",
         holdUntilDate: query.holdUntilDate,
@@ -115,32 +107,32 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
     }),
 
     checkout: ({ account, params, body }) => {
-      const { result, warning } = svc.executeCheckout(account.id, params.id, body);
+      const { result, warning } = checkout.execute(account.id, params.id, body);
       return { payload: result, warnings: [warning] };
     },
 
     getProof: async ({ account, params }) => {
-      const { order, recipient } = svc.proofRecipient(account.id, params.id);
+      const { order, recipient } = recipients.proofRecipient(account.id, params.id);
       return { pdf: await renderProof(order, recipient) };
     },
 
     getRecipientProof: async ({ account, params }) => {
-      const { order, recipient } = svc.proofRecipient(account.id, params.id, params.recipient);
+      const { order, recipient } = recipients.proofRecipient(account.id, params.id, params.recipient);
       return { pdf: await renderProof(order, recipient) };
     },
 
     getAnalytics: ({ account, query }) => ({
-      payload: sb.engagement.analytics(account.id, S.parseOrderIds(query.id)),
+      payload: engagement.analytics(account.id, S.parseOrderIds(query.id)),
     }),
 
     getTransactions: ({ account, query }) => ({
-      payload: sb.engagement.transactions(account.id, S.parseOrderIds(query.id)),
+      payload: engagement.transactions(account.id, S.parseOrderIds(query.id)),
     }),
 
-    listIntegrationOrders: ({ account }) => ({ payload: sb.automations.list(account.id) }),
+    listIntegrationOrders: ({ account }) => ({ payload: automations.list(account.id) }),
 
     addIntegrationRecipient: ({ account, params, body }) => ({
-      payload: sb.automations.addRecipient(account.id, params.id, body),
+      payload: automations.addRecipient(account.id, params.id, body),
     }),
 
     requestProximityMailing: ({ account, params, body }) => {
@@ -173,7 +165,7 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
       );
       const filters = Object.fromEntries(Object.entries(parsed).filter(([k]) => k.endsWith("Filter")));
       return {
-        payload: sb.automations.requestProximity(account.id, params.id, {
+        payload: automations.requestProximity(account.id, params.id, {
           Name: parsed.Name,
           Addresses: parsed.Addresses,
           MultiUse: parsed.MultiUse,
@@ -194,7 +186,7 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
           "statisticValue",
         );
       }
-      return { payload: sb.engagement.recordScan(account.id, parseWith(S.RecipientStatistic, body)) };
+      return { payload: engagement.recordScan(account.id, parseWith(S.RecipientStatistic, body)) };
     },
 
     submitConversions: ({ account, body }) => {
@@ -214,7 +206,7 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
         if (result.success) valid.push(result.data);
         else errors.push(...S.formatIssues(result.error.issues, `[${i}]`));
       });
-      const id = sb.engagement.submitConversions(account.id, valid, body.length);
+      const id = engagement.submitConversions(account.id, valid, body.length);
       if (id === null) throw new ApiError(400, "INVALID_REQUEST", errors, body);
       const rejected = body.length - valid.length;
       return {
@@ -227,65 +219,31 @@ export function handlers(sb: Sandbox): Record<OperationId, (call: Call) => Answe
     },
 
     deleteConversion: ({ account, params }) => ({
-      payload: sb.engagement.deleteConversion(account.id, params.id),
+      payload: engagement.deleteConversion(account.id, params.id),
     }),
 
     getConversionStatus: ({ account, params }) => ({
-      payload: sb.engagement.conversionStatus(account.id, params.id),
+      payload: engagement.conversionStatus(account.id, params.id),
     }),
 
     createAddressBookEntry: ({ account, body }) => ({
-      payload: sb.engagement.createAddressBookEntry(account.id, body),
+      payload: engagement.createAddressBookEntry(account.id, body),
       bare: true,
     }),
 
     createAddressBookEntryLegacy: ({ account, body }) => ({
-      payload: sb.engagement.createAddressBookEntry(account.id, body),
+      payload: engagement.createAddressBookEntry(account.id, body),
       bare: true,
     }),
 
-    listTemplates: ({ account }) => ({ payload: svc.templates(account.id) }),
+    listTemplates: ({ account }) => ({ payload: templates.list(account.id) }),
 
     listFonts: ({ account }) => ({
-      payload: svc.fonts(account.id).map((f) => ({ ...f, displayName: f.name })),
+      payload: templates.fonts(account.id).map((f) => ({ ...f, displayName: f.name })),
     }),
 
     getDeliveryStatus: ({ account, params, query }) => ({
-      payload: svc.deliveryStatusOf(account.id, params.id, query),
+      payload: recipients.deliveryStatusOf(account.id, params.id, query),
     }),
   };
-}
-
-/** Every path an endpoint answers on, in fastify's syntax (`{id}` to `:id`, a literal `:` doubled). */
-export function routePaths(def: EndpointDef): string[] {
-  return [def.path, ...(def.aliases ?? [])].map((p) => p.replace(/:/g, "::").replace(/\{(\w+)\}/g, ":$1"));
-}
-
-export { endpoints };
-
-/** Each path template of the table as a pattern on a request path (`{id}` is one segment or part of one). */
-const PATH_PATTERNS = Object.values(endpoints).flatMap((def: EndpointDef) =>
-  [def.path, ...(def.aliases ?? [])].map((template) => ({
-    method: def.method,
-    literal: !template.includes("{"),
-    pattern: new RegExp(
-      `^${template
-        .split(/\{\w+\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-        .join("[^/]+")}$`,
-    ),
-  })),
-);
-
-/**
- * The methods the table has for a path (for the 405 of another method); HEAD goes with GET. A path
- * that is a template of its own (`/v1/order/analytics`) answers for itself, not as an `{id}` of
- * another (`/v1/order/{id}`), as the OpenAPI document describes it.
- */
-export function allowedMethods(path: string): string[] {
-  const matches = PATH_PATTERNS.filter((p) => p.pattern.test(path));
-  const own = matches.some((p) => p.literal) ? matches.filter((p) => p.literal) : matches;
-  const methods = new Set<string>(own.map((p) => p.method));
-  if (methods.has("GET")) methods.add("HEAD");
-  return [...methods].sort();
 }

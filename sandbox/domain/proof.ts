@@ -1,5 +1,5 @@
-import type { OrderRecipient } from "../provider/api/schemas";
-import type { OrderRow } from "./service";
+import type { OrderRecipient } from "../../provider/api/schemas";
+import type { OrderRow } from "../storage/rows";
 
 /**
  * A real proof PDF: one 6x4 in page (the postcard) with the design's name, the handwriting style,

@@ -1,4 +1,4 @@
-import type { Profile } from "../provider/api/schemas";
+import type { Profile } from "../../provider/api/schemas";
 
 /** The spec's response envelope around one payload. */
 export function envelope(

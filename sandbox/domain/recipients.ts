@@ -1,0 +1,297 @@
+import type { AppendResult, OrderRecipient } from "../../provider/api/schemas";
+import { type OrderRow, packRecipient, type RecipientRow } from "../storage/rows";
+import type { Store } from "../storage/store";
+import type { Accounts } from "./accounts";
+import { doNotMailKey, duplicateKey, validateAddress } from "./address";
+import { deliveryStatus, deliveryStatusSince, recipientView } from "./delivery";
+import { ApiError, notFound } from "./errors";
+import { checkImage, IMAGE_FIELDS, type ImageIssue } from "./images";
+import type { Orders } from "./orders";
+import type { Scheduler } from "./scheduler";
+
+/** The recipients of orders: appends (validation, duplicates, do-not-mail, images), listings, deletes. */
+export class Recipients {
+  constructor(
+    private readonly store: Store,
+    private readonly scheduler: Scheduler,
+    private readonly orders: Orders,
+    private readonly accounts: Accounts,
+  ) {}
+
+  append(accountId: number, orderId: number, batch: OrderRecipient[]): AppendResult {
+    return this.store.tx(() => {
+      const order = this.orders.editable(accountId, orderId, "appending recipients");
+      const required = JSON.parse(order.required_merge_fields) as string[];
+      const slotsInUse = new Set<string>(IMAGE_FIELDS.filter((f) => required.includes(f)));
+      for (const r of batch) for (const f of IMAGE_FIELDS) if (r.metadata[f]?.trim()) slotsInUse.add(f);
+
+      const now = this.scheduler.now();
+      const seen = new Set<string>();
+      const undeliverable: (OrderRecipient & { reason: string })[] = [];
+      const summary = {
+        accepted: 0,
+        aspectRatioMismatch: 0,
+        lowDpi: 0,
+        unsupportedOrBroken: 0,
+        missing: 0,
+        doesNotExist: 0,
+      };
+      const recipientsWithIssues: { recipientIndex: number; issues: ImageIssue[] }[] = [];
+      let validated = 0;
+      let invalidated = 0;
+      let duplicated = 0;
+      let doNotMail = 0;
+      let invalid = 0;
+      let accepted = 0;
+      const insert = this.store.db.prepare(
+        `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, search, created, data)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      // One read of the account's do-not-mail list per append, not one per recipient.
+      const doNotMailKeys = this.accounts.doNotMailKeys(accountId);
+
+      batch.forEach((submitted, index) => {
+        const issues: ImageIssue[] = [];
+        for (const field of IMAGE_FIELDS) {
+          if (!slotsInUse.has(field)) continue;
+          const { outcome, issue } = checkImage(field, submitted.metadata[field]);
+          summary[outcome]++;
+          if (issue) issues.push(issue);
+        }
+        if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
+
+        const result = validateAddress({ ...submitted.address, zipCode: submitted.address.zipCode });
+        if (!result.standard) {
+          invalid++;
+          undeliverable.push({
+            ...submitted,
+            metadata: { ...submitted.metadata, dpvConfirmationCode: "N" },
+            reason: `ADDRESS_NOT_VALID: ${result.problems.map((p) => `address.${p.field}: ${p.message}`).join("; ")}`,
+          });
+          return;
+        }
+        const std = result.standard;
+        const dup = duplicateKey(submitted.personal, std);
+        if (seen.has(dup)) {
+          duplicated++;
+          undeliverable.push({
+            ...submitted,
+            reason: "DUPLICATE: same name and address as an earlier recipient of this batch",
+          });
+          return;
+        }
+        seen.add(dup);
+        const dnm = doNotMailKeys.has(doNotMailKey(std));
+        const stored: OrderRecipient = {
+          id: 0,
+          address: {
+            address1: std.address1,
+            address2: std.address2,
+            city: std.city,
+            state: std.state,
+            zipCode: std.zipCode,
+            zip4: std.zip4,
+            zip2: std.zip2,
+            country: std.country,
+          },
+          personal: { ...submitted.personal },
+          metadata: {
+            ...submitted.metadata,
+            dpvConfirmationCode: result.dpv,
+            qrUrl: submitted.metadata.qrUrl ?? (order.has_qr ? order.qr_url : null),
+            deliveryStatus: null,
+            fullAddress: std.fullAddress,
+          },
+        };
+        const search = [
+          stored.personal.firstName,
+          stored.personal.lastName,
+          stored.personal.toOrganization,
+          std.fullAddress,
+        ]
+          .filter(Boolean)
+          .join(" ")
+          .toLowerCase();
+        const { lastInsertRowid } = insert.run(
+          orderId,
+          dnm ? 1 : 0,
+          result.dpv,
+          stored.personal.firstName,
+          stored.personal.lastName,
+          std.address1,
+          search,
+          now,
+          packRecipient(stored),
+        );
+        stored.id = Number(lastInsertRowid);
+        if (dnm) {
+          // Kept on the order, marked, never mailed, charged or proofed.
+          doNotMail++;
+          undeliverable.push({
+            ...stored,
+            reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
+          });
+          return;
+        }
+        accepted++;
+        if (result.dpv === "Y") validated++;
+        else invalidated++;
+      });
+
+      this.store.run(
+        `UPDATE orders SET cum_validated = cum_validated + ?, cum_duplicated = cum_duplicated + ?,
+           cum_do_not_mail = cum_do_not_mail + ?, updated = ? WHERE id = ?`,
+        validated,
+        duplicated,
+        doNotMail,
+        now,
+        orderId,
+      );
+      const after = this.orders.get(accountId, orderId);
+      const total =
+        this.store.get<{ n: number }>("SELECT count(*) AS n FROM recipients WHERE order_id = ?", orderId)
+          ?.n ?? 0;
+      return {
+        orderId,
+        status: "Success",
+        totalRecipients: total,
+        submittedRecipients: batch.length,
+        acceptedRecipients: accepted,
+        droppedRecipients: batch.length - accepted,
+        deliverable: { addressValidated: after.cum_validated, addressInvalidated: invalidated },
+        undeliverable: {
+          duplicated: after.cum_duplicated,
+          doNotMail: after.cum_do_not_mail,
+          invalidAddress: invalid,
+          undeliverableRecipients: undeliverable,
+        },
+        variableImages: { summary, recipientsWithIssues },
+      };
+    });
+  }
+
+  list(accountId: number, orderId: number, q: { search?: string; pageNumber: number; pageSize: number }) {
+    const order = this.orders.get(accountId, orderId);
+    const offset = (q.pageNumber - 1) * q.pageSize;
+    const rows = q.search
+      ? this.store.all<RecipientRow>(
+          "SELECT * FROM recipients WHERE order_id = ? AND instr(search, lower(?)) > 0 ORDER BY id LIMIT ? OFFSET ?",
+          orderId,
+          q.search.trim(),
+          q.pageSize,
+          offset,
+        )
+      : this.store.all<RecipientRow>(
+          "SELECT * FROM recipients WHERE order_id = ? ORDER BY id LIMIT ? OFFSET ?",
+          orderId,
+          q.pageSize,
+          offset,
+        );
+    const now = this.scheduler.now();
+    return { orderId, status: "Success", recipients: rows.map((r) => recipientView(order, r, now)) };
+  }
+
+  delete(accountId: number, orderId: number, ids: number[]) {
+    return this.store.tx(() => {
+      this.orders.editable(accountId, orderId, "deleting recipients");
+      const distinct = [...new Set(ids)];
+      const missing: number[] = [];
+      let deleted = 0;
+      for (const id of distinct) {
+        const { changes } = this.store.run(
+          "DELETE FROM recipients WHERE id = ? AND order_id = ?",
+          id,
+          orderId,
+        );
+        if (changes === 0) missing.push(id);
+        deleted += changes;
+      }
+      if (deleted > 0) {
+        this.store.run("UPDATE orders SET updated = ? WHERE id = ?", this.scheduler.now(), orderId);
+      }
+      return {
+        orderId,
+        status: "Success",
+        requestedRecipients: distinct.length,
+        deletedRecipients: deleted,
+        notFoundRecipientIds: missing,
+      };
+    });
+  }
+
+  /** How many recipients of the order can be mailed (not marked do-not-mail): what a checkout charges. */
+  mailableCount(orderId: number): number {
+    return (
+      this.store.get<{ n: number }>(
+        "SELECT count(*) AS n FROM recipients WHERE order_id = ? AND do_not_mail = 0",
+        orderId,
+      )?.n ?? 0
+    );
+  }
+
+  /** The recipient a proof shows: a given one of the order, or the lowest-id one not marked do-not-mail. */
+  proofRecipient(
+    accountId: number,
+    orderId: number,
+    recipientId?: number,
+  ): { order: OrderRow; recipient: OrderRecipient } {
+    const order = this.orders.get(accountId, orderId);
+    const row =
+      recipientId === undefined
+        ? this.store.get<RecipientRow>(
+            "SELECT * FROM recipients WHERE order_id = ? AND do_not_mail = 0 ORDER BY id LIMIT 1",
+            orderId,
+          )
+        : this.store.get<RecipientRow>(
+            "SELECT * FROM recipients WHERE order_id = ? AND id = ?",
+            orderId,
+            recipientId,
+          );
+    if (!row) {
+      if (recipientId !== undefined) throw notFound(`recipient of order ${orderId}`, recipientId);
+      throw new ApiError(400, "NO_MAILABLE_RECIPIENT", [
+        `order ${orderId} has no recipient that can be mailed; append recipients before asking for a proof`,
+      ]);
+    }
+    return { order, recipient: recipientView(order, row, this.scheduler.now()) };
+  }
+
+  /** The latest delivery status of one recipient, found by first and last name or by address line. */
+  deliveryStatusOf(
+    accountId: number,
+    orderId: number,
+    q: { firstName?: string; lastName?: string; address1?: string },
+  ) {
+    const order = this.orders.get(accountId, orderId);
+    let row: RecipientRow | undefined;
+    if (q.firstName !== undefined && q.lastName !== undefined) {
+      row = this.store.get<RecipientRow>(
+        "SELECT * FROM recipients WHERE order_id = ? AND lower(first_name) = lower(?) AND lower(last_name) = lower(?) ORDER BY id LIMIT 1",
+        orderId,
+        q.firstName.trim(),
+        q.lastName.trim(),
+      );
+    } else if (q.address1 !== undefined) {
+      const std = validateAddress({ address1: q.address1, city: "X", state: "NY", zipCode: "10001" }).standard
+        ?.address1;
+      row = this.store.get<RecipientRow>(
+        "SELECT * FROM recipients WHERE order_id = ? AND (address1 = ? OR lower(address1) = lower(?)) ORDER BY id LIMIT 1",
+        orderId,
+        std ?? q.address1.trim().toUpperCase(),
+        q.address1.trim(),
+      );
+    }
+    if (!row) throw notFound(`recipient of order ${orderId} matching`, JSON.stringify(q));
+    const now = this.scheduler.now();
+    const status = deliveryStatus(order, row, now);
+    return {
+      orderId,
+      recipientId: row.id,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      address1: row.address1,
+      deliveryStatus: status,
+      updatedDate: status === null ? null : deliveryStatusSince(order, row, now),
+    };
+  }
+}

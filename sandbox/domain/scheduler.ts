@@ -1,0 +1,91 @@
+import type { SandboxClock } from "../storage/clock";
+import type { Store } from "../storage/store";
+
+/** The work of one kind of timed event: `ref` names its row, `due` is when it was due. */
+export type EventHandler = (ref: number, due: string, data: any) => void;
+
+/**
+ * Time-driven work (settlement, production, scans, ...), kept as rows of `events` and run by
+ * `tick()`, which every request calls first, so what a client reads is always up to date with the
+ * clock. Each domain part registers the handlers of its own kinds with `on`.
+ */
+export class Scheduler {
+  private readonly handlers = new Map<string, EventHandler>();
+  /**
+   * A lower bound of the earliest due event: `null` when there is none, `undefined` when unknown.
+   * It spares most requests the events query (a rolled-back schedule only makes it lower: safe).
+   */
+  private nextDue: string | null | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: SandboxClock,
+    private readonly onEventError: (event: { kind: string; ref: number }, error: unknown) => void = () => {},
+  ) {}
+
+  /** The sandbox's current time, as stored (UTC ISO text). */
+  now(): string {
+    return this.clock.iso();
+  }
+
+  /** Registers the handler of one kind of timed event. */
+  on(kind: string, handler: EventHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  schedule(due: string, kind: string, ref: number, data: unknown = {}): void {
+    // Unknown stays unknown: an earlier event may already be in the table (after a restart).
+    if (this.nextDue === null || (this.nextDue !== undefined && due < this.nextDue)) this.nextDue = due;
+    this.store.run(
+      "INSERT INTO events(due, kind, ref, data) VALUES (?, ?, ?, ?)",
+      due,
+      kind,
+      ref,
+      JSON.stringify(data),
+    );
+  }
+
+  /** Drops the pending events of these kinds for one row. */
+  cancel(ref: number, kinds: readonly string[]): void {
+    this.store.run(
+      `DELETE FROM events WHERE ref = ? AND kind IN (${kinds.map(() => "?").join(",")})`,
+      ref,
+      ...kinds,
+    );
+  }
+
+  /** Forgets what is cached of the events table (after a reset). */
+  forget(): void {
+    this.nextDue = undefined;
+  }
+
+  /** Runs every event that is due, in due order; an event may schedule more, which run too if due. */
+  tick(): void {
+    const now = this.now();
+    if (this.nextDue === null || (this.nextDue !== undefined && this.nextDue > now)) return;
+    for (;;) {
+      const due = this.store.all<{ id: number; due: string; kind: string; ref: number; data: string }>(
+        "SELECT * FROM events WHERE due <= ? ORDER BY due, id LIMIT 200",
+        now,
+      );
+      if (due.length === 0) {
+        this.nextDue =
+          this.store.get<{ due: string | null }>("SELECT min(due) AS due FROM events")?.due ?? null;
+        return;
+      }
+      for (const event of due) {
+        try {
+          this.store.tx(() => {
+            this.handlers.get(event.kind)?.(event.ref, event.due, JSON.parse(event.data));
+            this.store.run("DELETE FROM events WHERE id = ?", event.id);
+          });
+        } catch (error) {
+          // One broken event must not fail every later request: its work is rolled back, it is
+          // dropped and reported.
+          this.store.run("DELETE FROM events WHERE id = ?", event.id);
+          this.onEventError(event, error);
+        }
+      }
+    }
+  }
+}

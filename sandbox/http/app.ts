@@ -1,0 +1,245 @@
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { ErrorEnvelope, errorEnvelopeFor, type Profile } from "../../provider/api/schemas";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../assumptions";
+import { ApiError } from "../domain/errors";
+import { type ControlParts, controlRoutes } from "./control-routes";
+import { envelope } from "./envelope";
+import { httpLayerError, unknownRoute, unsupportedMediaType } from "./errors";
+import type { Fault } from "./faults";
+import "./request";
+import type { V1Parts } from "./v1-handlers";
+import { v1Routes } from "./v1-routes";
+import { serialize } from "./zod";
+
+export interface AppParts {
+  v1: V1Parts;
+  control: ControlParts;
+  log: (line: string) => void;
+  /** false: no line per request (errors are still logged). */
+  requestLog: boolean;
+}
+
+/** Whether JSON text nests arrays and objects deeper than `limit`: one pass, strings skipped. */
+function nestsDeeperThan(source: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character; a quote ends the string.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** The body of an error answer the HTTP layer gives by itself, written through the error envelope's schema. */
+const httpErrorText = (errorCode: string, messages: string[]) =>
+  serialize(ErrorEnvelope, envelope(null, null, { errorCode, errors: messages }), "an error answer");
+
+/** Answers on a socket Node could not parse a request from: the envelope, then the connection ends. */
+function sendRawError(socket: Duplex, error: ApiError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = httpErrorText(error.errorCode, error.messages);
+  socket.end(
+    `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode] ?? "Bad Request"}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+const faultBody = (fault: Fault) =>
+  httpErrorText(fault.status === 429 ? "RATE_LIMITED" : "SANDBOX_FAULT", [
+    `fault ${fault.id} injected by the sandbox control API (status ${fault.status})`,
+  ]);
+
+function faultHeaders(reply: FastifyReply, fault: Fault): void {
+  reply.code(fault.status ?? 500);
+  reply.header("content-type", "application/json; charset=utf-8");
+  if (fault.status === 429) reply.header("retry-after", String(fault.retryAfterSeconds ?? 1));
+}
+
+/** Whether a fault's status answers without a body. */
+const bodiless = (fault: Fault) => fault.status === 403 || fault.status === 204;
+
+/**
+ * The HTTP server in front of the domain: JSON bodies only, faults and timed work before each
+ * request, every error as the envelope, and the v1 and control routes as plugins.
+ */
+export function buildApp(parts: AppParts): FastifyInstance {
+  // The server itself reads an error's profile, runs timed work and injects faults before each request.
+  const { accounts } = parts.v1;
+  const { faults, scheduler } = parts.control;
+  const log = parts.log;
+
+  const sendError = (request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply => {
+    let profile: Profile | null = null;
+    try {
+      profile = request.account ? accounts.profile(request.account) : null;
+    } catch {
+      // The failure being reported may be the profile itself: answer without it.
+    }
+    if (error instanceof ApiError) {
+      let text: string;
+      try {
+        text = serialize(
+          errorEnvelopeFor(error.statusCode),
+          envelope(profile, error.payload, {
+            errorCode: error.errorCode,
+            errors: error.messages,
+            errorDetails: error.errorDetails,
+          }),
+          `the ${error.statusCode} answer of ${request.method} ${request.url.split("?")[0]}`,
+        );
+      } catch (failure) {
+        // Never fastify's own error body: a payload that cannot be written is a server failure.
+        return sendError(request, reply, failure);
+      }
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .type("application/json; charset=utf-8")
+        .send(text);
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      // fastify's own client errors (media type, body too large, bad URL) under documented codes.
+      return sendError(request, reply, httpLayerError(error as Error, request.headers["content-type"]));
+    }
+    log(
+      `error on ${request.method} ${request.url.split("?")[0]}: ${(error as Error)?.stack ?? String(error)}`,
+    );
+    const internal = (shown: Profile | null) =>
+      serialize(
+        ErrorEnvelope,
+        envelope(shown, null, { errorCode: "INTERNAL_ERROR", errors: ["unexpected server failure"] }),
+        "an error answer (500)",
+      );
+    let text: string;
+    try {
+      text = internal(profile);
+    } catch {
+      // The profile is what failed its schema: answer without it.
+      text = internal(null);
+    }
+    return reply.code(500).type("application/json; charset=utf-8").send(text);
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    forceCloseConnections: true,
+    // A path fastify cannot decode: the envelope, not fastify's own body.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    // A request Node cannot parse (bad header, headers too large): the envelope on the raw socket.
+    clientErrorHandler: (error, socket) => sendRawError(socket, httpLayerError(error)),
+  });
+
+  // JSON is the only body format (spec); fastify's own text/plain parser would let text through.
+  app.removeAllContentTypeParsers();
+  // An empty body of any type (a DELETE from many clients) is no body; any other body is a 415.
+  app.addContentTypeParser("*", (request, _payload, done) => {
+    if (request.headers["content-length"] === "0") return done(null, undefined);
+    done(unsupportedMediaType(request.headers["content-type"]), undefined);
+  });
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, text, done) => {
+    const source = String(text);
+    if (source.trim() === "") return done(null, undefined);
+    let value: unknown;
+    try {
+      value = JSON.parse(source);
+    } catch (error) {
+      return done(
+        new ApiError(400, "INVALID_JSON", [`body: not valid JSON (${(error as Error).message})`]),
+        undefined,
+      );
+    }
+    if (nestsDeeperThan(source, MAX_JSON_DEPTH)) {
+      return done(
+        new ApiError(400, "INVALID_JSON", [
+          `body: arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels; no request of this service needs more than a few`,
+        ]),
+        undefined,
+      );
+    }
+    done(null, value);
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    request.startedAt = process.hrtime.bigint();
+    if (request.url.startsWith("/_sandbox/")) {
+      // The control API is never faulted, but what it reads (the ledger) is as current as the API.
+      scheduler.tick();
+      return;
+    }
+    const path = request.url.split("?")[0] ?? request.url;
+    const fault = faults.take(request.method, path);
+    if (fault && !fault.after) {
+      if (fault.kind === "delay") {
+        await sleep(fault.delayMs ?? 0);
+      } else if (fault.kind === "reset") {
+        request.raw.socket.destroy();
+        reply.hijack();
+        return;
+      } else {
+        faultHeaders(reply, fault);
+        return reply.send(bodiless(fault) ? undefined : faultBody(fault));
+      }
+    } else if (fault) {
+      request.fault = fault;
+    }
+    // Bring timed work (settlement, production, scans, ...) up to the clock before reading.
+    scheduler.tick();
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const fault = request.fault;
+    if (!fault) return payload;
+    request.fault = undefined;
+    if (fault.kind === "delay") {
+      await sleep(fault.delayMs ?? 0);
+      return payload;
+    }
+    if (fault.kind === "reset") {
+      // The request took effect; the client never hears so.
+      request.raw.socket.destroy();
+      return payload;
+    }
+    faultHeaders(reply, fault);
+    return bodiless(fault) ? "" : faultBody(fault);
+  });
+
+  if (parts.requestLog) {
+    // One line per request: time, method, path and query (keys masked), status, duration.
+    app.addHook("onResponse", async (request, reply) => {
+      const ms = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e6 : 0;
+      // The control API takes apiKey in its query: never log a key.
+      const url = request.url.replace(/([?&]apikey=)[^&]*/gi, "$1***");
+      log(`${new Date().toISOString()} ${request.method} ${url} ${reply.statusCode} ${ms.toFixed(1)}ms`);
+    });
+  }
+
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  // A path or method the table does not have is answered before fastify reads a body, so the
+  // answer is 404 or 405 whatever the body (fastify would first refuse a QUERY without a type).
+  app.addHook("onRequest", async (request) => {
+    if (request.is404) throw unknownRoute(request.method, request.url);
+  });
+  app.setNotFoundHandler((request) => {
+    throw unknownRoute(request.method, request.url);
+  });
+
+  app.register(controlRoutes, { prefix: "/_sandbox", ...parts.control });
+  app.register(v1Routes, parts.v1);
+  return app;
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { Profile } from "../../provider/api/schemas";
+
+/**
+ * The schemas of the control API of the design brief (a contract other tests rely on): what each
+ * call reads and what it answers. They are the sandbox's own (not wire types of the service);
+ * test/support/sandbox.ts types its helpers from them. Calls marked "extension" are additions
+ * beyond the brief's table; the brief's calls keep exactly the brief's shapes.
+ */
+const tier = z.enum(["basic", "pro"]);
+const payment = z.enum(["succeed", "fail", "hang"]);
+const apiKey = z.string().min(1);
+
+export const ControlSchemas = {
+  createAccount: z.object({
+    email: z.string().optional(),
+    tier: tier.optional(),
+    balance: z.number().nonnegative().optional(),
+    payment: payment.optional(),
+    /** extension */
+    firstName: z.string().optional(),
+    lastName: z.string().optional(),
+    company: z.string().optional(),
+  }),
+  /** extension: change an account's tier, balance or payment behaviour. */
+  updateAccount: z.object({
+    apiKey,
+    tier: tier.optional(),
+    balance: z.number().nonnegative().optional(),
+    payment: payment.optional(),
+  }),
+  /** extension: another key for the same account (earlier keys keep working). */
+  addKey: z.object({ apiKey }),
+  createTemplate: z.object({
+    apiKey,
+    name: z.string().min(1),
+    product: z.string().min(1).optional(),
+    hasQr: z.boolean().optional(),
+    qrUrl: z.string().optional(),
+    requiredMergeFields: z.array(z.string()).optional(),
+  }),
+  createIntegrationOrder: z.object({
+    apiKey,
+    name: z.string().min(1),
+    templateId: z.int().positive().optional(),
+    status: z.enum(["Active", "Paused"]).optional(),
+    postageType: z.string().nullable().optional(),
+  }),
+  doNotMail: z.object({ apiKey, address1: z.string(), city: z.string(), state: z.string(), zip: z.string() }),
+  /** extension: an uploaded account font (which order creation must reject). */
+  uploadFont: z.object({ apiKey, name: z.string().min(1) }),
+  /** extension: put an order in a state the public API cannot reach (e.g. Edits Needed). */
+  orderState: z.object({
+    apiKey,
+    status: z.string().min(1).optional(),
+    paidRecipientSearches: z.int().nonnegative().optional(),
+  }),
+  advanceClock: z.object({ seconds: z.number().nonnegative() }),
+  addFault: z.object({
+    method: z.string().optional(),
+    path: z.string().min(1),
+    kind: z.enum(["status", "reset", "delay"]),
+    status: z.int().min(100).max(599).optional(),
+    delayMs: z.int().nonnegative().optional(),
+    times: z.int().positive().optional(),
+    probability: z.number().min(0).max(1).optional(),
+    after: z.boolean().optional(),
+    retryAfterSeconds: z.int().nonnegative().optional(),
+  }),
+};
+
+export type CreateAccountInput = z.input<typeof ControlSchemas.createAccount>;
+export type UpdateAccountInput = z.input<typeof ControlSchemas.updateAccount>;
+export type CreateTemplateInput = z.input<typeof ControlSchemas.createTemplate>;
+export type CreateIntegrationOrderInput = z.input<typeof ControlSchemas.createIntegrationOrder>;
+export type DoNotMailInput = z.input<typeof ControlSchemas.doNotMail>;
+export type OrderStateInput = z.input<typeof ControlSchemas.orderState>;
+export type AddFaultInput = z.input<typeof ControlSchemas.addFault>;
+
+/** One entry of `GET /_sandbox/ledger`: a charge or credit of the account. */
+const LedgerEntry = z.object({
+  id: z.int(),
+  orderId: z.int().nullable(),
+  /** Groups the entries of one checkout: count distinct ids with `outcome: "succeeded"` to count paid checkouts. */
+  checkoutId: z.int().nullable(),
+  kind: z.enum(["charge", "credit"]),
+  method: z.enum(["card", "balance"]),
+  amount: z.number(),
+  outcome: z.enum(["succeeded", "failed"]),
+  description: z.string(),
+  createdAt: z.iso.datetime(),
+});
+export type LedgerEntry = z.infer<typeof LedgerEntry>;
+
+const id = z.object({ id: z.int() });
+const nothing = z.object({});
+const rows = z.array(z.record(z.string(), z.unknown()));
+
+/** What each control call answers (status 200); every error is `{ error }`. */
+export const ControlResults = {
+  account: z.object({ apiKey, profile: Profile, tier, balance: z.number(), payment }),
+  key: z.object({ apiKey }),
+  id,
+  nothing,
+  integrationRecipients: z.object({ recipients: rows }),
+  orderState: z.object({ orderId: z.int(), status: z.string(), paidRecipientSearches: z.int() }),
+  clockAdvanced: z.object({ now: z.iso.datetime() }),
+  clock: z.object({ now: z.iso.datetime(), speed: z.number() }),
+  faults: z.object({
+    faults: z.array(
+      ControlSchemas.addFault.extend({ id: z.int(), fired: z.int(), remaining: z.int().nullable() }),
+    ),
+  }),
+  ledger: z.object({ balance: z.number(), entries: z.array(LedgerEntry) }),
+  addressBook: z.object({ entries: rows }),
+  error: z.object({ error: z.string() }),
+};
+
+export type AccountResult = z.infer<typeof ControlResults.account>;
+export type LedgerResult = z.infer<typeof ControlResults.ledger>;

@@ -1,0 +1,13 @@
+import type { Account } from "../storage/rows";
+import type { Fault } from "./faults";
+
+/** What the HTTP layer keeps on a request between its hooks and handlers. */
+declare module "fastify" {
+  interface FastifyRequest {
+    /** A fault to apply once the request has taken effect (`after: true`). */
+    fault?: Fault;
+    /** The account of the request's X-API-KEY (v1 routes, after authentication). */
+    account?: Account;
+    startedAt?: bigint;
+  }
+}

@@ -1,0 +1,87 @@
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import { endpoints, type OperationId } from "../../provider/api/endpoints";
+import { ERROR_CODES } from "../../provider/api/schemas";
+import { ApiError } from "../domain/errors";
+import type { Account } from "../storage/rows";
+import { envelope } from "./envelope";
+import { routePaths } from "./paths";
+import "./request";
+import { type Answer, handlers, RAW_BODY, type V1Parts } from "./v1-handlers";
+import { serializerCompiler, v1ValidatorCompiler } from "./zod";
+
+/**
+ * The v1 interface, one route per path of the endpoint table. Each route's schema is the table's:
+ * path parameters, query and body are parsed by it before the handler runs, and the success
+ * envelope is written through the operation's response schema (see zod.ts), so a response that
+ * drifts from what the client parses is a 500, never sent.
+ */
+export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
+  app.setValidatorCompiler(v1ValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  const impl = handlers(parts);
+
+  const authenticate = (request: FastifyRequest): Account => {
+    const header = request.headers["x-api-key"];
+    const key = Array.isArray(header) ? header[0] : header;
+    const account = key ? parts.accounts.authenticate(key.trim()) : undefined;
+    if (!account) {
+      throw new ApiError(401, ERROR_CODES.unauthenticated, [
+        key ? "the X-API-KEY header does not name a valid key" : "the X-API-KEY header is missing",
+      ]);
+    }
+    request.account = account;
+    return account;
+  };
+
+  for (const [operationId, def] of Object.entries(endpoints) as [
+    OperationId,
+    (typeof endpoints)[OperationId],
+  ][]) {
+    const handle = impl[operationId];
+    for (const url of routePaths(def)) {
+      app.route({
+        method: def.method,
+        url,
+        schema: {
+          ...("pathParams" in def ? { params: def.pathParams } : {}),
+          ...("query" in def ? { querystring: def.query } : {}),
+          ...("body" in def && !RAW_BODY.has(operationId) ? { body: def.body } : {}),
+          // A PDF is bytes, not JSON: it has no schema to be written through.
+          ...(def.response.kind === "json" ? { response: { 200: def.response.envelope } } : {}),
+        },
+        // Key and entitlement before the body is read: a request without a key is a 401 whatever
+        // its body, and a tier without the feature a 403.
+        onRequest: async (request, reply) => {
+          const account = authenticate(request);
+          if ("feature" in def && def.feature && account.tier === "basic") {
+            // Entitlement failures have no body (spec).
+            return reply.code(403).send();
+          }
+        },
+        handler: async (request, reply) => {
+          const account = request.account as Account;
+          const answer: Answer = await handle({
+            account,
+            params: "pathParams" in def ? (request.params as Record<string, unknown>) : {},
+            query: "query" in def ? (request.query as Record<string, unknown>) : {},
+            body: request.body,
+          });
+          if ("pdf" in answer) {
+            return reply.code(200).header("content-type", "application/pdf").send(answer.pdf);
+          }
+          const profile = parts.accounts.profile(account);
+          const body = answer.bare
+            ? (({ errorCode: _c, errorDetails: _d, ...rest }) => rest)(
+                envelope(profile, answer.payload, { warnings: answer.warnings, metadata: answer.metadata }),
+              )
+            : envelope(profile, answer.payload, {
+                errors: answer.errors,
+                warnings: answer.warnings,
+                metadata: answer.metadata,
+              });
+          return reply.code(200).send(body);
+        },
+      });
+    }
+  }
+};

@@ -1,0 +1,84 @@
+/**
+ * The shared zod schemas at the HTTP boundary, as fastify's schema compilers: requests are parsed
+ * by them (a 400 naming each offending field), and responses are written through them.
+ */
+import type { FastifySchemaCompiler, FastifySerializerCompiler } from "fastify";
+import type { z } from "zod";
+import { formatIssues, formatPath, readQuery } from "../../provider/api/schemas";
+import { ApiError } from "../domain/errors";
+
+function invalid(issues: readonly z.core.$ZodIssue[], errorCode: string, root: string): ApiError {
+  return new ApiError(
+    400,
+    errorCode,
+    formatIssues(issues, root),
+    null,
+    issues.map((i) => ({ field: formatPath(i.path, root), code: i.code, message: i.message })),
+  );
+}
+
+/** Parses `value` with `schema`, or throws the 400 of the spec naming each offending field. */
+export function parseWith<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  errorCode = "INVALID_REQUEST",
+  root = "",
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalid(result.error.issues, errorCode, root);
+  return result.data;
+}
+
+/** A raw query (names in any case, text values) read with its schema, or the 400 naming the fields. */
+export function parseQuery(schema: z.ZodObject, raw: unknown): Record<string, unknown> {
+  const result = readQuery(schema, (raw ?? {}) as Record<string, unknown>);
+  if (!result.success) throw invalid(result.error.issues, "INVALID_REQUEST", "");
+  return result.data as Record<string, unknown>;
+}
+
+/**
+ * The validator compiler of the v1 routes: path parameters, query and body are parsed by the
+ * endpoint table's schemas, and the handler gets the parsed values. A failure is the ApiError the
+ * error handler writes as the envelope.
+ */
+export const v1ValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    try {
+      return {
+        value:
+          httpPart === "querystring"
+            ? parseQuery(schema as z.ZodObject, data)
+            : parseWith(schema, data ?? null),
+      };
+    } catch (error) {
+      if (error instanceof ApiError) return { error };
+      throw error;
+    }
+  };
+
+/** A response that does not match its schema: a server failure (500), never sent. */
+export class ResponseSchemaError extends Error {
+  override readonly name = "ResponseSchemaError";
+}
+
+/**
+ * Writes a response through its schema: the body must match it, or it is not sent. The bytes are
+ * the body as the handler built it, so what the sandbox adds beyond the schema on purpose (the
+ * fonts' URLs, say) is kept; the schema is what the client parses, and the check that the two agree.
+ */
+export function serialize(schema: z.ZodType, body: unknown, what: string): string {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    throw new ResponseSchemaError(
+      `response of ${what} does not match its schema: ${formatIssues(result.error.issues).join("; ")}`,
+    );
+  }
+  return JSON.stringify(body);
+}
+
+/** The serializer compiler of every route: each response status the route declares has its schema. */
+export const serializerCompiler: FastifySerializerCompiler<z.ZodType> =
+  ({ schema, method, url, httpStatus }) =>
+  (body) =>
+    serialize(schema, body, `${method} ${url} (${httpStatus})`);
