@@ -3,107 +3,13 @@
  * The rules are listed in docs/sandbox.md ("Addresses"); keep the two in step.
  */
 
-export const STATES: Record<string, string> = {
-  ALABAMA: "AL",
-  ALASKA: "AK",
-  ARIZONA: "AZ",
-  ARKANSAS: "AR",
-  CALIFORNIA: "CA",
-  COLORADO: "CO",
-  CONNECTICUT: "CT",
-  DELAWARE: "DE",
-  "DISTRICT OF COLUMBIA": "DC",
-  FLORIDA: "FL",
-  GEORGIA: "GA",
-  HAWAII: "HI",
-  IDAHO: "ID",
-  ILLINOIS: "IL",
-  INDIANA: "IN",
-  IOWA: "IA",
-  KANSAS: "KS",
-  KENTUCKY: "KY",
-  LOUISIANA: "LA",
-  MAINE: "ME",
-  MARYLAND: "MD",
-  MASSACHUSETTS: "MA",
-  MICHIGAN: "MI",
-  MINNESOTA: "MN",
-  MISSISSIPPI: "MS",
-  MISSOURI: "MO",
-  MONTANA: "MT",
-  NEBRASKA: "NE",
-  NEVADA: "NV",
-  "NEW HAMPSHIRE": "NH",
-  "NEW JERSEY": "NJ",
-  "NEW MEXICO": "NM",
-  "NEW YORK": "NY",
-  "NORTH CAROLINA": "NC",
-  "NORTH DAKOTA": "ND",
-  OHIO: "OH",
-  OKLAHOMA: "OK",
-  OREGON: "OR",
-  PENNSYLVANIA: "PA",
-  "RHODE ISLAND": "RI",
-  "SOUTH CAROLINA": "SC",
-  "SOUTH DAKOTA": "SD",
-  TENNESSEE: "TN",
-  TEXAS: "TX",
-  UTAH: "UT",
-  VERMONT: "VT",
-  VIRGINIA: "VA",
-  WASHINGTON: "WA",
-  "WEST VIRGINIA": "WV",
-  WISCONSIN: "WI",
-  WYOMING: "WY",
-  "PUERTO RICO": "PR",
-  GUAM: "GU",
-  "VIRGIN ISLANDS": "VI",
-  "AMERICAN SAMOA": "AS",
-  "NORTHERN MARIANA ISLANDS": "MP",
-};
-const STATE_CODES = new Set(Object.values(STATES));
+import {
+  STATES,
+  standardizeCity,
+  standardizeLine,
+  standardizeState,
+} from "../../provider/api/schemas/address-standard";
 
-/** USPS Publication 28 abbreviations the sandbox applies, word by word, to address lines. */
-const WORDS: Record<string, string> = {
-  STREET: "ST",
-  AVENUE: "AVE",
-  ROAD: "RD",
-  DRIVE: "DR",
-  BOULEVARD: "BLVD",
-  LANE: "LN",
-  COURT: "CT",
-  PLACE: "PL",
-  PARKWAY: "PKWY",
-  HIGHWAY: "HWY",
-  CIRCLE: "CIR",
-  TERRACE: "TER",
-  SQUARE: "SQ",
-  TRAIL: "TRL",
-  WAY: "WAY",
-  EXPRESSWAY: "EXPY",
-  FREEWAY: "FWY",
-  PLAZA: "PLZ",
-  POINT: "PT",
-  CENTER: "CTR",
-  NORTH: "N",
-  SOUTH: "S",
-  EAST: "E",
-  WEST: "W",
-  NORTHEAST: "NE",
-  NORTHWEST: "NW",
-  SOUTHEAST: "SE",
-  SOUTHWEST: "SW",
-  APARTMENT: "APT",
-  SUITE: "STE",
-  FLOOR: "FL",
-  ROOM: "RM",
-  BUILDING: "BLDG",
-  DEPARTMENT: "DEPT",
-  UNIT: "UNIT",
-  TRAILER: "TRLR",
-  SPACE: "SPC",
-  LOT: "LOT",
-};
 const SECONDARY = new Set(["APT", "STE", "UNIT", "FL", "RM", "BLDG", "DEPT", "LOT", "SPC", "TRLR", "#"]);
 
 export interface AddressInput {
@@ -142,31 +48,6 @@ export interface AddressResult {
 }
 
 const blank = (v: string | null | undefined): v is null | undefined | "" => v == null || v.trim() === "";
-
-/** Uppercase, punctuation other than # - / removed, spaces collapsed, Publication 28 words abbreviated. */
-export function standardizeLine(line: string): string {
-  const cleaned = line
-    .toUpperCase()
-    .replace(/[.,;:'"!?()]/g, " ")
-    .replace(/#\s*/g, "# ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return cleaned
-    .split(" ")
-    .map((word) => WORDS[word] ?? word)
-    .join(" ")
-    .replace(/# /g, "#");
-}
-
-export function standardizeCity(city: string): string {
-  return city.toUpperCase().replace(/[.,]/g, "").replace(/\s+/g, " ").trim();
-}
-
-export function standardizeState(state: string): string | undefined {
-  const upper = state.toUpperCase().replace(/\./g, "").replace(/\s+/g, " ").trim();
-  if (STATE_CODES.has(upper)) return upper;
-  return STATES[upper];
-}
 
 /** A small stable hash (FNV-1a) so that derived digits are the same on every run. */
 export function stableHash(text: string): number {

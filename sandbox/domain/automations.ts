@@ -1,8 +1,9 @@
+import { standardizeLine } from "../../provider/api/schemas/address-standard";
 import type { Timings } from "../assumptions";
 import type { IntegrationOrderRow, OrderRow } from "../storage/rows";
 import type { Store } from "../storage/store";
 import type { Accounts } from "./accounts";
-import { doNotMailKey, duplicateKey, stableHash, standardizeLine, validateAddress } from "./address";
+import { doNotMailKey, duplicateKey, stableHash, validateAddress } from "./address";
 import { ApiError, notFound } from "./errors";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";

@@ -1,6 +1,7 @@
 /** The deterministic rules of docs/sandbox.md, one table each: addresses, images, fault paths. */
 import { describe, expect, test } from "vitest";
-import { doNotMailKey, standardizeLine, validateAddress } from "../../sandbox/domain/address";
+import { standardizeLine } from "../../provider/api/schemas/address-standard";
+import { doNotMailKey, validateAddress } from "../../sandbox/domain/address";
 import { checkImage } from "../../sandbox/domain/images";
 import { FaultTable } from "../../sandbox/http/faults";
 

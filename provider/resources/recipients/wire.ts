@@ -3,10 +3,10 @@
  * the identity field, and what can be told from a recipient as the service lists it back.
  */
 import { createHash } from "node:crypto";
-// The service standardizes addresses per USPS Publication 28; the sandbox implements those rules,
-// and they are the one place this package holds them.
-import { standardizeCity, standardizeLine, standardizeState } from "../../../sandbox/address";
 import { newOrderRecipient } from "../../api/recipients";
+// The service standardizes addresses per USPS Publication 28; the rules live with the wire schemas,
+// shared with the sandbox.
+import { standardizeCity, standardizeLine, standardizeState } from "../../api/schemas/address-standard";
 import type { OrderRecipient } from "../../api/schemas/recipient";
 import { DECLARED_FIELDS, type DeclaredRecipient, type IdentityField } from "./declared";
 import { UNKNOWN_CONTENT } from "./index-codec";
