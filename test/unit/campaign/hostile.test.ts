@@ -17,6 +17,7 @@ import {
   MAX_NESTING,
   MAX_PRINTED_PROBLEMS,
 } from "../../../provider/campaign/loader";
+import { LineTracker } from "../../../provider/text";
 import { CSV_HEADER, campaignHead, type HostileFiles, hostile } from "../../../scripts/hostile-files";
 import { tempDir } from "./fixtures";
 
@@ -408,6 +409,17 @@ describe("lines and bytes", () => {
       "people.json:1:2: zipCode: zipCode is required",
       "people.jsonl:1:1: zipCode: zipCode is required",
     ]);
+  });
+});
+
+describe("LineTracker", () => {
+  it("counts CRLF, LF and CR as one line end each, also when a CRLF is split between two pieces read", () => {
+    const at = new LineTracker();
+    at.advance("a\r\nb\nc\r");
+    expect(at.positionOf("\nxy", 2)).toEqual({ line: 4, column: 2 });
+    at.advance("\nxy");
+    expect([at.line, at.column]).toEqual([4, 3]);
+    expect(at.positionOf("z\rw", 2)).toEqual({ line: 5, column: 1 });
   });
 });
 
