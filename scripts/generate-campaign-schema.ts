@@ -8,6 +8,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
+import {
+  MAX_ALIAS_VALUES,
+  MAX_NESTING,
+  MAX_PRINTED_PROBLEMS,
+  MAX_RECIPIENT_PROBLEMS,
+} from "../provider/campaign/loader";
 import { CampaignDocument, CampaignRecipients } from "../provider/campaign/schema";
 import { DeclaredRecipient } from "../provider/resources/recipients/declared";
 
@@ -159,7 +165,7 @@ export function renderCampaignFormatDoc(schema: JsonSchema = campaignJsonSchema(
   const lines = [INTRO, "## Fields", ""];
   if (schema.description) lines.push(sentence(schema.description), "");
   section(DOCUMENT, top);
-  lines.push(sections.join("\n\n"), "", recipientFields());
+  lines.push(sections.join("\n\n"), "", recipientFields(), limits());
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
@@ -177,6 +183,29 @@ function recipientFields(): string {
     "",
     `- Required: ${required.map((n) => `\`${n}\``).join(", ")}`,
     `- Optional: ${optional.map((n) => `\`${n}\``).join(", ")}`,
+    "",
+  ].join("\n");
+}
+
+/** What the loader accepts, with its constants, so that the text follows them. */
+function limits(): string {
+  return [
+    "## Limits",
+    "",
+    "So that any file, however large or broken, is checked in time that grows only with its size:",
+    "",
+    `- Sections and lists nest at most ${MAX_NESTING} levels deep (a campaign needs a few). Deeper`,
+    "  nesting is one problem, where it passes the limit.",
+    `- The aliases (\`*name\`) of a document repeat at most ${MAX_ALIAS_VALUES} values in all, or as many as`,
+    "  the document writes if it writes more: an alias bomb is one problem.",
+    "- A key appears once in a section, and is text (a number or `true` counts as its text), not a",
+    "  section or a list.",
+    "- Campaign and recipients files are UTF-8 text, with or without a byte-order mark, with CRLF, LF or",
+    "  CR line ends (even mixed). A byte that is not UTF-8, or a control character other than tab, is",
+    "  one problem, where it is.",
+    `- At most ${MAX_PRINTED_PROBLEMS} problems are listed per file, then one line says how many more`,
+    `  there are and where they start. A recipients file or \`inline\` list reports at most`,
+    `  ${MAX_RECIPIENT_PROBLEMS} problems; its \`file\` (or \`inline\`) value counts the rest.`,
     "",
   ].join("\n");
 }

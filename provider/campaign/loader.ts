@@ -9,6 +9,9 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import {
+  type Alias,
+  Composer,
+  type CST,
   type Document,
   isAlias,
   isMap,
@@ -16,13 +19,14 @@ import {
   isSeq,
   LineCounter,
   type Node,
-  parseAllDocuments,
-  parseDocument,
-  visit,
+  type Pair,
+  Parser,
+  type YAMLMap,
 } from "yaml";
 import { z } from "zod";
 import { canonicalFieldName } from "../resources/recipients/declared";
-import { formatOf, loadRecipients } from "../resources/recipients/source";
+import { formatOf, loadRecipients, type RecipientSourceOptions } from "../resources/recipients/source";
+import { LineTracker, notTextAt, shown } from "../text";
 import { CampaignDocument, CampaignRecipients } from "./schema";
 
 export interface LoadedCampaign {
@@ -61,6 +65,19 @@ export interface LoadOptions {
 /** Problems reported per recipient source; the rest are counted in one more problem. */
 export const MAX_RECIPIENT_PROBLEMS = 100;
 
+/** Problems formatProblems prints per file; the rest are counted in one more line. */
+export const MAX_PRINTED_PROBLEMS = 100;
+
+/** How deep sections and lists may nest in a campaign document (docs/campaign-format.md). */
+export const MAX_NESTING = 64;
+
+/**
+ * How many values the aliases (`*name`) of one document may repeat in all, or as many as the
+ * document writes if that is more: an alias bomb stops here, and what is checked stays within
+ * twice what is written.
+ */
+export const MAX_ALIAS_VALUES = 10_000;
+
 const CAMPAIGN_FILE = /\.ya?ml$/i;
 
 type Path = readonly PropertyKey[];
@@ -73,6 +90,18 @@ interface ParsedDocument {
   doc: Document.Parsed;
   lines: LineCounter;
   value: unknown;
+  /** The entries of each mapping by key, so that finding a key is a lookup, not a scan. */
+  entries: Map<YAMLMap, Map<string, Pair>>;
+  /** The node each alias stands for. */
+  sources: Map<Alias, Node>;
+}
+
+/** What checking one recipients file found, kept for the other documents that name it. */
+interface RecipientsCheck {
+  /** Problems in the recipients file. */
+  late: CampaignProblem[];
+  /** Problems reported at each naming document's `file` value, given the file as it was written there. */
+  atFileValue: ((declared: string) => string)[];
 }
 
 /** Every `*.yaml`/`*.yml` file under `dir`, recursively, sorted by path. Hidden folders (`.git`, `.github`) are skipped. */
@@ -113,13 +142,22 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
   const invalidFiles: string[] = [];
   /** metadata.name → where it was first declared. */
   const names = new Map<string, { file: string; position: Position }>();
+  /** A recipients file named by several documents is read once (per key column and identity field). */
+  const recipientChecks = new Map<string, Promise<RecipientsCheck>>();
 
   for (const file of [...new Set(paths.map((p) => path.resolve(p)))]) {
     let text: string;
     try {
-      text = await fs.readFile(file, "utf8");
+      // Decoding drops a byte-order mark; a byte that is not UTF-8 becomes U+FFFD, found just below.
+      text = new TextDecoder().decode(await fs.readFile(file));
     } catch (error) {
       problems.push({ file, line: 1, column: 1, message: fileError(error, "campaign file") });
+      invalidFiles.push(file);
+      continue;
+    }
+    const binary = notTextAt(text);
+    if (binary) {
+      problems.push({ file, ...new LineTracker().positionOf(text, binary.index), message: binary.message });
       invalidFiles.push(file);
       continue;
     }
@@ -146,7 +184,13 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
           names.set(name, { file, position });
         }
       }
-      const recipientsFile = await checkRecipients(parsed, fileProblems, lateProblems, options.relativeTo);
+      const recipientsFile = await checkRecipients(
+        parsed,
+        fileProblems,
+        lateProblems,
+        recipientChecks,
+        options.relativeTo,
+      );
       if (fileProblems.length + lateProblems.length === before) {
         const document = CampaignDocument.parse(parsed.value);
         campaigns.push({
@@ -166,12 +210,32 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
 
 /**
  * Problems as `path:line:column: message` lines, paths relative to `relativeTo` (default the
- * working directory) when that is shorter.
+ * working directory) when that is shorter,
+ * grouped by file: the first MAX_PRINTED_PROBLEMS of a file, then one line that counts the rest.
  */
 export function formatProblems(problems: readonly CampaignProblem[], relativeTo?: string): string {
-  return problems
-    .map((p) => `${displayPath(p.file, relativeTo)}:${p.line}:${p.column}: ${p.message}`)
-    .join("\n");
+  const byFile = new Map<string, CampaignProblem[]>();
+  for (const problem of problems) {
+    const list = byFile.get(problem.file);
+    if (list) list.push(problem);
+    else byFile.set(problem.file, [problem]);
+  }
+  const lines: string[] = [];
+  const print = (p: CampaignProblem, message: string) =>
+    lines.push(`${displayPath(p.file, relativeTo)}:${p.line}:${p.column}: ${message}`);
+  for (const list of byFile.values()) {
+    for (const problem of list.slice(0, MAX_PRINTED_PROBLEMS)) print(problem, problem.message);
+    const next = list[MAX_PRINTED_PROBLEMS];
+    if (next) {
+      const more = list.length - MAX_PRINTED_PROBLEMS;
+      print(
+        next,
+        `${more} more problem${more === 1 ? "" : "s"} in this file from here on, not listed ` +
+          `(${MAX_PRINTED_PROBLEMS} are listed per file); fix the ones above and check again`,
+      );
+    }
+  }
+  return lines.join("\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -179,32 +243,51 @@ export function formatProblems(problems: readonly CampaignProblem[], relativeTo?
 
 function parseFile(file: string, text: string, problems: CampaignProblem[]): ParsedDocument[] {
   const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines });
+  const at = (offset: number): Position => {
+    const { line, col } = lines.linePos(offset);
+    return { line, column: col };
+  };
+  // Duplicate keys are found while converting, in linear time (yaml's own check scans the mapping
+  // for each key).
+  const composer = new Composer({ uniqueKeys: false });
+  const docs: Document.Parsed[] = [];
+  /** Per document, where it nests too deep, if it does. */
+  const tooDeep: (number | undefined)[] = [];
+  // A lone CR ends a line for editors, not for yaml: as a LF, with every offset unchanged.
+  for (const token of new Parser(lines.addNewLine).parse(text.replace(/\r(?!\n)/g, "\n"))) {
+    if (token.type === "document") {
+      const offset = tooDeepAt(token);
+      tooDeep.push(offset);
+      // Composing recurses into every level: a document nested too deep is composed empty.
+      if (offset !== undefined) delete token.value;
+    }
+    docs.push(...composer.next(token));
+  }
+  docs.push(...composer.end());
+  if (docs.length === 0) {
+    for (const issue of composer.streamInfo().errors) {
+      problems.push({ file, ...at(issue.pos[0]), message: syntaxMessage(issue.code, issue.message) });
+    }
+  }
   const parsed: ParsedDocument[] = [];
   for (const [index, doc] of docs.entries()) {
+    const deep = tooDeep[index];
+    if (deep !== undefined) {
+      problems.push({ file, ...at(deep), message: tooDeepMessage() });
+      continue;
+    }
     for (const issue of [...doc.errors, ...doc.warnings]) {
-      const [start] = issue.linePos ?? [{ line: 1, col: 1 }];
-      problems.push({
-        file,
-        line: start.line,
-        column: start.col,
-        message: syntaxMessage(issue.code, issue.message),
-      });
+      problems.push({ file, ...at(issue.pos[0]), message: syntaxMessage(issue.code, issue.message) });
     }
     // The values of a document with syntax errors (or an unknown tag) are guesses: checking them
     // would add noise.
     if (doc.errors.length > 0 || doc.warnings.length > 0) continue;
     // An empty document (a trailing `---`, say) declares nothing; it is skipped, as kubectl does.
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
-    let value: unknown;
-    try {
-      // An alias bomb (aliases of aliases) becomes a problem here instead of exhausting memory.
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      problems.push({ file, ...aliasPosition(doc, lines), message: `YAML: ${(error as Error).message}` });
-      continue;
-    }
-    parsed.push({ file, index, doc, lines, value });
+    const converted = toValue(doc);
+    for (const { offset, message } of converted.problems) problems.push({ file, ...at(offset), message });
+    if (converted.problems.length > 0) continue;
+    parsed.push({ file, index, doc, lines, ...converted });
   }
   if (parsed.length === 0 && problems.length === 0) {
     problems.push({
@@ -221,37 +304,165 @@ function parseFile(file: string, text: string, problems: CampaignProblem[]): Par
 function syntaxMessage(code: string, message: string): string {
   // The parser appends " at line L, column C:" and a source excerpt; the position is printed anyway.
   const text = message.replace(/ at line \d+, column \d+:?[\s\S]*$/, "");
-  if (code === "DUPLICATE_KEY") return "YAML: this key appears twice in the same section; keep one";
+  if (code === "DUPLICATE_KEY") return DUPLICATE_KEY;
   if (code === "BLOCK_AS_IMPLICIT_KEY") return `YAML: ${text} (put a value that contains ": " in quotes)`;
-  return `YAML: ${text}`;
+  // The composer reports a JavaScript error (a stack overflow) as this; tooDeepAt keeps it from
+  // happening, and its text would mean nothing to a marketer.
+  if (code === "RESOURCE_EXHAUSTION") return tooDeepMessage();
+  // An error token quotes the source it could not read, which may be a whole line of anything.
+  return `YAML: ${shown(text, 200)}`;
 }
 
-/** Where toJS failed: the first alias without an anchor before it. */
-function aliasPosition(doc: Document.Parsed, lines: LineCounter): Position {
-  let offset = doc.range[0];
-  visit(doc, {
-    Alias(_, node) {
-      if (node.resolve(doc) === undefined) {
-        offset = node.range?.[0] ?? offset;
-        return visit.BREAK;
+const DUPLICATE_KEY = "YAML: this key appears twice in the same section; keep one";
+
+function tooDeepMessage(): string {
+  return (
+    `YAML: sections and lists are nested more than ${MAX_NESTING} levels deep here; ` +
+    "a campaign needs a few levels (see docs/campaign-format.md)"
+  );
+}
+
+/**
+ * Where a document nests sections and lists more than MAX_NESTING deep: the offset of the first
+ * one too deep, in text order. Read from the parser's tokens with a stack, not recursion, before
+ * anything recursive (composing, converting, the schema) sees the document.
+ */
+function tooDeepAt(document: CST.Document): number | undefined {
+  const stack: [CST.Token | null | undefined, number][] = [[document.value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [token, depth] = next;
+    if (!token || !("items" in token)) continue;
+    if (depth >= MAX_NESTING) return token.offset;
+    // Reversed, so that the first item is the next one taken: the first too deep in text order.
+    for (const item of [...token.items].reverse()) stack.push([item.value, depth + 1], [item.key, depth + 1]);
+  }
+  return undefined;
+}
+
+interface Converted {
+  value: unknown;
+  entries: Map<YAMLMap, Map<string, Pair>>;
+  sources: Map<Alias, Node>;
+  problems: { offset: number; message: string }[];
+}
+
+/**
+ * A document's value, in one pass over its nodes: yaml's toJS resolves each alias by a scan of the
+ * document (quadratic with many aliases) and turns a JavaScript error into an alias problem.
+ * Mappings become objects without a prototype, so that every key (`constructor`, `__proto__`) is
+ * data. The problems: a key twice in a mapping, a key that is a section or list, an alias without
+ * its anchor or inside it, aliases repeating more than MAX_ALIAS_VALUES values in all (an alias
+ * bomb), and nesting deeper than MAX_NESTING through aliases or `[key: value]` entries.
+ */
+function toValue(doc: Document.Parsed): Converted {
+  const entries = new Map<YAMLMap, Map<string, Pair>>();
+  const sources = new Map<Alias, Node>();
+  const problems: Converted["problems"] = [];
+  const problem = (node: unknown, message: string) =>
+    problems.push({ offset: (node as Node | null)?.range?.[0] ?? doc.range[0], message });
+  /** Anchor name → the last node that set it so far, in document order (as YAML resolves aliases). */
+  const anchors = new Map<string, Node>();
+  /** Anchored nodes: their value, once converted, with its nesting height and count of values. */
+  const anchored = new Map<Node, { value: unknown; height: number; size: number } | "converting">();
+  /** Values written, and each alias with the values repeated up to it, for the alias bomb check. */
+  let written = 0;
+  const repeated: { node: Alias; values: number }[] = [];
+
+  type Result = { value: unknown; height: number; size: number };
+  // Recursion is bounded: tooDeepAt and the depth check below keep it within MAX_NESTING levels.
+  const convert = (node: unknown, depth: number): Result => {
+    if (isAlias(node)) return alias(node, depth);
+    const anchor = (node as Node | null)?.anchor;
+    if (anchor) {
+      anchors.set(anchor, node as Node);
+      anchored.set(node as Node, "converting");
+    }
+    const result = convertNode(node, depth);
+    if (anchor) anchored.set(node as Node, result);
+    return result;
+  };
+  const convertNode = (node: unknown, depth: number): Result => {
+    written += 1;
+    if (isScalar(node)) return { value: node.toJSON(), height: 0, size: 1 };
+    if (!isMap(node) && !isSeq(node)) return { value: null, height: 0, size: 1 };
+    if (depth >= MAX_NESTING) {
+      problem(node, tooDeepMessage());
+      return { value: null, height: 0, size: 1 };
+    }
+    let height = 0;
+    let size = 1;
+    const add = (result: Result) => {
+      height = Math.max(height, result.height);
+      size += result.size;
+      return result.value;
+    };
+    if (isSeq(node)) {
+      const value = node.items.map((item) => add(convert(item, depth + 1)));
+      return { value, height: height + 1, size };
+    }
+    const byKey = new Map<string, Pair>();
+    entries.set(node, byKey);
+    const value: Record<string, unknown> = Object.create(null);
+    for (const pair of node.items) {
+      const written = convert(pair.key, depth + 1).value;
+      // As yaml's toJS does: a number or true is the key's text; an empty key is "".
+      const key = typeof written === "object" && written !== null ? undefined : String(written ?? "");
+      if (key === undefined) {
+        problem(pair.key, "YAML: a key must be a word or text, not a section or list");
+      } else if (byKey.has(key)) {
+        problem(pair.key, DUPLICATE_KEY);
+      } else {
+        byKey.set(key, pair);
+        value[key] = add(convert(pair.value, depth + 1));
       }
-    },
-  });
-  const { line, col } = lines.linePos(offset);
-  return { line, column: col };
+    }
+    return { value, height: height + 1, size };
+  };
+  const alias = (node: Alias, depth: number): Result => {
+    const source = anchors.get(node.source);
+    const found = source && anchored.get(source);
+    if (!source || !found) {
+      problem(
+        node,
+        `YAML: Unresolved alias (the anchor must be set before the alias): ${shown(node.source)}`,
+      );
+    } else if (found === "converting") {
+      problem(
+        node,
+        `YAML: the alias *${shown(node.source)} is inside the value it names, which would repeat forever`,
+      );
+    } else if (depth + found.height > MAX_NESTING) {
+      problem(node, tooDeepMessage());
+    } else {
+      sources.set(node, source);
+      repeated.push({ node, values: (repeated.at(-1)?.values ?? 0) + found.size });
+      return found;
+    }
+    return { value: null, height: 0, size: 1 };
+  };
+  const { value } = convert(doc.contents, 0);
+  const limit = Math.max(MAX_ALIAS_VALUES, written);
+  const bomb = repeated.find((r) => r.values > limit);
+  if (bomb) {
+    problem(
+      bomb.node,
+      `YAML: the aliases (*name) of this document repeat more than ${limit} values in all; write the values out`,
+    );
+  }
+  return { value, entries, sources, problems };
 }
 
 /**
  * The node at `path` in a document, or the deepest one on the way when the path ends early (a
  * missing key: its parent). `key` is the key node of the last map entry on the way.
  */
-function nodeAt(doc: Document.Parsed, path: Path): { node: Node | null; key?: Node } {
-  let node: unknown = doc.contents;
+function nodeAt(parsed: ParsedDocument, path: Path): { node: Node | null; key?: Node } {
+  let node: unknown = parsed.doc.contents;
   let key: Node | undefined;
   for (const segment of path) {
-    if (isAlias(node)) node = node.resolve(doc);
+    if (isAlias(node)) node = parsed.sources.get(node) ?? node;
     if (isMap(node)) {
-      const pair = node.items.find((p) => keyText(p.key) === String(segment));
+      const pair = parsed.entries.get(node)?.get(String(segment));
       if (!pair) return { node, ...(key ? { key } : {}) };
       key = pair.key as Node;
       node = pair.value;
@@ -280,7 +491,7 @@ function nodePosition(parsed: ParsedDocument, node: Node | null, key?: Node): Po
 }
 
 function positionOf(parsed: ParsedDocument, path: Path): Position {
-  const { node, key } = nodeAt(parsed.doc, path);
+  const { node, key } = nodeAt(parsed, path);
   return nodePosition(parsed, node, key);
 }
 
@@ -303,9 +514,10 @@ function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): voi
   if (result.success) return;
   for (const issue of result.error.issues) {
     if (issue.code === "unrecognized_keys") {
-      const { node } = nodeAt(parsed.doc, issue.path);
+      const { node } = nodeAt(parsed, issue.path);
+      const keys = isMap(node) ? parsed.entries.get(node) : undefined;
       for (const name of issue.keys) {
-        const pair = isMap(node) ? node.items.find((p) => keyText(p.key) === name) : undefined;
+        const pair = keys?.get(name);
         problems.push({
           file: parsed.file,
           ...nodePosition(parsed, (pair?.key as Node | undefined) ?? node),
@@ -318,7 +530,7 @@ function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): voi
     const last = issue.path[issue.path.length - 1];
     const missing = issue.path.length > 0 && isPlainObject(parent) && !Object.hasOwn(parent, String(last));
     if (missing) {
-      const { node } = nodeAt(parsed.doc, issue.path.slice(0, -1));
+      const { node } = nodeAt(parsed, issue.path.slice(0, -1));
       problems.push({
         file: parsed.file,
         ...nodePosition(parsed, node),
@@ -326,7 +538,7 @@ function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): voi
       });
       continue;
     }
-    const { node, key } = nodeAt(parsed.doc, issue.path);
+    const { node, key } = nodeAt(parsed, issue.path);
     problems.push({
       file: parsed.file,
       ...nodePosition(parsed, node, key),
@@ -342,10 +554,10 @@ function nameOf(value: unknown): string | undefined {
 
 function unknownKeyMessage(at: Path, name: string): string {
   const allowed = keysAt(at);
-  const near = allowed.find((k) => k.toLowerCase() === name.toLowerCase() || editDistance(k, name) <= 2);
+  const near = allowed.find((k) => k.toLowerCase() === name.toLowerCase() || isNear(k, name));
   const where = at.length > 0 ? `${label(at)}: ` : "";
   return (
-    `${where}unknown key "${name}"` +
+    `${where}unknown key "${shown(name)}"` +
     (near ? ` (did you mean "${near}"?)` : "") +
     (allowed.length > 0 ? `; allowed keys: ${allowed.join(", ")}` : "")
   );
@@ -382,6 +594,7 @@ const EXPECTED: Record<string, string> = {
   int: "a whole number",
   boolean: "true or false",
   object: "a section of key: value lines",
+  record: "a section of key: value lines",
   array: 'a list (lines starting with "- ")',
 };
 
@@ -428,7 +641,7 @@ function issueText(issue: z.core.$ZodIssue, value: unknown, node: Node | null): 
 
 function describeValue(value: unknown): string {
   if (value === null || value === undefined) return "nothing (an empty value)";
-  if (typeof value === "string") return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === "string") return `"${shown(value, 40)}"`;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return "a list";
   if (isPlainObject(value)) return "a section of key: value lines";
@@ -440,8 +653,10 @@ function schemaAt(at: Path): z.ZodType | undefined {
   let schema: z.ZodType | undefined = CampaignDocument;
   for (const segment of at) {
     schema = unwrap(schema);
-    if (schema instanceof z.ZodObject) schema = (schema.shape as Record<string, z.ZodType>)[String(segment)];
-    else if (schema instanceof z.ZodArray) schema = schema.element as z.ZodType;
+    if (schema instanceof z.ZodObject) {
+      const shape = schema.shape as Record<string, z.ZodType>;
+      schema = Object.hasOwn(shape, String(segment)) ? shape[String(segment)] : undefined;
+    } else if (schema instanceof z.ZodArray) schema = schema.element as z.ZodType;
     else if (schema instanceof z.ZodRecord) schema = schema.valueType as z.ZodType;
     else return undefined;
   }
@@ -463,7 +678,7 @@ function keysAt(at: Path): string[] {
 function label(at: Path): string {
   if (at.length === 0) return "the campaign";
   return at
-    .map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`))
+    .map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? shown(String(s)) : `.${shown(String(s))}`))
     .join("");
 }
 
@@ -474,11 +689,13 @@ function label(at: Path): string {
  * Checks the recipients of one document (when its recipients section itself is valid) and
  * returns the absolute recipients file, if any. Problems inside the campaign file go to
  * `problems`; problems in the recipients file, to `late` (printed after the campaign file's).
+ * `checks` keeps what each recipients file gave, so that a file named by many documents is read once.
  */
 async function checkRecipients(
   parsed: ParsedDocument,
   problems: CampaignProblem[],
   late: CampaignProblem[],
+  checks: Map<string, Promise<RecipientsCheck>>,
   relativeTo: string | undefined,
 ): Promise<string | undefined> {
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
@@ -492,12 +709,20 @@ async function checkRecipients(
 
   if (section.data.inline !== undefined) {
     numbersLosingDigits(parsed, problems);
-    const loaded = await loadRecipients({ inline: section.data.inline }, options);
+    // The recipients as written, not zod's copies of them: those lose a key such as `__proto__`.
+    const inline = valueAt(parsed.value, ["spec", "recipients", "inline"]) as Record<string, unknown>[];
+    const loaded = await loadRecipients({ inline }, options);
+    const written = new Map<number, Map<string, string>>();
     for (const problem of loaded.problems) {
       const item: Path = ["inline", problem.row - 1];
-      const field = problem.field && inlineKey(section.data.inline[problem.row - 1], problem.field);
+      let keys = written.get(problem.row);
+      if (!keys) {
+        keys = writtenKeys(Object.keys(inline[problem.row - 1] ?? {}).map((k) => [k, k]));
+        written.set(problem.row, keys);
+      }
+      const field = problem.field && keys.get(problem.field);
       // At the field's key: the field is the subject (its value may be missing or fine on its own).
-      const { node, key } = nodeAt(parsed.doc, ["spec", "recipients", ...item, ...(field ? [field] : [])]);
+      const { node, key } = nodeAt(parsed, ["spec", "recipients", ...item, ...(field ? [field] : [])]);
       problems.push({
         file: parsed.file,
         ...nodePosition(parsed, field && key ? key : node),
@@ -520,43 +745,74 @@ async function checkRecipients(
   try {
     formatOf(file);
   } catch {
-    fileProblem(`"${declared}" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`);
-    return undefined;
-  }
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) {
-      fileProblem(`"${declared}" is a folder, not a recipients file`);
-      return undefined;
-    }
-    await fs.access(file, fs.constants.R_OK);
-  } catch (error) {
     fileProblem(
-      `${fileError(error, `recipients file "${declared}"`)} (looked for ${displayPath(file, relativeTo)}; the path is relative to the campaign file)`,
+      `"${shown(declared)}" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
     );
     return undefined;
+  }
+  const key = JSON.stringify([file, options.identityField, options.keyColumn]);
+  let check = checks.get(key);
+  if (!check) {
+    check = checkRecipientsFile(file, options, relativeTo);
+    checks.set(key, check);
+  }
+  const { late: found, atFileValue } = await check;
+  // Found once, pushed for each document that names the file: they are deduplicated in the end.
+  late.push(...found);
+  for (const message of atFileValue) fileProblem(message(`"${shown(declared)}"`));
+  return file;
+}
+
+/** Reads and checks one recipients file; see checkRecipients. */
+async function checkRecipientsFile(
+  file: string,
+  options: RecipientSourceOptions,
+  relativeTo: string | undefined,
+): Promise<RecipientsCheck> {
+  const late: CampaignProblem[] = [];
+  const atFileValue: RecipientsCheck["atFileValue"] = [];
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile())
+      return { late, atFileValue: [(declared) => `${declared} is a folder, not a recipients file`] };
+    await fs.access(file, fs.constants.R_OK);
+  } catch (error) {
+    const where = `looked for ${shown(displayPath(file, relativeTo), 200)}; the path is relative to the campaign file`;
+    return {
+      late,
+      atFileValue: [(declared) => `${fileError(error, `recipients file ${declared}`)} (${where})`],
+    };
   }
   try {
     const loaded = await loadRecipients({ file }, options);
     // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
-    const elements =
-      formatOf(file) === "json" && loaded.problems.length > 0 ? await jsonElementPositions(file) : [];
+    const json =
+      formatOf(file) === "json" && loaded.problems.length > 0
+        ? jsonPositions(
+            (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, ""),
+            new Set(loaded.problems.map((p) => p.row)),
+          )
+        : undefined;
     for (const problem of loaded.problems) {
-      const position = formatOf(file) === "json" ? elements[problem.row - 1] : undefined;
+      const element = json?.get(problem.row);
+      const position =
+        (problem.field !== undefined ? element?.keys.get(problem.field) : undefined) ?? element?.start;
       late.push({
         file,
         ...(position ?? { line: problem.row, column: 1 }),
-        message: `${problem.field ? `${problem.field}: ` : ""}${problem.message}`,
+        message: `${problem.field ? `${shown(problem.field)}: ` : ""}${problem.message}`,
       });
     }
     if (loaded.problemCount > loaded.problems.length) {
-      fileProblem(
-        `"${declared}" has ${loaded.problemCount - loaded.problems.length} more problems besides the ${loaded.problems.length} listed`,
+      const more = loaded.problemCount - loaded.problems.length;
+      atFileValue.push(
+        (declared) => `${declared} has ${more} more problems besides the ${loaded.problems.length} listed`,
       );
     }
   } catch (error) {
-    // The file's own format is broken (a CSV row with an extra column, JSON that does not parse).
-    const reported = (error as { lines?: unknown }).lines;
+    // The file's own format is broken (a CSV row with an extra column, JSON that does not parse,
+    // binary data). `lines` is csv-parse's name for the line; `character`, the column of binary data.
+    const { lines: reported, character } = error as { lines?: unknown; character?: unknown };
     const message = recipientFileError(error);
     if (typeof reported === "number" && reported > 0) {
       const text = await fs.readFile(file, "utf8").catch(() => "");
@@ -565,12 +821,12 @@ async function checkRecipients(
       const opened =
         (error as { code?: unknown }).code === "CSV_QUOTE_NOT_CLOSED" ? unclosedQuoteLine(text) : undefined;
       const line = Math.min(opened ?? reported, lineCount(text));
-      late.push({ file, line, column: 1, message });
+      late.push({ file, line, column: typeof character === "number" ? character : 1, message });
     } else {
-      fileProblem(`"${declared}" cannot be read: ${message}`);
+      atFileValue.push((declared) => `${declared} cannot be read: ${message}`);
     }
   }
-  return file;
+  return { late, atFileValue };
 }
 
 /**
@@ -578,7 +834,7 @@ async function checkRecipients(
  * without quotes would be sent changed. Reported where the number's text and its value differ.
  */
 function numbersLosingDigits(parsed: ParsedDocument, problems: CampaignProblem[]): void {
-  const { node } = nodeAt(parsed.doc, ["spec", "recipients", "inline"]);
+  const { node } = nodeAt(parsed, ["spec", "recipients", "inline"]);
   if (!isSeq(node)) return;
   for (const [index, item] of node.items.entries()) {
     if (!isMap(item)) continue;
@@ -629,21 +885,91 @@ function lineCount(text: string): number {
   return text.split(/\r\n|\r|\n/).length;
 }
 
-/** Where each element of a JSON array file starts (JSON is YAML, whose parser keeps positions). */
-async function jsonElementPositions(file: string): Promise<Position[]> {
-  const lines = new LineCounter();
-  const doc = parseDocument(await fs.readFile(file, "utf8"), { lineCounter: lines });
-  if (!isSeq(doc.contents)) return [];
-  return doc.contents.items.map((item) => {
-    const { line, col } = lines.linePos((item as Node | null)?.range?.[0] ?? 0);
-    return { line, column: col };
-  });
+/**
+ * Where the wanted elements (1-based rows) of a JSON array file start, and where their keys are
+ * (by key, and by the field a key's spelling means): one pass over text that JSON.parse has
+ * accepted, following strings and nesting. Not a second parser: that cost the time of a YAML
+ * parse of the whole file.
+ */
+function jsonPositions(
+  text: string,
+  wanted: ReadonlySet<number>,
+): Map<number, { start: Position; keys: Map<string, Position> }> {
+  const found = new Map<number, { start: Position; keys: Map<string, Position> }>();
+  let line = 1;
+  let lineStart = 0;
+  let depth = 0;
+  let row = 0;
+  /** The wanted element being read, with its keys so far. */
+  let element: { start: Position; keys: [string, Position][] } | undefined;
+  const done = () => {
+    if (element) found.set(row, { start: element.start, keys: writtenKeys(element.keys) });
+    element = undefined;
+  };
+  let elementNext = false;
+  let keyNext = false;
+  let inObject = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (elementNext && c !== " " && c !== "\t" && c !== "\n" && c !== "\r" && c !== "]") {
+      elementNext = false;
+      row += 1;
+      if (wanted.has(row)) element = { start: { line, column: i - lineStart + 1 }, keys: [] };
+    }
+    switch (c) {
+      case '"': {
+        let end = i + 1;
+        while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+        if (element && depth === 2 && keyNext) {
+          element.keys.push([JSON.parse(text.slice(i, end + 1)), { line, column: i - lineStart + 1 }]);
+          keyNext = false;
+        }
+        i = end;
+        break;
+      }
+      case "[":
+      case "{":
+        depth += 1;
+        if (depth === 1) elementNext = c === "[";
+        if (depth === 2) keyNext = inObject = c === "{";
+        break;
+      case "]":
+      case "}":
+        depth -= 1;
+        if (depth === 1) done();
+        break;
+      case ",":
+        if (depth === 1) {
+          done();
+          elementNext = true;
+        }
+        if (depth === 2) keyNext = inObject;
+        break;
+      case "\r":
+      case "\n":
+        if (c === "\r" && text[i + 1] === "\n") i += 1;
+        line += 1;
+        lineStart = i + 1;
+        break;
+    }
+  }
+  done();
+  return found;
 }
 
-/** The key an inline recipient wrote for a canonical field name (it may have written `zip` for zipCode). */
-function inlineKey(recipient: Record<string, unknown> | undefined, field: string): string | undefined {
-  if (!recipient) return undefined;
-  return Object.keys(recipient).find((k) => k === field || canonicalFieldName(k) === field);
+/**
+ * A recipient's keys (with what each gives: a key, a position) looked up by the key itself and by
+ * the field its spelling means (`zip` for zipCode), so that a problem about zipCode points at the
+ * `zip` the recipient wrote.
+ */
+function writtenKeys<T>(entries: readonly [string, T][]): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const [key, value] of entries) if (!byName.has(key)) byName.set(key, value);
+  for (const [key, value] of entries) {
+    const field = canonicalFieldName(key);
+    if (field !== undefined && !byName.has(field)) byName.set(field, value);
+  }
+  return byName;
 }
 
 function recipientFileError(error: unknown): string {
@@ -715,6 +1041,11 @@ function dedupe(problems: CampaignProblem[]): CampaignProblem[] {
     seen.add(key);
     return true;
   });
+}
+
+/** Within two edits: a likely typo. (The length difference alone rules out most names, at no cost.) */
+function isNear(a: string, b: string): boolean {
+  return Math.abs(a.length - b.length) <= 2 && editDistance(a, b) <= 2;
 }
 
 function editDistance(a: string, b: string): number {

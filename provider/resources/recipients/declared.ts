@@ -4,13 +4,15 @@
  */
 import { z } from "zod";
 
-const field = () => z.string().trim().max(500).optional();
+const MAX_LENGTH = 500;
+const tooLong = `must be at most ${MAX_LENGTH} characters long`;
+const field = () => z.string().trim().max(MAX_LENGTH, tooLong).optional();
 const required = (name: string) =>
   z
     .string({ error: `${name} is required` })
     .trim()
     .min(1, `${name} is required`)
-    .max(500);
+    .max(MAX_LENGTH, tooLong);
 
 /** Every field a declared recipient may carry; anything else is an error naming the field. */
 export const DeclaredRecipient = z
@@ -63,16 +65,19 @@ export const DECLARED_FIELDS = Object.keys(DeclaredRecipient.shape) as (keyof De
 export const IDENTITY_FIELDS = ["custom1", "custom2", "custom3", "custom4", "custom5", "custom6"] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
 
-/** Common spellings of column names, so a CSV exported elsewhere loads without renaming. */
-const ALIASES: Record<string, keyof DeclaredRecipient> = {
-  zip: "zipCode",
-  postalcode: "zipCode",
-  postcode: "zipCode",
-  organization: "toOrganization",
-  company: "toOrganization",
-  address: "address1",
-  street: "address1",
-};
+/**
+ * Common spellings of column names, so a CSV exported elsewhere loads without renaming. A Map, as
+ * user text is looked up in it: a plain object would find `constructor` on Object.prototype.
+ */
+const ALIASES = new Map<string, keyof DeclaredRecipient>([
+  ["zip", "zipCode"],
+  ["postalcode", "zipCode"],
+  ["postcode", "zipCode"],
+  ["organization", "toOrganization"],
+  ["company", "toOrganization"],
+  ["address", "address1"],
+  ["street", "address1"],
+]);
 
 const CANONICAL = new Map<string, keyof DeclaredRecipient>(
   DECLARED_FIELDS.map((name) => [name.toLowerCase(), name]),
@@ -81,5 +86,5 @@ const CANONICAL = new Map<string, keyof DeclaredRecipient>(
 /** The declared field a column or key name means (case, spaces, `_` and `-` ignored), or undefined. */
 export function canonicalFieldName(name: string): keyof DeclaredRecipient | undefined {
   const folded = name.toLowerCase().replace(/[\s_-]+/g, "");
-  return CANONICAL.get(folded) ?? ALIASES[folded];
+  return CANONICAL.get(folded) ?? ALIASES.get(folded);
 }

@@ -15,7 +15,9 @@ import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import { Readable } from "node:stream";
 import { parse as parseCsv } from "csv-parse";
+import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
 
 export type RecipientFormat = "csv" | "json" | "jsonl";
@@ -83,6 +85,27 @@ export function formatOf(file: string): RecipientFormat {
  */
 export type RecipientSource = { file: string; relativeTo?: string } | { inline: unknown[] };
 
+/**
+ * The text of a recipients file, decoded as it is read, without its byte-order mark. A binary
+ * file (a spreadsheet, say) fails at its first byte that is not UTF-8 or is a control character,
+ * with that line and column (as csv-parse's errors carry `lines`), so it is one clear problem.
+ */
+async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8");
+  const at = new LineTracker();
+  const checked = (text: string) => {
+    const bad = notTextAt(text);
+    if (bad) {
+      const { line, column } = at.positionOf(text, bad.index);
+      throw Object.assign(new Error(`${shownAs}: ${bad.message}`), { lines: line, character: column });
+    }
+    at.advance(text);
+    return text;
+  };
+  for await (const bytes of createReadStream(file)) yield checked(decoder.decode(bytes, { stream: true }));
+  yield checked(decoder.decode());
+}
+
 /** A row of a source before validation; `fields` are already canonical for CSV files. */
 interface RawRow {
   row: number;
@@ -112,9 +135,11 @@ async function* rowsOf(
     throw new Error(`${source.file}: ${why} (paths are relative to ${base})`);
   });
   if (format === "json") {
+    let text = "";
+    for await (const piece of textOf(file, source.file)) text += piece;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await fs.readFile(file, "utf8"));
+      parsed = JSON.parse(text);
     } catch (error) {
       throw new Error(`${source.file}: not valid JSON: ${(error as Error).message}`);
     }
@@ -123,9 +148,14 @@ async function* rowsOf(
     return;
   }
   if (format === "jsonl") {
-    const input = createReadStream(file);
+    const input = Readable.from(textOf(file, source.file));
     const lines = readline.createInterface({ input, crlfDelay: Infinity });
-    input.on("error", (error) => lines.emit("error", error));
+    // readline does not pass a read error on: it ends the lines, and is thrown after them.
+    let failure: unknown;
+    input.on("error", (error) => {
+      failure = error;
+      lines.close();
+    });
     let line = 0;
     for await (const text of lines) {
       line += 1;
@@ -136,11 +166,18 @@ async function* rowsOf(
         yield { row: line, value: new SyntaxError(`not valid JSON: ${(error as Error).message}`) };
       }
     }
+    if (failure !== undefined) throw failure;
     return;
   }
-  const parser = parseCsv({ bom: true, skip_empty_lines: true, trim: true, info: true });
+  // Any line end, even mixed in one file (csv-parse would keep to the first one it sees).
+  const parser = parseCsv({
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    record_delimiter: ["\r\n", "\n", "\r"],
+  });
   // pipe() does not pass a read error on: without this the parser would wait forever.
-  createReadStream(file)
+  Readable.from(textOf(file, source.file))
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
@@ -154,12 +191,13 @@ async function* rowsOf(
         if (keyColumn !== undefined && name === keyColumn) return name;
         const canonical = canonicalFieldName(name);
         if (canonical === undefined)
-          problem({ row: info.lines, field: name, message: `unknown column "${name}"` });
+          problem({ row: info.lines, field: name, message: `unknown column "${shown(name)}"` });
         return canonical;
       });
       continue;
     }
-    const value: Record<string, string> = {};
+    // No prototype: the key column's name is user text (`__proto__` would be lost on a plain object).
+    const value: Record<string, string> = Object.create(null);
     record.forEach((cell, i) => {
       const name = columns?.[i];
       if (name !== undefined) value[name] = cell;
@@ -205,7 +243,7 @@ export async function loadRecipients(
       }
       const canonical = alreadyCanonical ? (name as keyof DeclaredRecipient) : canonicalFieldName(name);
       if (canonical === undefined) {
-        problem({ row, field: name, message: `unknown field "${name}"` });
+        problem({ row, field: name, message: `unknown field "${shown(name)}"` });
         continue;
       }
       if (raw === null || raw === undefined || raw === "") continue;
@@ -292,7 +330,7 @@ export function describeProblems(
   loaded: Pick<LoadedRecipients, "problems" | "problemCount">,
 ) {
   const lines = loaded.problems.map(
-    (p) => `${sourceName} row ${p.row}${p.field ? `, ${p.field}` : ""}: ${p.message}`,
+    (p) => `${sourceName} row ${p.row}${p.field ? `, ${shown(p.field)}` : ""}: ${p.message}`,
   );
   if (loaded.problemCount > loaded.problems.length) {
     lines.push(`... and ${loaded.problemCount - loaded.problems.length} more problems`);

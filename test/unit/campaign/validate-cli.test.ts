@@ -6,6 +6,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_NESTING } from "../../../provider/campaign/loader";
+import { hostile } from "../../../scripts/hostile-files";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -83,6 +85,26 @@ describe("directmail validate", () => {
       stderr:
         "nowhere:1:1: not found\nchecked 0 campaign files: 0 valid, 1 path not found or unreadable (1 problem)\n",
     });
+  });
+
+  it("lists 100 problems of a file and counts the rest; nesting too deep is one problem", () => {
+    tmp.write("hostile/keys.yaml", hostile.specKeys(40_000)["campaign.yaml"]);
+    tmp.write("hostile/deep.yaml", hostile.deepFlow(10_000)["campaign.yaml"]);
+    const result = validate("hostile");
+    expect(result.code).toBe(1);
+    const keys = path.join("hostile", "keys.yaml");
+    const lines = result.stderr.split("\n");
+    expect(lines.slice(0, -2)).toEqual([
+      `${path.join("hostile", "deep.yaml")}:9:74: YAML: sections and lists are nested more than ${MAX_NESTING} levels deep here; a campaign needs a few levels (see docs/campaign-format.md)`,
+      ...Array.from(
+        { length: 100 },
+        (_, i) =>
+          `${keys}:${15 + i}:3: spec: unknown key "k${i}"; allowed keys: order, recipients, checkout, addressBook, retain`,
+      ),
+      `${keys}:115:3: 39900 more problems in this file from here on, not listed (100 are listed per file); fix the ones above and check again`,
+    ]);
+    expect(lines.at(-2)).toContain("40001 problems");
+    expect(lines.at(-1)).toBe("");
   });
 
   it("needs at least one path", () => {

@@ -11,7 +11,7 @@ import {
   matchesListed,
   toWire,
 } from "../../../provider/resources/recipients/wire";
-import { validateAddress } from "../../../sandbox/address";
+import { validateAddress } from "../../../sandbox/domain/address";
 
 const row: DeclaredRecipient = {
   firstName: "Ada",
