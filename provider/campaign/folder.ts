@@ -87,10 +87,12 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
       relativeTo: root,
     });
     if (problems.length > 0) {
-      // RunError: the message alone, without a stack trace.
-      throw new pulumi.RunError(
-        `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`,
-      );
+      const message = `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`;
+      // RunError: the message alone. The SDK prints it so while the program runs, but a failure
+      // after the program returned (nothing waited for `outputs`) is printed as its stack.
+      const error = new pulumi.RunError(message);
+      error.stack = message;
+      throw error;
     }
     const declared: Campaigns = {};
     for (const loaded of campaigns) {
