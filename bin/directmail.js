@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 "use strict";
 // The `directmail` command; the implementation is compiled TypeScript in dist/.
-require("../dist/provider/cli/main.js")
+require("../dist/cli/main.js")
   .main(process.argv)
   .catch((error) => {
     console.error(`directmail: ${error instanceof Error ? error.message : String(error)}`);

@@ -14,6 +14,11 @@ export {
 } from "./api";
 export * from "./api/errors";
 export { Campaign, type CampaignArgs } from "./campaign/component";
+/**
+ * A folder of campaign files deployed in one line, one `Campaign` per document:
+ * `export = new CampaignFolder("campaigns", { dir: "campaigns" }).outputs;`
+ */
+export { CampaignFolder, type CampaignFolderArgs, type CampaignOutputs } from "./campaign/folder";
 export {
   type CampaignProblem,
   formatProblems,

@@ -4,7 +4,6 @@
  */
 
 import {
-  STATES,
   standardizeCity,
   standardizeLine,
   standardizeState,

@@ -22,8 +22,8 @@ const ALLOWED: RegExp[] = [
   /^README\.md$/,
   /^LICENSE$/,
   /^bin\/directmail\.js$/,
-  // The compiled package and the sandbox the CLI starts: JavaScript and declarations only.
-  /^dist\/(provider|sandbox)\/[\w/.-]+\.(js|d\.ts)$/,
+  // The compiled package, the CLI and the sandbox it starts: JavaScript and declarations only.
+  /^dist\/(cli|provider|sandbox)\/[\w/.-]+\.(js|d\.ts)$/,
   /^schema\/[\w.-]+\.json$/,
   /^openapi\/[\w.-]+\.json$/,
   // Documentation and examples, for the README's links.
@@ -39,7 +39,7 @@ const REQUIRED = [
   "dist/provider/index.js",
   "dist/provider/index.d.ts",
   "dist/provider/resources/implementation.js",
-  "dist/provider/cli/main.js",
+  "dist/cli/main.js",
   "dist/sandbox/index.js",
   "schema/campaign.schema.json",
   "openapi/directmail-v1.json",

@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, test } from "vitest";
-import { DEFAULT_SANDBOX_PORT } from "../../provider/cli/sandbox-command";
+import { DEFAULT_SANDBOX_PORT } from "../../cli/sandbox-command";
 import { DEFAULT_SANDBOX_URL } from "../../provider/settings";
 import { controlClient } from "../support/sandbox";
 import { CHECKOUT } from "./fixtures";
@@ -40,7 +40,7 @@ interface Started {
 }
 
 async function start(args: string[]): Promise<Started> {
-  expect(fs.existsSync(path.join(ROOT, "dist/provider/cli/main.js")), "run `npm run build` first").toBe(true);
+  expect(fs.existsSync(path.join(ROOT, "dist/cli/main.js")), "run `npm run build` first").toBe(true);
   const t0 = performance.now();
   const child = spawn(process.execPath, [BIN, "sandbox", ...args], {
     cwd: ROOT,

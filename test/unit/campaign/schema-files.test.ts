@@ -17,7 +17,7 @@ import {
   renderCampaignFormatDoc,
   renderCampaignJsonSchema,
   SCHEMA_FILE,
-} from "../../../scripts/generate-campaign-schema";
+} from "../../../provider/campaign/schema-docs";
 
 const root = path.resolve(__dirname, "../../..");
 const REGENERATE = "regenerate: npx tsc -p tsconfig.json && node dist/scripts/generate-campaign-schema.js";

@@ -23,7 +23,7 @@ function validate(...args: string[]) {
 
 beforeAll(() => {
   expect(
-    fs.existsSync(path.join(ROOT, "dist/provider/cli/validate-command.js")),
+    fs.existsSync(path.join(ROOT, "dist/cli/validate-command.js")),
     "run `npx tsc -p tsconfig.json` first",
   ).toBe(true);
   tmp.write("good/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));

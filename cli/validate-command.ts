@@ -6,7 +6,7 @@ import {
   formatProblems,
   listCampaignFiles,
   loadCampaignFiles,
-} from "../campaign/loader";
+} from "../provider/campaign/loader";
 
 /**
  * `directmail validate <files or folders...>`: the checks `pulumi up` runs before it changes

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import { DirectMailClient } from "../api/client";
-import { resolveSettings } from "../settings";
+import { DirectMailClient } from "../provider/api/client";
+import { resolveSettings } from "../provider/settings";
 
 function positiveInt(value: string): number {
   const n = Number(value);

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { packageVersion } from "../version";
+import { packageVersion } from "../provider/version";
 import { registerSandboxCommand } from "./sandbox-command";
 import { registerServiceCommands } from "./service-commands";
 import { registerValidateCommand } from "./validate-command";

@@ -1,0 +1,145 @@
+/**
+ * `CampaignFolder`: a folder of campaign files (YAML, see docs/campaign-format.md) deployed as one
+ * Pulumi component, one `Campaign` per document. This is the GitOps path: adding, editing or
+ * deleting a file is the whole workflow.
+ *
+ * Campaigns are named after their `metadata.name`, never after their file: renaming or moving a
+ * file changes nothing, renaming a campaign replaces its resources.
+ */
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { projectRoot } from "../project";
+import { Campaign, type CampaignArgs } from "./component";
+import { formatProblems, type LoadedCampaign, loadCampaignsDir } from "./loader";
+
+export interface CampaignFolderArgs {
+  /**
+   * The folder of campaign files: every `*.yaml` and `*.yml` file under it, in subfolders too
+   * (hidden folders such as `.github` are skipped). Relative to the Pulumi project's folder (where
+   * `Pulumi.yaml` is and `pulumi` runs), or absolute.
+   */
+  dir: string;
+}
+
+/** What a stack shows of one campaign of the folder. */
+export interface CampaignOutputs {
+  orderId: number;
+  /** The order's status; after a checkout, the status the checkout left it in. */
+  orderStatus: string;
+  /** Recipients the service accepted. */
+  accepted: number;
+  /** Recipients the service dropped (bad address, do-not-mail, ...). */
+  dropped: number;
+  /** Dropped recipients counted by reason code. */
+  dropReasons: Record<string, number>;
+  /** Up to ten dropped recipients with their row in the list and the reason. */
+  droppedSample: { row: number; reason: string }[];
+  /** The order's status after the checkout (`Paid`, or `Payment Needed` while it settles); undefined without one. */
+  checkoutStatus: string | undefined;
+  /** What the checkout charged; undefined without one. */
+  totalCharges: number | null | undefined;
+}
+
+/** The campaigns of the folder by `metadata.name`: what `initialize` leaves for the constructor. */
+type Campaigns = Record<string, Campaign>;
+
+/**
+ * Every campaign file of a folder, as Campaigns.
+ *
+ * Before anything is declared, every file is loaded and checked (YAML, the campaign schema,
+ * recipient files and their rows, unique names). Any problem fails the preview once, with every
+ * problem as `file:line:column: message` (paths relative to the project's folder, as
+ * `directmail validate` prints them run there), and nothing changes.
+ *
+ * Each campaign becomes a `Campaign` child named after its `metadata.name`. A campaign that an
+ * earlier program declared directly (`new Campaign(name, ...)` under the folder's parent) keeps
+ * its resources: the child is aliased to that place, so moving to a folder changes nothing.
+ *
+ * ```ts
+ * // index.ts of a campaign repository: the campaigns' outputs become the stack's outputs.
+ * import { CampaignFolder } from "pulumi-directmail";
+ * export = new CampaignFolder("campaigns", { dir: "campaigns" }).outputs;
+ * ```
+ */
+export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
+  /**
+   * Each campaign's outputs by `metadata.name`. Export it from the program to make them the stack's
+   * outputs (`pulumi stack output spring-sale`). Rejects when the files have problems.
+   */
+  readonly outputs: Promise<Record<string, pulumi.Output<CampaignOutputs>>>;
+
+  constructor(name: string, args: CampaignFolderArgs, opts?: pulumi.ComponentResourceOptions) {
+    // super() records what it is given as the component's inputs and hands it to initialize().
+    // A function is not recorded (the SDK's own Stack passes its program this way): the folder's
+    // path stays out of the state, and pointing the stack at another folder changes only campaigns.
+    super("directmail:index:CampaignFolder", name, { args: () => args }, opts);
+    this.outputs = this.getData().then((campaigns) =>
+      Object.fromEntries(Object.entries(campaigns).map(([key, campaign]) => [key, outputsOf(campaign)])),
+    );
+  }
+
+  protected override async initialize(
+    input: { args: () => CampaignFolderArgs },
+    opts?: pulumi.ComponentResourceOptions,
+  ): Promise<Campaigns> {
+    const root = projectRoot();
+    const { campaigns, problems } = await loadCampaignsDir(path.resolve(root, input.args().dir), {
+      relativeTo: root,
+    });
+    if (problems.length > 0) {
+      const message = `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`;
+      // RunError: the message alone. The SDK prints it so while the program runs, but a failure
+      // after the program returned (nothing waited for `outputs`) is printed as its stack.
+      const error = new pulumi.RunError(message);
+      error.stack = message;
+      throw error;
+    }
+    const declared: Campaigns = {};
+    for (const loaded of campaigns) {
+      const name = loaded.document.metadata.name;
+      declared[name] = new Campaign(name, campaignArgs(loaded, root), {
+        parent: this,
+        aliases: [{ parent: opts?.parent ?? pulumi.rootStackResource }],
+      });
+    }
+    return declared;
+  }
+}
+
+/** A checked campaign document as the arguments of its Campaign. */
+export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs {
+  const { order, recipients, checkout, addressBook, retain } = loaded.document.spec;
+  const { file: _file, inline, ...recipientOptions } = recipients;
+  return {
+    order,
+    recipients: {
+      ...recipientOptions,
+      // Relative to the project folder, as the provider reads it: the state stays the same on every
+      // machine and checkout folder.
+      ...(loaded.recipientsFile !== undefined
+        ? { file: path.relative(root, loaded.recipientsFile) }
+        : {
+            // YAML reads `zip: 62701` as a number; the service takes text.
+            recipients: (inline ?? []).map((r) =>
+              Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),
+            ),
+          }),
+    },
+    ...(checkout ? { checkout } : {}),
+    ...(addressBook ? { addressBook } : {}),
+    ...(retain ? { retain } : {}),
+  };
+}
+
+function outputsOf(campaign: Campaign): pulumi.Output<CampaignOutputs> {
+  return pulumi.output({
+    orderId: campaign.orderId,
+    orderStatus: campaign.orderStatus,
+    accepted: campaign.acceptedCount,
+    dropped: campaign.droppedCount,
+    dropReasons: campaign.dropReasons,
+    droppedSample: campaign.droppedSample,
+    checkoutStatus: campaign.checkoutStatus,
+    totalCharges: campaign.totalCharges,
+  });
+}

@@ -1,0 +1,4 @@
+import { CampaignFolder } from "pulumi-directmail";
+
+// The outputs are not exported: nothing waits for the folder to be loaded.
+new CampaignFolder("campaigns", { dir: "camps" });
