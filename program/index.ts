@@ -16,6 +16,7 @@ import {
   formatProblems,
   isLocalSandbox,
   loadCampaignsDir,
+  type Recipient,
   resolveBaseUrl,
 } from "pulumi-directmail";
 
@@ -46,9 +47,10 @@ export = async () => {
         ...(recipientsFile !== undefined
           ? { file: path.relative(root, recipientsFile) }
           : {
+              // Rows the loader has checked already, field by field (and the provider checks again).
               recipients: (inline ?? []).map((r) =>
                 Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),
-              ),
+              ) as Recipient<string>[],
             }),
       },
       ...(checkout ? { checkout } : {}),
