@@ -18,6 +18,7 @@ export {
   formatProblems,
   type LoadedCampaign,
   type LoadOptions,
+  type LoadResult,
   loadCampaignFiles,
   loadCampaignsDir,
 } from "./campaign/loader";
@@ -63,11 +64,13 @@ export type {
   Fields,
   InputOf,
   Inputs,
+  InputValue,
   OutputOf,
   OutputProperties,
   RequiredKeys,
 } from "./resources/types";
 export {
+  type ConfigReader,
   DEFAULT_SANDBOX_URL,
   isLocalSandbox,
   type ProviderSettings,

@@ -36,9 +36,13 @@ export interface CampaignArgs<Key extends string = never> {
  * replaces them.
  */
 export class Campaign<Key extends string = never> extends pulumi.ComponentResource {
+  /** The campaign's order, named after the campaign. */
   readonly order: Order;
+  /** The order's recipients (`<name>-recipients`). */
   readonly recipients: OrderRecipients<Key>;
+  /** The checkout (`<name>-checkout`), created once the recipients are in; undefined without one. */
   readonly checkout: Checkout | undefined;
+  /** The address-book entries, each named after its address. */
   readonly addressBook: AddressBookEntry[];
 
   /** The order's id at the service. */

@@ -17,8 +17,11 @@ import type { z } from "zod";
  */
 export type Inputs<T> = { [K in keyof T]: pulumi.Input<InputValue<Exclude<T[K], undefined>>> };
 
-// Tuple-wrapped tests: a union such as `boolean` must stay one type, so that an Output<boolean> fits.
-type InputValue<T> = [T] extends [string | number | boolean | null]
+/**
+ * A value of an argument: itself, or for a list or an object, one whose items or fields are inputs.
+ * (Tuple-wrapped tests: a union such as `boolean` stays one type, so that an Output<boolean> fits.)
+ */
+export type InputValue<T> = [T] extends [string | number | boolean | null]
   ? T
   : [T] extends [readonly (infer E)[]]
     ? pulumi.Input<InputValue<E>>[]

@@ -4,14 +4,12 @@ import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types
 import type { OrderRecipientsInputFields, Recipient } from "./inputs";
 import { OrderRecipientsOutputFields } from "./outputs";
 
-type Declared = ArgsOf<typeof OrderRecipientsInputFields>;
-
 /**
  * The recipient list of an order, without the order: the part of {@link OrderRecipientsArgs} that a
  * Campaign declares. `Key` is the `keyColumn`, inferred from it, which inline recipients may carry.
  */
 export interface RecipientListArgs<Key extends string = never>
-  extends Omit<Declared, "orderId" | "recipients" | "keyColumn"> {
+  extends Omit<ArgsOf<typeof OrderRecipientsInputFields>, "orderId" | "recipients" | "keyColumn"> {
   /**
    * Recipients written in the program: a small list, as it is stored in the state as written. Give
    * either `recipients` or `file`. A misspelled field is a type error; at preview, every problem is
@@ -29,7 +27,7 @@ export interface RecipientListArgs<Key extends string = never>
 /** The arguments of {@link OrderRecipients}. */
 export interface OrderRecipientsArgs<Key extends string = never>
   extends RecipientListArgs<Key>,
-    Pick<Declared, "orderId"> {}
+    Pick<ArgsOf<typeof OrderRecipientsInputFields>, "orderId"> {}
 
 // The resource's Output properties, merged into the class below: the outputs schema's fields and the
 // required inputs, which the engine sets when the provider answers.
