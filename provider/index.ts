@@ -29,12 +29,52 @@ export {
   loadCampaignsDir,
 } from "./campaign/loader";
 export { CAMPAIGN_API_VERSION, CampaignDocument } from "./campaign/schema";
-export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry";
-export { Checkout, type CheckoutArgs } from "./resources/checkout";
-export { Order, type OrderArgs } from "./resources/order";
-export { type DropSample, OrderRecipients, type OrderRecipientsArgs } from "./resources/order-recipients";
-export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info";
-export { IDENTITY_FIELDS, type IdentityField } from "./resources/recipients/declared";
+export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
+export { AddressBookEntryOutputFields } from "./resources/address-book-entry/outputs";
+export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry/resource";
+export { CheckoutInputFields, CheckoutInputs } from "./resources/checkout/inputs";
+export { CheckoutOutputFields, type CheckoutOutputs } from "./resources/checkout/outputs";
+export { Checkout, type CheckoutArgs } from "./resources/checkout/resource";
+export { OrderInputFields, OrderInputs } from "./resources/order/inputs";
+export { OrderOutputFields, type OrderOutputs } from "./resources/order/outputs";
+export { Order, type OrderArgs } from "./resources/order/resource";
+export {
+  OrderRecipientsInputFields,
+  OrderRecipientsInputs,
+  type Recipient,
+} from "./resources/order-recipients/inputs";
+export {
+  type DropSample,
+  DropSampleFields,
+  type ImageIssueSample,
+  ImageIssueSampleFields,
+  OrderRecipientsOutputFields,
+  type OrderRecipientsOutputs,
+} from "./resources/order-recipients/outputs";
+export {
+  OrderRecipients,
+  type OrderRecipientsArgs,
+  type RecipientListArgs,
+} from "./resources/order-recipients/resource";
+export { ProviderInfoInputFields, ProviderInfoInputs } from "./resources/provider-info/inputs";
+export { ProviderInfoOutputFields } from "./resources/provider-info/outputs";
+export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info/resource";
+export {
+  DeclaredRecipient,
+  IDENTITY_FIELDS,
+  type IdentityField,
+  RecipientFields,
+} from "./resources/recipients/declared";
+export type {
+  ArgsOf,
+  Fields,
+  InputOf,
+  Inputs,
+  InputValue,
+  OutputOf,
+  OutputProperties,
+  RequiredKeys,
+} from "./resources/types";
 export {
   type ConfigReader,
   DEFAULT_SANDBOX_URL,

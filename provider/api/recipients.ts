@@ -1,4 +1,10 @@
-import type { OrderRecipient, RecipientAddress, RecipientMetadata, RecipientPersonal } from "./schemas";
+import type { z } from "zod";
+import {
+  type OrderRecipient,
+  RecipientAddress,
+  RecipientMetadata,
+  RecipientPersonal,
+} from "./schemas/recipient";
 
 /** The parts of an order recipient you have; everything else is filled in as the wire format wants. */
 export interface OrderRecipientInput {
@@ -8,43 +14,17 @@ export interface OrderRecipientInput {
   metadata?: Partial<RecipientMetadata>;
 }
 
-const ADDRESS_KEYS = ["address1", "address2", "city", "state", "zipCode", "zip4", "zip2", "country"] as const;
-const PERSONAL_KEYS = ["firstName", "lastName", "toOrganization", "salutation"] as const;
-const METADATA_NULLABLE_KEYS = [
-  "dpvConfirmationCode",
-  "custom1",
-  "custom2",
-  "custom3",
-  "custom4",
-  "custom5",
-  "custom6",
-  "image1",
-  "image2",
-  "image3",
-  "image4",
-  "image5",
-  "image6",
-  "salutation",
-  "returnTitle",
-  "returnFirstName",
-  "returnLastName",
-  "returnOrganization",
-  "returnAddress1",
-  "returnAddress2",
-  "returnCity",
-  "returnZip",
-  "returnState",
-  "email",
-  "qrUrl",
-  "radiusPinStreet",
-  "radiusPinAddress",
-  "deliveryStatus",
-] as const;
-
-function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, string | null>> | undefined) {
-  const out = {} as Record<K, string | null>;
-  for (const key of keys) out[key] = given?.[key] ?? null;
-  return out;
+/**
+ * Every key of a group, from its schema: the given value, else null where the schema allows it
+ * and "" where it wants a string (`text`, `text2`, `fullAddress`).
+ */
+function fill<T>(group: z.ZodObject, given: Partial<T> | undefined): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(group.shape as Record<string, z.ZodType>)) {
+    out[key] =
+      (given as Record<string, unknown> | undefined)?.[key] ?? (schema.safeParse(null).success ? null : "");
+  }
+  return out as T;
 }
 
 /**
@@ -55,13 +35,8 @@ function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, str
 export function newOrderRecipient(input: OrderRecipientInput): OrderRecipient {
   return {
     id: input.id ?? 0,
-    address: fill(ADDRESS_KEYS, input.address),
-    personal: fill(PERSONAL_KEYS, input.personal),
-    metadata: {
-      ...fill(METADATA_NULLABLE_KEYS, input.metadata),
-      text: input.metadata?.text ?? "",
-      text2: input.metadata?.text2 ?? "",
-      fullAddress: input.metadata?.fullAddress ?? "",
-    },
+    address: fill<RecipientAddress>(RecipientAddress, input.address),
+    personal: fill<RecipientPersonal>(RecipientPersonal, input.personal),
+    metadata: fill<RecipientMetadata>(RecipientMetadata, input.metadata),
   };
 }

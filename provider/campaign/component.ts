@@ -5,17 +5,21 @@
  */
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { AddressBookEntry, type AddressBookEntryArgs } from "../resources/address-book-entry";
-import { Checkout, type CheckoutArgs } from "../resources/checkout";
-import { Order, type OrderArgs } from "../resources/order";
-import { OrderRecipients, type OrderRecipientsArgs } from "../resources/order-recipients";
+import { AddressBookEntry, type AddressBookEntryArgs } from "../resources/address-book-entry/resource";
+import { Checkout, type CheckoutArgs } from "../resources/checkout/resource";
+import { Order, type OrderArgs } from "../resources/order/resource";
+import type { DropSample } from "../resources/order-recipients/outputs";
+import { OrderRecipients, type RecipientListArgs } from "../resources/order-recipients/resource";
 
-export interface CampaignArgs {
+/** The arguments of a {@link Campaign}. `Key` is the recipients' `keyColumn`, inferred from it. */
+export interface CampaignArgs<Key extends string = never> {
+  /** The order: made from a template, or adopted (`existingOrderId`). See {@link OrderArgs}. */
   order: OrderArgs;
   /** The recipients: `file` (relative to the Pulumi project's folder) or `recipients` inline, and options. */
-  recipients: Omit<OrderRecipientsArgs, "orderId">;
+  recipients: RecipientListArgs<Key>;
   /** Pays for the order, once. Leave it out to keep the order a draft for review. */
   checkout?: Omit<CheckoutArgs, "orderId">;
+  /** Address-book entries to create with the campaign; each is named after its address. */
   addressBook?: AddressBookEntryArgs[];
   /**
    * true: when the campaign leaves the stack, its resources stay at the service as they are, even a
@@ -25,24 +29,43 @@ export interface CampaignArgs {
   retain?: boolean;
 }
 
-export class Campaign extends pulumi.ComponentResource {
+/**
+ * One direct-mail campaign: an {@link Order} made from a template, its {@link OrderRecipients}, an
+ * optional {@link Checkout} that runs only once the recipients are in, and optional
+ * {@link AddressBookEntry} entries. Its resources are named after `name`: renaming the campaign
+ * replaces them.
+ */
+export class Campaign<Key extends string = never> extends pulumi.ComponentResource {
+  /** The campaign's order, named after the campaign. */
   readonly order: Order;
-  readonly recipients: OrderRecipients;
+  /** The order's recipients (`<name>-recipients`). */
+  readonly recipients: OrderRecipients<Key>;
+  /** The checkout (`<name>-checkout`), created once the recipients are in; undefined without one. */
   readonly checkout: Checkout | undefined;
+  /** The address-book entries, each named after its address. */
   readonly addressBook: AddressBookEntry[];
 
+  /** The order's id at the service. */
   readonly orderId: pulumi.Output<number>;
+  /**
+   * The order's status: after the checkout when there is one (`Paid`, `Ready For Production`, or
+   * `Payment Needed` while the payment settles), else the order's (`Draft`).
+   */
   readonly orderStatus: pulumi.Output<string>;
+  /** Declared recipients on the order and deliverable. */
   readonly acceptedCount: pulumi.Output<number>;
+  /** Declared recipients the service dropped or marked undeliverable. */
   readonly droppedCount: pulumi.Output<number>;
+  /** Dropped recipients: how many for each reason. */
   readonly dropReasons: pulumi.Output<Record<string, number>>;
   /** Up to ten dropped recipients with their row in the list and the reason. */
-  readonly droppedSample: pulumi.Output<{ row: number; reason: string }[]>;
+  readonly droppedSample: pulumi.Output<DropSample[]>;
   /** The order's status after the checkout (`Paid`, or `Payment Needed` while it settles); undefined without one. */
   readonly checkoutStatus: pulumi.Output<string | undefined>;
+  /** What the checkout charged, in US dollars (null when it only recorded an earlier one); undefined without one. */
   readonly totalCharges: pulumi.Output<number | null | undefined>;
 
-  constructor(name: string, args: CampaignArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: CampaignArgs<Key>, opts?: pulumi.ComponentResourceOptions) {
     super("directmail:index:Campaign", name, {}, opts);
     const child = { parent: this, ...(args.retain ? { retainOnDelete: true } : {}) };
     this.order = new Order(name, args.order, child);

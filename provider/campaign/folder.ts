@@ -9,6 +9,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { projectRoot } from "../project";
+import type { Recipient } from "../resources/order-recipients/inputs";
 import { Campaign, type CampaignArgs } from "./component";
 import { formatProblems, type LoadedCampaign, loadCampaignsDir } from "./loader";
 
@@ -41,7 +42,7 @@ export interface CampaignOutputs {
 }
 
 /** The campaigns of the folder by `metadata.name`: what `initialize` leaves for the constructor. */
-type Campaigns = Record<string, Campaign>;
+type Campaigns = Record<string, Campaign<string>>;
 
 /**
  * Every campaign file of a folder, as Campaigns.
@@ -107,7 +108,7 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
 }
 
 /** A checked campaign document as the arguments of its Campaign. */
-export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs {
+export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs<string> {
   const { order, recipients, checkout, addressBook, retain } = loaded.document.spec;
   const { file: _file, inline, ...recipientOptions } = recipients;
   return {
@@ -120,8 +121,10 @@ export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs
         ? { file: path.relative(root, loaded.recipientsFile) }
         : {
             // YAML reads `zip: 62701` as a number; the service takes text.
-            recipients: (inline ?? []).map((r) =>
-              Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),
+            // The loader checked every field name; the provider checks them again at plan time.
+            recipients: (inline ?? []).map(
+              (r) =>
+                Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])) as Recipient<string>,
             ),
           }),
     },

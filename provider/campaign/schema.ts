@@ -4,91 +4,108 @@
  * campaign document, or several separated by `---`.
  */
 import { z } from "zod";
-import { PostageType, ProductionSpeed } from "../api/schemas/checkout";
-import { IDENTITY_FIELDS } from "../resources/recipients/declared";
+import { AddressBookEntryInputFields } from "../resources/address-book-entry/inputs";
+import { CheckoutInputFields } from "../resources/checkout/inputs";
+import { OrderInputFields } from "../resources/order/inputs";
+import { OrderRecipientsInputFields } from "../resources/order-recipients/inputs";
+import { DECLARED_FIELDS } from "../resources/recipients/declared";
+import type { Fields } from "../resources/types";
 
 export const CAMPAIGN_API_VERSION = "directmail/v1";
 
+/** A resource's field as a campaign file has it: a field with a default is optional (the resource applies it). */
+type FileField<T> = T extends z.ZodDefault<infer Inner extends z.ZodType> ? z.ZodOptional<Inner> : T;
+
+/**
+ * The fields of a resource's inputs as a campaign file writes them: the same types and limits, each
+ * with a description for the file's author (its resource's JSDoc speaks to a program's). A
+ * description left undefined keeps the field's own (a shared enum's, such as PostageType).
+ */
+function fileFields<F extends Fields>(
+  fields: F,
+  descriptions: { [K in keyof F]: string | undefined },
+): { [K in keyof F]: FileField<F[K]> } {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => {
+      const optional = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType).optional() : field;
+      const description = descriptions[name];
+      return [name, description === undefined ? optional : optional.describe(description)];
+    }),
+  ) as { [K in keyof F]: FileField<F[K]> };
+}
+
 const recipientRecord = z
   .record(z.string(), z.union([z.string(), z.number()]))
-  .describe(
-    "One recipient: firstName, lastName, toOrganization, address1, city, state, zipCode, custom1..custom6, ...",
-  );
+  .describe(`One recipient, by field name: ${DECLARED_FIELDS.join(", ")}.`);
 
 export const CampaignOrder = z
-  .strictObject({
-    templateId: z.int().positive().describe("The template order the campaign's order is made from."),
-    useQr: z.boolean().optional().describe("true keeps the template's QR code, false removes it."),
-    qrUrl: z.url().optional().describe("Overrides the template's QR target."),
-    handwritingFont: z.string().min(1).optional().describe("One of the service's handwriting styles."),
-    existingOrderId: z
-      .int()
-      .positive()
-      .optional()
-      .describe("Adopt this existing order (made in the web application, say) instead of creating one."),
-  })
+  .strictObject(
+    fileFields(OrderInputFields, {
+      templateId: "The template order the campaign's order is made from.",
+      useQr: "true keeps the template's QR code, false removes it.",
+      qrUrl: "Overrides the template's QR target.",
+      handwritingFont: "One of the service's handwriting styles.",
+      existingOrderId:
+        "Adopt this existing order (made in the web application, say) instead of creating one.",
+    }),
+  )
   .describe("The order: made from a template, or adopted.");
+
+const { orderId: _order, recipients: _inline, file, ...recipientOptions } = OrderRecipientsInputFields;
 
 export const CampaignRecipients = z
   .strictObject({
-    file: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("CSV (header row), JSON array or JSON Lines file, relative to the campaign file."),
+    ...fileFields(
+      { file },
+      { file: "CSV (header row), JSON array or JSON Lines file, relative to the campaign file." },
+    ),
     inline: z
       .array(recipientRecord)
       .optional()
       .describe("Recipients written in the campaign file (small lists)."),
-    keyColumn: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("A column that identifies each recipient (a customer id); without it, the content does."),
-    identityField: z
-      .enum(IDENTITY_FIELDS)
-      .optional()
-      .describe("The custom field that carries each recipient's identity key (default custom6)."),
-    maxDroppedPercent: z
-      .number()
-      .min(0)
-      .max(100)
-      .optional()
-      .describe("Fail the deployment when more than this share of the recipients is dropped."),
+    ...fileFields(recipientOptions, {
+      keyColumn: "A column that identifies each recipient (a customer id); without it, the content does.",
+      identityField: "The custom field that carries each recipient's identity key (default custom6).",
+      maxDroppedPercent: "Fail the deployment when more than this share of the recipients is dropped.",
+    }),
   })
   .refine((r) => (r.file === undefined) !== (r.inline === undefined), {
     message: "give the recipients either as a file or inline, exactly one of the two",
   })
   .describe("The campaign's recipients.");
 
+const { orderId: _paid, ...checkoutFields } = CheckoutInputFields;
+
 export const CampaignCheckout = z
-  .strictObject({
-    postageType: PostageType,
-    productionSpeed: ProductionSpeed,
-    holdUntilDate: z.iso.datetime({ offset: true }).optional().describe("Hold before production until then."),
-    autoBill: z.boolean().optional().describe("Default true; false: the balance must cover the order."),
-    maxTotal: z.number().nonnegative().optional().describe("Refuse, charging nothing, above this total."),
-    settlementWaitSeconds: z
-      .int()
-      .min(0)
-      .max(3600)
-      .optional()
-      .describe("How long to wait for payment to settle."),
-  })
+  .strictObject(
+    fileFields(checkoutFields, {
+      postageType: undefined,
+      productionSpeed: undefined,
+      holdUntilDate: "Hold before production until then.",
+      autoBill: "Default true; false: the balance must cover the order.",
+      maxTotal: "Refuse, charging nothing, above this total.",
+      settlementWaitSeconds: "How long to wait for payment to settle.",
+    }),
+  )
   .describe("Pays for the order, once. Leave it out to keep the order a draft for review.");
 
+/**
+ * An address-book entry as text fields: the entry's keys, and which of them are required, are the
+ * resource's; its trimming, defaults and length limits apply when the resource checks it.
+ */
+type TextFields<F extends Fields> = {
+  [K in keyof F]: undefined extends z.input<F[K]> ? z.ZodOptional<z.ZodString> : z.ZodString;
+};
+const textFields = <F extends Fields>(fields: F): TextFields<F> =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [
+      name,
+      field.safeParse(undefined).success ? z.string().optional() : z.string().min(1),
+    ]),
+  ) as TextFields<F>;
+
 export const CampaignAddressBookEntry = z
-  .strictObject({
-    firstName: z.string().optional(),
-    lastName: z.string().optional(),
-    toOrganization: z.string().optional(),
-    address1: z.string().min(1),
-    address2: z.string().optional(),
-    city: z.string().min(1),
-    state: z.string().min(1),
-    zip: z.string().min(1),
-    phoneNumber: z.string().optional(),
-  })
+  .strictObject(textFields(AddressBookEntryInputFields))
   .describe("An address-book entry (the service cannot change or delete entries).");
 
 export const CampaignSpec = z

@@ -15,6 +15,11 @@ export function isUnknown(value: unknown): boolean {
  * Validates a resource's inputs with its zod schema. Each failure names the property and says what
  * is allowed. Properties not known yet (preview) are not judged; the engine checks again once they
  * are. On failure the inputs go back unchanged, so the engine reports the failures and stops.
+ *
+ * The engine prints a failure of property `p` as `property p value <the input's value> has a
+ * problem: <reason>`. A problem inside a list or an object (`recipients[0].city`) is therefore
+ * reported without a property, its path leading the reason: the engine would otherwise print the
+ * whole list as the value.
  */
 export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckResult {
   const { __provider: _provider, ...declared } = news;
@@ -22,9 +27,20 @@ export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): p
   if (parsed.success) return { inputs: parsed.data as Record<string, unknown> };
   const failures = parsed.error.issues
     .filter((issue) => !isUnknown(declared[String(issue.path[0])]))
-    .map((issue) => ({
-      property: issue.path.map(String).join(".") || "(inputs)",
-      reason: issue.message,
-    }));
+    .map((issue) =>
+      issue.path.length === 1
+        ? { property: String(issue.path[0]), reason: issue.message }
+        : {
+            property: "",
+            reason: issue.path.length === 0 ? issue.message : `${pathLabel(issue.path)}: ${issue.message}`,
+          },
+    );
   return { inputs: news, failures };
+}
+
+/** A property path as a program writes it: `recipients[0].city`. */
+function pathLabel(path: readonly PropertyKey[]): string {
+  return path
+    .map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`))
+    .join("");
 }

@@ -25,6 +25,8 @@ let client: DirectMailClient;
 let t: TestStack;
 /** Order ids by campaign name, after the first `up`. */
 const orders: Record<string, number> = {};
+/** Each campaign's outputs after the first `up`. */
+let firstUp: Record<string, { orderStatus: string; checkoutStatus?: string }> = {};
 
 const file = (name: string) => path.join(t.workDir, "campaigns", `${name}.yaml`);
 const write = (name: string, options: Parameters<typeof campaignYaml>[2] = {}) =>
@@ -76,6 +78,7 @@ beforeAll(async () => {
   write("stuck");
   const up = await t.stack.up();
   for (const [name, value] of Object.entries(up.outputs)) orders[name] = value.value.orderId;
+  firstUp = Object.fromEntries(Object.entries(up.outputs).map(([name, value]) => [name, value.value]));
 }, 180_000);
 
 afterAll(async () => {
@@ -85,6 +88,16 @@ afterAll(async () => {
 });
 
 describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000 }, () => {
+  it("a campaign's orderStatus is the order's status after its checkout, and Draft without one", async () => {
+    for (const name of ["paid", "paid-too"]) {
+      const status = await statusOf(name);
+      expect(["Paid", "Ready For Production"]).toContain(status);
+      expect(firstUp[name]).toMatchObject({ orderStatus: status, checkoutStatus: status });
+    }
+    expect(firstUp.draft?.orderStatus).toBe("Draft");
+    expect(await statusOf("draft")).toBe("Draft");
+  });
+
   it("a recipient change after payment is refused in preview and in up: once, under its resource, with no stack trace", async () => {
     const before = await ledger();
     write("paid", { pay: true, zip: "62702" });

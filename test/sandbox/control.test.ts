@@ -238,7 +238,7 @@ describe("control API (design brief contract)", () => {
   });
 
   test("the control API answers loopback clients only", async () => {
-    const { Sandbox } = await import("../../sandbox/sandbox");
+    const { Sandbox } = await import("../../sandbox/sandbox.js");
     const remote = new Sandbox({ storage: ":memory:", log: () => {} });
     try {
       const r = await remote.app.inject({

@@ -15,44 +15,88 @@ const required = (name: string) =>
     .max(MAX_LENGTH, tooLong);
 
 /** Every field a declared recipient may carry; anything else is an error naming the field. */
+// Each field's JSDoc is what a program's author reads on `Recipient`.
+export const RecipientFields = {
+  /** Personal: first name. A recipient needs a name (firstName, lastName) or an organization. */
+  firstName: field(),
+  /** Personal: last name. */
+  lastName: field(),
+  /** Personal: the organization the piece is addressed to. */
+  toOrganization: field(),
+  /** Personal: the salutation a template may print (`Dear Ada`). */
+  salutation: field(),
+  /** Address: the street line. Required. */
+  address1: required("address1"),
+  /** Address: a second line (apartment, suite). */
+  address2: field(),
+  /** Address: city. Required. */
+  city: required("city"),
+  /** Address: state, as its two-letter code or its name. Required. */
+  state: required("state"),
+  /** Address: ZIP code, 5 digits or ZIP+4 (`62701-1234`); text, so leading zeros stay. Required. */
+  zipCode: required("zipCode"),
+  /** Address: country; the service mails within the US (`US` when blank). */
+  country: field(),
+  /**
+   * Merge field 1..6: text the template prints where it names the field. The one chosen as
+   * `identityField` (default custom6) carries the recipient's identity key and must be left empty.
+   */
+  custom1: field(),
+  /** Merge field 2 (see custom1). */
+  custom2: field(),
+  /** Merge field 3 (see custom1). */
+  custom3: field(),
+  /** Merge field 4 (see custom1). */
+  custom4: field(),
+  /** Merge field 5 (see custom1). */
+  custom5: field(),
+  /** Merge field 6 (see custom1). */
+  custom6: field(),
+  /**
+   * Variable image 1..6: a public image URL the template shows in that slot; a blank or invalid
+   * one falls back to the template's image.
+   */
+  image1: field(),
+  /** Variable image 2 (see image1). */
+  image2: field(),
+  /** Variable image 3 (see image1). */
+  image3: field(),
+  /** Variable image 4 (see image1). */
+  image4: field(),
+  /** Variable image 5 (see image1). */
+  image5: field(),
+  /** Variable image 6 (see image1). */
+  image6: field(),
+  /** Return address override for this recipient: title. */
+  returnTitle: field(),
+  /** Return address override: first name. */
+  returnFirstName: field(),
+  /** Return address override: last name. */
+  returnLastName: field(),
+  /** Return address override: organization. */
+  returnOrganization: field(),
+  /** Return address override: street line. */
+  returnAddress1: field(),
+  /** Return address override: second line. */
+  returnAddress2: field(),
+  /** Return address override: city. */
+  returnCity: field(),
+  /** Return address override: state. */
+  returnState: field(),
+  /** Return address override: ZIP code. */
+  returnZip: field(),
+  /** Merge field: the recipient's email address. */
+  email: field(),
+  /** Where this recipient's QR code leads; blank keeps the order's QR target. */
+  qrUrl: field(),
+  /** Merge field: free text the template prints. */
+  text: field(),
+  /** Merge field: a second free text. */
+  text2: field(),
+};
+
 export const DeclaredRecipient = z
-  .strictObject({
-    firstName: field(),
-    lastName: field(),
-    toOrganization: field(),
-    salutation: field(),
-    address1: required("address1"),
-    address2: field(),
-    city: required("city"),
-    state: required("state"),
-    zipCode: required("zipCode"),
-    country: field(),
-    custom1: field(),
-    custom2: field(),
-    custom3: field(),
-    custom4: field(),
-    custom5: field(),
-    custom6: field(),
-    image1: field(),
-    image2: field(),
-    image3: field(),
-    image4: field(),
-    image5: field(),
-    image6: field(),
-    returnTitle: field(),
-    returnFirstName: field(),
-    returnLastName: field(),
-    returnOrganization: field(),
-    returnAddress1: field(),
-    returnAddress2: field(),
-    returnCity: field(),
-    returnState: field(),
-    returnZip: field(),
-    email: field(),
-    qrUrl: field(),
-    text: field(),
-    text2: field(),
-  })
+  .strictObject(RecipientFields)
   .refine((r) => Boolean(r.toOrganization || r.firstName || r.lastName), {
     message: "a recipient needs a name (firstName, lastName) or an organization (toOrganization)",
     path: ["firstName"],

@@ -7,13 +7,15 @@ import { newOrderRecipient } from "../../api/recipients";
 // The service standardizes addresses per USPS Publication 28; the rules live with the wire schemas,
 // shared with the sandbox.
 import { standardizeCity, standardizeLine, standardizeState } from "../../api/schemas/address-standard";
-import type { OrderRecipient } from "../../api/schemas/recipient";
+import { type OrderRecipient, RecipientAddress, RecipientPersonal } from "../../api/schemas/recipient";
 import { DECLARED_FIELDS, type DeclaredRecipient, type IdentityField } from "./declared";
 import { UNKNOWN_CONTENT } from "./index-codec";
 import { KEY_HEX_LENGTH, type LoadedRecipient } from "./source";
 
-const ADDRESS_FIELDS = new Set(["address1", "address2", "city", "state", "zipCode", "country"]);
-const PERSONAL_FIELDS = new Set(["firstName", "lastName", "toOrganization", "salutation"]);
+// A declared field goes in the wire group that has it (declared names are wire names); the rest
+// are metadata.
+const ADDRESS_FIELDS = new Set(Object.keys(RecipientAddress.shape));
+const PERSONAL_FIELDS = new Set(Object.keys(RecipientPersonal.shape));
 
 /** The value of a declared field in a listed recipient (declared names are wire names). */
 function listedValue(recipient: OrderRecipient, field: keyof DeclaredRecipient): string {

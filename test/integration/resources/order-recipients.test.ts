@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
+import { MAX_RECIPIENTS_PER_REQUEST } from "../../../provider/api/schemas/recipient";
 import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, countingRequests, type Provider, printedBy, recipient } from "./support";
@@ -85,6 +86,48 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     const good = await recipients.check({}, { orderId: unknown, recipients: [recipient(1)] });
     expect(good.failures ?? []).toEqual([]);
     expect(good.inputs).toMatchObject({ orderId: unknown, identityField: "custom6", declaredCount: 1 });
+  });
+
+  it("check names the row and field of an inline recipient's problem, with no property whose value the engine would print", async () => {
+    const orderId = await newOrder();
+    const { adress1: _, ...rest } = { ...recipient(1), adress1: "" };
+    const typo = await recipients.check(
+      {},
+      { orderId, recipients: [recipient(1), { ...rest, adress1: "14 Maple Avenue" }] },
+    );
+    expect(typo.failures).toEqual([
+      { property: "", reason: 'recipients row 2, adress1: unknown field "adress1"' },
+    ]);
+    const notObject = await recipients.check({}, { orderId, recipients: [recipient(1), "Ada"] });
+    expect(notObject.failures).toEqual([
+      { property: "", reason: "recipients[1]: each recipient must be an object of recipient fields" },
+    ]);
+    const top = await recipients.check({}, { orderId: "7", recipients: [recipient(1)] });
+    expect(top.failures).toEqual([
+      { property: "orderId", reason: "orderId must be a whole number: the id of an order" },
+    ]);
+  });
+
+  it("appends and deletes a list larger than one request in batches the service accepts", async () => {
+    const orderId = await newOrder();
+    const rows = Array.from({ length: MAX_RECIPIENTS_PER_REQUEST + 1 }, (_, i) => recipient(i));
+    const inputs = await checked({ orderId, file: csv("over-one-request.csv", rows) });
+    let created: any;
+    const said = await printedBy(async () => {
+      const { requests } = await countingRequests(async () => {
+        created = await recipients.create(inputs);
+      });
+      const appends = requests.filter((r) => r.operationId === "appendRecipients");
+      expect(appends).toHaveLength(2);
+    });
+    expect(said).toContain(`[directmail] Recipients of order ${orderId}: appended 5000 of 5001 `);
+    expect(said).toContain(`[directmail] Recipients of order ${orderId}: appended 5001 of 5001 `);
+    expect(created.outs).toMatchObject({ declaredCount: 5001, acceptedCount: 5001 });
+    expect((await client.getOrder(orderId))?.recipientCount).toBe(5001);
+
+    const { requests } = await countingRequests(() => recipients.delete(String(orderId), created.outs));
+    expect(requests.filter((r) => r.operationId === "deleteRecipients")).toHaveLength(2);
+    expect((await client.getOrder(orderId))?.recipientCount).toBe(0);
   });
 
   it("refuses an identity field that the order's template prints, before sending anything", async () => {

@@ -60,7 +60,7 @@ describe("Order", () => {
     const { id, outs } = await created();
     await sb.control.setOrderState(Number(id), { apiKey, status: "Paid" });
     const attempt = order.diff(id, outs, { templateId, handwritingFont: "Casual" });
-    await expect(attempt).rejects.toThrow(`Order ${id} is "Paid", so handwritingFont cannot change`);
+    await expect(attempt).rejects.toThrow(`Order ${id} is "Paid": handwritingFont cannot change`);
     await expect(attempt).rejects.toThrow(/declare a new Order resource/);
   });
 

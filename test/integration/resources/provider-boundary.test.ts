@@ -3,11 +3,21 @@
  * host. A refusal arrives as its message alone; a bug arrives with its stack, to be reported; and
  * the host's own `${e}: ${e.stack}` print of it is dropped, so the user reads it once.
  */
+import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { providerFor } from "../../../provider/resources/implementation";
 import { packageVersion } from "../../../provider/version";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
-import { configuredProvider } from "./support";
+import { configuredProvider, countingRequests } from "./support";
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** What the host does with a hook's error (cmd/dynamic-provider/index.js, check/diff/read/delete). */
 function printAsHost(error: any): void {
@@ -75,5 +85,26 @@ describe("the provider boundary", () => {
     expect(error.message).toMatch(/\n\s+at .*order-recipients/);
     printAsHost(error);
     expect(printed).toEqual([]);
+  });
+
+  // Last: it configures the process's provider for an address where nothing listens.
+  it("an unreachable service is reported once, saying how to start the sandbox; later hooks fail at once with a short line", async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const order = await configuredProvider("Order", { url } as TestSandbox, "sbx_key");
+    const first = await failure(() => order.create({ templateId: 1 }));
+    expect(first.message).toBe(
+      `POST /v1/order: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}). Nothing ` +
+        `answers at ${url} (directmail:baseUrl): start the local sandbox with \`npx directmail sandbox ` +
+        `--port ${port}\`, then run the command again.`,
+    );
+    expect(first.stack).toBe("");
+    const { result: later, requests } = await countingRequests(() =>
+      failure(() => providerFor("OrderRecipients").delete("7", { orderId: 7, index: "v2." })),
+    );
+    expect(later.message).toBe(
+      `Not sent: ${url} did not answer earlier in this run (see the first error about it).`,
+    );
+    expect(requests).toEqual([]);
   });
 });

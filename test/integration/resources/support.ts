@@ -5,7 +5,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { vi } from "vitest";
 import type { RequestEvent } from "../../../provider/api/client";
-import { observeRequests, providerFor } from "../../../provider/resources/implementation";
+import { observeRequests } from "../../../provider/resources/context";
+import { providerFor } from "../../../provider/resources/implementation";
 import type { TestSandbox } from "../../support/sandbox";
 
 export type Provider = Required<pulumi.dynamic.ResourceProvider>;

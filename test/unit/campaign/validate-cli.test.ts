@@ -88,8 +88,8 @@ describe("directmail validate", () => {
   });
 
   it("lists 100 problems of a file and counts the rest; nesting too deep is one problem", () => {
-    tmp.write("hostile/keys.yaml", hostile.specKeys(40_000)["campaign.yaml"]);
-    tmp.write("hostile/deep.yaml", hostile.deepFlow(10_000)["campaign.yaml"]);
+    tmp.write("hostile/keys.yaml", hostile.specKeys(40_000)["campaign.yaml"] ?? "");
+    tmp.write("hostile/deep.yaml", hostile.deepFlow(10_000)["campaign.yaml"] ?? "");
     const result = validate("hostile");
     expect(result.code).toBe(1);
     const keys = path.join("hostile", "keys.yaml");

@@ -1,99 +1,27 @@
 /**
- * `Checkout`: pays for an order, once. Never replaced (a replacement would charge twice), and an
- * order already checked out is recorded, never charged again.
+ * The provider hooks of `Checkout` (resource.ts): pays for an order, once. Never replaced (a
+ * replacement would charge twice), and an order already checked out is recorded, never charged
+ * again.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { CheckoutOutcomeUnknownError } from "../api/errors";
-import { PostageType, ProductionSpeed } from "../api/schemas/checkout";
-import type { OrderSummary } from "../api/schemas/order";
-import { checkInputs, isUnknown } from "./check";
-import type { ProviderContext, ResourceImplementation } from "./implementation";
-import { isCheckedOut, isEditable } from "./order-status";
-import { progress, retired } from "./progress";
-import { thinProvider } from "./thin-provider";
-import { UserError } from "./user-error";
-
-export interface CheckoutArgs {
-  orderId: pulumi.Input<number>;
-  /** `Standard` (in the base price) or `FirstClass` (per-piece surcharge). */
-  postageType: pulumi.Input<"Standard" | "FirstClass">;
-  /** `Normal`, `ExpeditedFaster` or `ExpeditedFastest` (expedited costs more). */
-  productionSpeed: pulumi.Input<"Normal" | "ExpeditedFaster" | "ExpeditedFastest">;
-  /** Hold before production until this ISO 8601 date-time (later than the production estimate). */
-  holdUntilDate?: pulumi.Input<string>;
-  /** Default true: the balance first, then the default payment method. false: the balance must cover it. */
-  autoBill?: pulumi.Input<boolean>;
-  /** Spending guard: refuse, charging nothing, when the checkout would charge more than this. */
-  maxTotal?: pulumi.Input<number>;
-  /** How long to wait for payment to settle; default the service's own expectation. */
-  settlementWaitSeconds?: pulumi.Input<number>;
-}
-
-export const CheckoutInputs = z.strictObject({
-  orderId: z.int("orderId must be a whole number: the id of an order").positive(),
-  postageType: PostageType,
-  productionSpeed: ProductionSpeed,
-  holdUntilDate: z.iso
-    .datetime({
-      offset: true,
-      error: "holdUntilDate must be an ISO 8601 date-time such as 2027-01-15T09:00:00Z",
-    })
-    .optional(),
-  autoBill: z.boolean("autoBill must be true or false").default(true),
-  maxTotal: z.number("maxTotal must be a number").nonnegative("maxTotal must not be negative").optional(),
-  settlementWaitSeconds: z
-    .int("settlementWaitSeconds must be a whole number of seconds")
-    .min(0)
-    .max(3600, "settlementWaitSeconds is at most 3600; the order settles whether or not pulumi waits")
-    .optional(),
-});
-export type CheckoutInputs = z.infer<typeof CheckoutInputs>;
+import { CheckoutOutcomeUnknownError } from "../../api/errors";
+import type { OrderSummary } from "../../api/schemas/order";
+import { checkInputs, isUnknown } from "../check";
+import type { ProviderContext, ResourceImplementation } from "../context";
+import { isCheckedOut, isEditable, isSettling } from "../order-status";
+import { progress, retired } from "../progress";
+import { UserError } from "../user-error";
+import { CheckoutInputs } from "./inputs";
+import type { CheckoutOutputs } from "./outputs";
 
 /** Inputs that decide what is charged; after payment they cannot change. */
-const MONEY_INPUTS = ["orderId", "postageType", "productionSpeed", "holdUntilDate", "autoBill"] as const;
-
-export interface CheckoutOutputs extends CheckoutInputs {
-  /** The order's status when last read: `Paid`, or `Payment Needed` while settlement goes on. */
-  orderStatus: string;
-  /** Charges the preview announced before the checkout (absent when an existing checkout was recorded). */
-  totalCharges: number | null;
-  totalTax: number | null;
-  totalCredits: number | null;
-  /** True when the order was already checked out and this resource only recorded it. */
-  recordedExisting: boolean;
-  checkedOutAt: string;
-}
-
-export class Checkout extends pulumi.dynamic.Resource {
-  declare readonly orderId: pulumi.Output<number>;
-  declare readonly orderStatus: pulumi.Output<string>;
-  declare readonly totalCharges: pulumi.Output<number | null>;
-  declare readonly totalTax: pulumi.Output<number | null>;
-  declare readonly totalCredits: pulumi.Output<number | null>;
-  declare readonly recordedExisting: pulumi.Output<boolean>;
-  declare readonly checkedOutAt: pulumi.Output<string>;
-
-  constructor(name: string, args: CheckoutArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("Checkout"),
-      name,
-      {
-        ...args,
-        orderStatus: undefined,
-        totalCharges: undefined,
-        totalTax: undefined,
-        totalCredits: undefined,
-        recordedExisting: undefined,
-        checkedOutAt: undefined,
-      },
-      opts,
-      "directmail",
-      "Checkout",
-    );
-  }
-}
+const MONEY_INPUTS = [
+  "orderId",
+  "postageType",
+  "productionSpeed",
+  "holdUntilDate",
+  "autoBill",
+] as const satisfies readonly (keyof CheckoutInputs)[];
 
 const subject = (orderId: number) => `Checkout of order ${orderId}`;
 
@@ -129,14 +57,14 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
             "to check out once more.",
         );
       }
-      if (order.orderStatus !== "Payment Needed") {
+      if (!isSettling(order.orderStatus)) {
         progress(subject(orderId), `payment settled: ${order.orderStatus}`);
         return order.orderStatus;
       }
       if (Date.now() >= deadline) {
         progress(
           subject(orderId),
-          `still "Payment Needed" after ${waitSeconds} s; the payment goes on at the service, nothing is lost and ` +
+          `still "${order.orderStatus}" after ${waitSeconds} s; the payment goes on at the service, nothing is lost and ` +
             "no second charge is pending (`pulumi refresh` shows the outcome later)",
         );
         return order.orderStatus;
@@ -157,15 +85,9 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
         subject(orderId),
         `the order is already "${order.orderStatus}"; recording it, nothing is charged`,
       );
-      const status =
-        order.orderStatus === "Payment Needed"
-          ? await waitForSettlement(
-              orderId,
-              0,
-              inputs.settlementWaitSeconds ?? 0,
-              inputs.settlementWaitSeconds,
-            )
-          : order.orderStatus;
+      const status = isSettling(order.orderStatus)
+        ? await waitForSettlement(orderId, 0, inputs.settlementWaitSeconds ?? 0, inputs.settlementWaitSeconds)
+        : order.orderStatus;
       return {
         ...base,
         orderStatus: status,

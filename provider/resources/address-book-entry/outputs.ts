@@ -1,0 +1,9 @@
+/** What an `AddressBookEntry` reports, beside its inputs: one schema for the provider and the class. */
+import { z } from "zod";
+import type { OutputOf } from "../types";
+
+export const AddressBookEntryOutputFields = {
+  /** The entry's id in the account's address book. */
+  entryId: z.int(),
+};
+export type AddressBookEntryOutputFields = OutputOf<typeof AddressBookEntryOutputFields>;

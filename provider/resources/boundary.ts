@@ -1,0 +1,54 @@
+/**
+ * How a failing hook reaches the user: once, as the error of its resource, with no stack trace for
+ * a refusal or a service error, and with its stack (to be reported) for a bug.
+ */
+import { DirectMailError } from "../api/errors";
+import { packageVersion } from "../version";
+import { unreachableService } from "./context";
+import { UserError } from "./user-error";
+
+/**
+ * What the engine is sent when a hook fails. The engine shows its message under the resource, and
+ * that is the one place it should appear: @pulumi/pulumi's dynamic-provider host also prints every
+ * error of check, diff, read and delete on stderr as `${e}: ${e.stack}`, which the engine passes
+ * through to the user (the message twice more, and a stack trace full of machine paths). So the
+ * error handed to the host prints as one fixed line, which `console.error` drops.
+ */
+class ReportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.stack = "";
+  }
+
+  override toString(): string {
+    return HOST_TEXT;
+  }
+}
+
+const HOST_TEXT = "[directmail] failed; the error is shown under the resource";
+/** What the host prints for a ReportedError. */
+const HOST_LINE = `${HOST_TEXT}: `;
+
+let hostLineDropped = false;
+
+function dropHostLine(): void {
+  if (hostLineDropped) return;
+  hostLineDropped = true;
+  const print = console.error;
+  console.error = (...args: unknown[]) => {
+    if (args.length === 1 && args[0] === HOST_LINE) return;
+    print(...args);
+  };
+}
+
+/** A refusal (UserError) or a service error: the message alone. Anything else is a bug: with its stack. */
+export function reported(thrown: unknown, kind: string, hook: string): Error {
+  dropHostLine();
+  const error = unreachableService(thrown);
+  if (error instanceof UserError || error instanceof DirectMailError) return new ReportedError(error.message);
+  const detail = error instanceof Error ? (error.stack ?? `${error}`) : String(error);
+  return new ReportedError(
+    `pulumi-directmail ${packageVersion()} failed unexpectedly in ${kind}.${hook}. This is a bug; please ` +
+      `report it with the text below.\n${detail}`,
+  );
+}

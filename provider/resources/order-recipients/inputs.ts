@@ -1,0 +1,73 @@
+/**
+ * What an `OrderRecipients` declares, and `Recipient`, the type of a recipient written in a
+ * program. The fields of a recipient are DeclaredRecipient's (recipients/declared.ts), with their
+ * JSDoc; the rows themselves are validated by the recipient reader, which names row and field.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { IDENTITY_FIELDS, type RecipientFields } from "../recipients/declared";
+import type { ArgsOf, InputOf } from "../types";
+
+/**
+ * A recipient written in a program: address fields (`address1`, `city`, `state`, `zipCode` are
+ * required), personal fields (a name or `toOrganization` is required), and merge fields
+ * (`custom1`..`custom6`, `image1`..`image6`, return address, `email`, `qrUrl`, `text`, `text2`),
+ * each a string. `Key` is the `keyColumn` of the list, if any: a field of that name identifies the
+ * recipient and is not sent. Any other field name is a type error.
+ */
+export type Recipient<Key extends string = never> = ArgsOf<typeof RecipientFields> & {
+  [K in Key]: pulumi.Input<string>;
+};
+
+/** An inline recipient as the runtime sees it: an object, whose fields the recipient reader judges. */
+const InlineRecipient = z.custom<InputOf<typeof RecipientFields>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  "each recipient must be an object of recipient fields",
+);
+
+const percent = "maxDroppedPercent is a percentage from 0 to 100";
+
+/** The fields a program declares for the recipients of an order (resource.ts documents the others). */
+export const OrderRecipientsInputFields = {
+  /** The order whose recipients these are, usually `order.orderId`. A change replaces the resource. */
+  orderId: z.int("orderId must be a whole number: the id of an order").positive(),
+  recipients: z.array(InlineRecipient).optional(),
+  /**
+   * A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients,
+   * relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry
+   * point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give
+   * either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+   */
+  file: z.string().trim().min(1, "file must name a .csv, .json, .jsonl or .ndjson file").optional(),
+  keyColumn: z.string().trim().min(1).optional(),
+  /**
+   * The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity
+   * key to the service and back; the recipients must leave it empty, and the template must not
+   * print it. A change replaces every recipient.
+   */
+  identityField: z.enum(IDENTITY_FIELDS, "identityField must be one of custom1..custom6").default("custom6"),
+  /**
+   * Fail the deployment when the service drops more than this percentage (0 to 100) of the declared
+   * recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that
+   * depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+   */
+  maxDroppedPercent: z
+    .number("maxDroppedPercent must be a number")
+    .min(0, percent)
+    .max(100, percent)
+    .optional(),
+};
+
+/** The inputs as `check` records them: the declaration, and what it computed from the list. */
+export const OrderRecipientsInputs = z
+  .strictObject({
+    ...OrderRecipientsInputFields,
+    digest: z.string().optional(),
+    declaredCount: z.int().optional(),
+    duplicateRows: z.int().optional(),
+  })
+  .refine((v) => (v.recipients === undefined) !== (v.file === undefined), {
+    message: "declare the recipients either inline (recipients) or in a file (file), exactly one of the two",
+    path: ["file"],
+  });
+export type OrderRecipientsInputs = z.infer<typeof OrderRecipientsInputs>;

@@ -1,0 +1,355 @@
+/**
+ * The provider hooks of `OrderRecipients` (resource.ts): check reads and judges the declared list,
+ * diff plans the change, create and update bring the order to the list (sync.ts), read compares
+ * it with what the order holds, and delete removes the recipients of a draft.
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { NotFoundError } from "../../api/errors";
+import type { OrderSummary } from "../../api/schemas/order";
+import { projectRoot } from "../../project";
+import { checkInputs, isUnknown } from "../check";
+import type { ProviderContext, ResourceImplementation } from "../context";
+import { isEditable, notEditable } from "../order-status";
+import { progress, retired } from "../progress";
+import type { IdentityField } from "../recipients/declared";
+import { decodeIndex, encodeIndex, idOf, isAccepted } from "../recipients/index-codec";
+import { changesKnown, describePlan, planSync } from "../recipients/plan";
+import { describeProblems, digestOf, type LoadedRecipients, loadRecipients } from "../recipients/source";
+import { UserError } from "../user-error";
+import { OrderRecipientsInputs } from "./inputs";
+import { OrderRecipientsOutputFields, type OrderRecipientsOutputs } from "./outputs";
+import {
+  deleteIds,
+  expectedCount,
+  type Identity,
+  reconcile,
+  SAMPLE_SIZE,
+  type SyncOutcome,
+  subject,
+  sync,
+} from "./sync";
+
+/**
+ * The engine calls `check` and then `create` or `update` in the same provider process: the last
+ * file read is kept, keyed by its path, size, modification time and the options, so a large list
+ * is read once per deployment rather than twice.
+ */
+let lastFileRead: { signature: string; loaded: LoadedRecipients } | undefined;
+
+async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
+  const options = {
+    identityField: inputs.identityField,
+    ...(inputs.keyColumn ? { keyColumn: inputs.keyColumn } : {}),
+  };
+  if (inputs.file === undefined) return loadRecipients({ inline: inputs.recipients ?? [] }, options);
+  const source = { file: inputs.file, relativeTo: projectRoot() };
+  const file = path.resolve(source.relativeTo, source.file);
+  const stat = await fs.stat(file).catch(() => undefined);
+  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options]);
+  if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
+  const loaded = await loadRecipients(source, options);
+  lastFileRead = stat ? { signature, loaded } : undefined;
+  return loaded;
+}
+
+const identityOfInputs = (inputs: OrderRecipientsInputs): Identity => ({
+  field: inputs.identityField,
+  keyed: inputs.keyColumn !== undefined,
+});
+
+/** The refusal of a recipient change on an order past draft. */
+const recipientsFrozen = (order: OrderSummary, change: string) =>
+  notEditable(order, {
+    change,
+    changes: "recipients",
+    fix: "Put the recipient list back as it was, or declare a new Order for a new mailing.",
+  });
+
+/**
+ * A check failure of the declared list. A file's failure is its `file` property (the engine shows
+ * its value, the path). Inline recipients have no property: the engine would print the whole list
+ * beside the message, which names each row and field already.
+ */
+function listFailure(inputs: OrderRecipientsInputs, reason: string) {
+  return { property: inputs.file !== undefined ? "file" : "", reason };
+}
+
+/** Inputs recorded in a state (its outputs left out). */
+function inputsOf(props: OrderRecipientsOutputs): Record<string, unknown> {
+  const computed = new Set(Object.keys(OrderRecipientsOutputFields));
+  // digest, declaredCount and duplicateRows are inputs too: check computes them from the list.
+  for (const key of ["digest", "declaredCount", "duplicateRows"]) computed.delete(key);
+  return Object.fromEntries(Object.entries(props).filter(([key]) => !computed.has(key)));
+}
+
+export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImplementation {
+  const editableOrder = async (orderId: number, change: string): Promise<OrderSummary> => {
+    const order = await ctx.client().getOrder(orderId);
+    if (!order)
+      throw new UserError(`Order ${orderId} does not exist (or was deleted); ${change} is not possible.`);
+    if (!isEditable(order.orderStatus)) throw recipientsFrozen(order, `${change} is not possible`);
+    return order;
+  };
+
+  const loadChecked = async (inputs: OrderRecipientsInputs): Promise<LoadedRecipients> => {
+    const loaded = await load(inputs);
+    if (loaded.problemCount > 0) {
+      throw new UserError(
+        [
+          "the recipient list has problems; nothing was changed:",
+          ...describeProblems(inputs.file ?? "recipients", loaded),
+        ].join("\n  "),
+      );
+    }
+    if (inputs.digest !== undefined && loaded.digest !== inputs.digest) {
+      throw new UserError(
+        `${inputs.file ?? "the recipient list"} changed while this deployment ran (its digest differs from the ` +
+          "one the plan was made with); nothing was changed. Run the command again.",
+      );
+    }
+    return loaded;
+  };
+
+  const outputsOf = (
+    inputs: OrderRecipientsInputs,
+    declared: LoadedRecipients,
+    outcome: SyncOutcome,
+    orderStatus: string,
+    previous?: OrderRecipientsOutputs,
+  ): OrderRecipientsOutputs => {
+    const values = [...outcome.index.values()];
+    const droppedCount = values.filter((e) => !isAccepted(e.id)).length;
+    // Keep earlier drop reasons for recipients still dropped and still declared.
+    const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
+    for (const [reason, n] of Object.entries(outcome.dropReasons))
+      dropReasons[reason] = (dropReasons[reason] ?? 0) + n;
+    return {
+      ...inputs,
+      digest: declared.digest,
+      declaredCount: declared.byKey.size,
+      duplicateRows: declared.duplicateRows,
+      index: encodeIndex(outcome.index),
+      acceptedCount: values.length - droppedCount,
+      droppedCount,
+      unmanagedCount: outcome.unmanaged,
+      dropReasons,
+      droppedSample: [...outcome.droppedSample, ...(previous?.droppedSample ?? [])].slice(0, SAMPLE_SIZE),
+      imageIssueSample: outcome.imageIssueSample,
+      orderStatus,
+    };
+  };
+
+  const guardDrops = (outs: OrderRecipientsOutputs) => {
+    if (outs.maxDroppedPercent === undefined || outs.declaredCount === 0) return;
+    const percent = (outs.droppedCount / outs.declaredCount) * 100;
+    if (percent > outs.maxDroppedPercent) {
+      const reasons = Object.entries(outs.dropReasons)
+        .map(([reason, n]) => `${n} ${reason}`)
+        .join(", ");
+      const rows = outs.droppedSample.map((d) => d.row).join(", ");
+      throw new UserError(
+        `${outs.droppedCount} of ${outs.declaredCount} recipients (${percent.toFixed(1)}%) were dropped by the ` +
+          `service, more than maxDroppedPercent ${outs.maxDroppedPercent} (${reasons}; rows ${rows}, ...). ` +
+          "The accepted recipients stay on the order and nothing depending on this list (a Checkout) runs. " +
+          "Fix or remove those rows, or raise maxDroppedPercent, then run `pulumi up` again.",
+      );
+    }
+  };
+
+  /**
+   * The identity key must never be printed: refuse an identity field that the order's template
+   * lists among the merge fields it prints.
+   */
+  const refusePrintedIdentityField = async (order: OrderSummary, identityField: IdentityField) => {
+    if (order.templateId === null) return;
+    const template = (await ctx.client().listTemplates()).find((t) => t.id === order.templateId);
+    if (template?.requiredMergeFields?.includes(identityField)) {
+      throw new UserError(
+        `Template ${template.id} ("${template.name}") prints ${identityField}, which would carry each recipient's ` +
+          `identity key onto the mail piece. Set identityField to a custom field the template does not use ` +
+          `(it uses ${template.requiredMergeFields.join(", ")}).`,
+      );
+    }
+  };
+
+  return {
+    async check(_olds, news) {
+      // A new order's id is not known during the first preview; the list is checked all the same.
+      const orderUnknown = isUnknown(news.orderId);
+      const checked = checkInputs(OrderRecipientsInputs, orderUnknown ? { ...news, orderId: 1 } : news);
+      if (checked.failures?.length) return checked;
+      const inputs = checked.inputs as OrderRecipientsInputs;
+      if (orderUnknown) inputs.orderId = news.orderId;
+      let loaded: LoadedRecipients;
+      try {
+        loaded = await load(inputs);
+      } catch (error) {
+        return { inputs: news, failures: [listFailure(inputs, (error as Error).message)] };
+      }
+      if (loaded.problemCount > 0) {
+        const reason = describeProblems(inputs.file ?? "recipients", loaded).join("; ");
+        return { inputs: news, failures: [listFailure(inputs, reason)] };
+      }
+      return {
+        inputs: {
+          ...inputs,
+          digest: loaded.digest,
+          declaredCount: loaded.byKey.size,
+          duplicateRows: loaded.duplicateRows,
+        },
+      };
+    },
+
+    async diff(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
+      if (isUnknown(news.orderId) || olds.orderId !== news.orderId) {
+        return { changes: true, replaces: ["orderId"] };
+      }
+      for (const key of ["identityField", "keyColumn"] as const) {
+        if (olds[key] !== news[key]) return { changes: true, replaces: [key] };
+      }
+      let listChanged = olds.digest !== news.digest;
+      if (listChanged) {
+        const identity = identityOfInputs(news);
+        const plan = planSync((await load(news)).byKey, decodeIndex(olds.index, identity.keyed));
+        const order = await ctx.client().getOrder(olds.orderId);
+        if (!order || isEditable(order.orderStatus)) {
+          const compared = plan.unknown > 0 ? " (compared with the order's listing when applied)" : "";
+          progress(subject(olds.orderId), `planned: ${describePlan(plan)}${compared}`);
+        } else if (!changesKnown(plan)) {
+          // Only recipients recorded without their content differ: the order can no longer change,
+          // and there is nothing to do.
+          listChanged = false;
+        } else {
+          throw recipientsFrozen(
+            order,
+            `its recipients cannot change (declared ${olds.declaredCount}, now ${news.declaredCount ?? "a different list"})`,
+          );
+        }
+      }
+      const settingsChanged =
+        olds.maxDroppedPercent !== news.maxDroppedPercent ||
+        olds.file !== news.file ||
+        JSON.stringify(olds.recipients) !== JSON.stringify(news.recipients);
+      return { changes: listChanged || settingsChanged };
+    },
+
+    async create(inputs: OrderRecipientsInputs) {
+      const client = ctx.client();
+      const declared = await loadChecked(inputs);
+      const identity = identityOfInputs(inputs);
+      const order = await editableOrder(inputs.orderId, "adding recipients");
+      await refusePrintedIdentityField(order, inputs.identityField);
+      // An interrupted earlier run may have appended some already: start from what is there.
+      const { current, unmanaged } =
+        order.recipientCount > 0
+          ? await reconcile(client, order.orderId, identity, new Map(), declared)
+          : { current: new Map(), unmanaged: 0 };
+      const outcome = await sync(client, order, declared, current, unmanaged, identity);
+      const outs = outputsOf(inputs, declared, outcome, order.orderStatus);
+      progress(
+        subject(order.orderId),
+        `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped, ${declared.duplicateRows} duplicate rows ignored`,
+      );
+      guardDrops(outs);
+      return { id: String(order.orderId), outs };
+    },
+
+    async update(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
+      if (olds.digest === news.digest) {
+        const outs = { ...olds, ...news };
+        guardDrops(outs);
+        return { outs };
+      }
+      const client = ctx.client();
+      const declared = await loadChecked(news);
+      const identity = identityOfInputs(news);
+      let current = decodeIndex(olds.index, identity.keyed);
+      const recorded = planSync(declared.byKey, current);
+      if (!changesKnown(recorded)) {
+        // As in diff: on an order past Draft only a settings change gets here; nothing to send.
+        const live = await client.getOrder(news.orderId);
+        if (live && !isEditable(live.orderStatus)) {
+          const outs = { ...olds, ...news, digest: olds.digest };
+          guardDrops(outs);
+          return { outs };
+        }
+      }
+      const order = await editableOrder(news.orderId, "changing recipients");
+      let unmanaged = olds.unmanagedCount;
+      const countDiffers = order.recipientCount !== expectedCount(current, unmanaged);
+      if (countDiffers || recorded.unknown > 0) {
+        // The order holds more or fewer recipients than recorded (an interrupted run, or changes
+        // made elsewhere), or some were recorded without their content: learn what is really
+        // there before changing anything.
+        progress(
+          subject(order.orderId),
+          countDiffers
+            ? "the order's recipients differ from the stack's record; reading them all"
+            : `${recorded.unknown} recipients were recorded without their content; reading the order's recipients to compare them with the list`,
+        );
+        ({ current, unmanaged } = await reconcile(client, order.orderId, identity, current, declared));
+      }
+      const outcome = await sync(client, order, declared, current, unmanaged, identity);
+      const outs = outputsOf(news, declared, outcome, order.orderStatus, olds);
+      progress(
+        subject(order.orderId),
+        `${describePlan(outcome.plan)}: ${outcome.deleted} deleted, ${outcome.appended} appended; ` +
+          `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped`,
+      );
+      guardDrops(outs);
+      return { outs };
+    },
+
+    async read(id, props: OrderRecipientsOutputs) {
+      const client = ctx.client();
+      const order = await client.getOrder(props.orderId ?? Number(id));
+      if (!order) return {};
+      // Refresh reads every recipient: a removal and an addition elsewhere leave the count as it was.
+      const identity = identityOfInputs(props);
+      const { current, unmanaged } = await reconcile(
+        client,
+        order.orderId,
+        identity,
+        decodeIndex(props.index, identity.keyed),
+      );
+      const accepted = [...current.values()].filter((e) => isAccepted(e.id)).length;
+      // Keys recorded but gone from the order were removed elsewhere, and recipients changed
+      // elsewhere have an unknown content: the digest of what is really there makes the next `up`
+      // put them back.
+      const outs: OrderRecipientsOutputs = {
+        ...props,
+        orderStatus: order.orderStatus,
+        index: encodeIndex(current),
+        digest: digestOf(
+          [...current].map(([key, entry]) => [key, entry.content] as const),
+          props.identityField,
+        ),
+        acceptedCount: accepted,
+        droppedCount: current.size - accepted,
+        unmanagedCount: unmanaged,
+      };
+      return { id, props: outs, inputs: inputsOf(outs) };
+    },
+
+    async delete(_id, props: OrderRecipientsOutputs) {
+      const client = ctx.client();
+      const order = await client.getOrder(props.orderId);
+      if (!order) return; // the order is gone, and its recipients with it
+      if (!isEditable(order.orderStatus)) {
+        retired(props.orderId, order.orderStatus, "its recipients stay at the service and leave this stack");
+        return;
+      }
+      const ids = [...decodeIndex(props.index, props.keyColumn !== undefined).values()]
+        .map((entry) => idOf(entry.id))
+        .filter((id) => id > 0);
+      try {
+        await deleteIds(client, props.orderId, ids);
+      } catch (error) {
+        if (error instanceof NotFoundError) return;
+        throw error;
+      }
+      progress(subject(props.orderId), `removed ${ids.length} recipients`);
+    },
+  };
+}

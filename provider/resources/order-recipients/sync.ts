@@ -1,0 +1,250 @@
+/**
+ * Brings an order's recipients to the declared set at the service: what is on the order now (from
+ * its listing), and the deletes and appends of a plan (recipients/plan.ts, pure), sent in batches
+ * the service accepts (api/core/batching.ts).
+ */
+import type { DirectMailClient } from "../../api/client";
+import { runBatches } from "../../api/core/batching";
+import type { OrderSummary } from "../../api/schemas/order";
+import { MAX_RECIPIENTS_PER_REQUEST } from "../../api/schemas/recipient";
+import { progress } from "../progress";
+import type { IdentityField } from "../recipients/declared";
+import {
+  idOf,
+  isAccepted,
+  markedUndeliverable,
+  type RecipientIndex,
+  UNKNOWN_CONTENT,
+} from "../recipients/index-codec";
+import { planSync, type SyncPlan } from "../recipients/plan";
+import type { LoadedRecipients } from "../recipients/source";
+import { identityOf, listedHash, matchesListed, toWire } from "../recipients/wire";
+import type { DropSample, ImageIssueSample } from "./outputs";
+
+/** At most this many dropped recipients and image problems are kept as examples. */
+export const SAMPLE_SIZE = 10;
+const PAGE_SIZE = 1000;
+
+export const subject = (orderId: number) => `Recipients of order ${orderId}`;
+
+/** How recipients carry their identity: the field, and whether a key column names them. */
+export interface Identity {
+  field: IdentityField;
+  keyed: boolean;
+}
+
+export interface SyncOutcome {
+  index: RecipientIndex;
+  unmanaged: number;
+  plan: SyncPlan;
+  appended: number;
+  deleted: number;
+  dropReasons: Record<string, number>;
+  droppedSample: DropSample[];
+  imageIssueSample: ImageIssueSample[];
+}
+
+/**
+ * Sends `items` in batches the service accepts, one after another; the first failure stops the
+ * rest and is thrown. `onBatch` runs after each batch that succeeded.
+ */
+async function inBatches<T, R>(
+  items: readonly T[],
+  send: (batch: T[]) => Promise<R>,
+  onBatch?: (result: R, sent: number) => void,
+): Promise<R[]> {
+  const report = await runBatches(items, MAX_RECIPIENTS_PER_REQUEST, send, {
+    onBatch: (outcome) => {
+      if (outcome.status === "ok") onBatch?.(outcome.result, outcome.start + outcome.count);
+    },
+  });
+  const results: R[] = [];
+  for (const batch of report.batches) {
+    if (batch.status === "failed") throw batch.error;
+    if (batch.status === "ok") results.push(batch.result);
+  }
+  return results;
+}
+
+/** Deletes recipients by id in batches; says whether some of them were already gone. */
+export async function deleteIds(client: DirectMailClient, orderId: number, ids: number[]): Promise<boolean> {
+  const results = await inBatches(ids, (batch) => client.deleteRecipients(orderId, batch));
+  return results.some((result) => result.notFoundRecipientIds.length > 0);
+}
+
+/** How many recipients the order holds if the record is right. */
+export const expectedCount = (index: RecipientIndex, unmanaged: number) =>
+  [...index.values()].filter((e) => idOf(e.id) > 0).length + unmanaged;
+
+/**
+ * What is on the order now, from a full listing, keeping what is known of dropped recipients.
+ * A recipient's content digest is the recorded one if it is the recorded recipient (same id),
+ * else the one its identity value carries (UNKNOWN_CONTENT for a key alone under a key
+ * column); unless the service lists it otherwise than right after it was appended: then it was
+ * changed elsewhere, and its content is UNKNOWN_CONTENT. With `declared`, a recipient of unknown
+ * content that the listing shows as its declared row (matchesListed) gets that row's content
+ * digest, so that only the others are replaced.
+ */
+export async function reconcile(
+  client: DirectMailClient,
+  orderId: number,
+  identity: Identity,
+  known: RecipientIndex,
+  declared?: LoadedRecipients,
+): Promise<{ current: RecipientIndex; unmanaged: number }> {
+  const current: RecipientIndex = new Map();
+  let unmanaged = 0;
+  for await (const recipient of client.iterateRecipients(orderId, { pageSize: PAGE_SIZE })) {
+    const found = identityOf(recipient, identity.field, identity.keyed);
+    if (found === undefined || current.has(found.key)) {
+      unmanaged += 1;
+      continue;
+    }
+    const before = known.get(found.key);
+    const listed = listedHash(recipient);
+    let content = found.content;
+    if (before !== undefined) {
+      // What is recorded of this very recipient stands (UNKNOWN_CONTENT included).
+      if (idOf(before.id) === recipient.id) content = before.content;
+      // It carries the content it was recorded with, yet the service lists it otherwise than
+      // right after the append: changed elsewhere (in place, or deleted and added again with
+      // the same identity value).
+      if (content === before.content && before.listed !== 0 && before.listed !== listed)
+        content = UNKNOWN_CONTENT;
+    }
+    const row = declared?.byKey.get(found.key);
+    if (content === UNKNOWN_CONTENT && row && matchesListed(row.recipient, recipient, identity.field))
+      content = row.content;
+    const marked = before !== undefined && before.id > 0 && !isAccepted(before.id);
+    current.set(found.key, {
+      id: marked ? markedUndeliverable(recipient.id) : recipient.id,
+      content,
+      listed,
+    });
+  }
+  for (const [key, entry] of known) if (entry.id === 0 && !current.has(key)) current.set(key, entry);
+  return { current, unmanaged };
+}
+
+/** The declared recipients found in the listing from page `fromPage` on: key → id and listed hash. */
+async function listAppended(
+  client: DirectMailClient,
+  orderId: number,
+  identity: Identity,
+  declared: LoadedRecipients,
+  fromPage: number,
+): Promise<Map<string, { id: number; listed: number }>> {
+  const found = new Map<string, { id: number; listed: number }>();
+  for await (const recipient of client.iterateRecipients(orderId, {
+    pageSize: PAGE_SIZE,
+    pageNumber: fromPage,
+  })) {
+    const carried = identityOf(recipient, identity.field, identity.keyed);
+    if (carried === undefined || found.has(carried.key)) continue;
+    if (declared.byKey.get(carried.key)?.content !== carried.content) continue;
+    found.set(carried.key, { id: recipient.id, listed: listedHash(recipient) });
+  }
+  return found;
+}
+
+/**
+ * Brings the order's recipients to the declared set (see planSync): deletes the managed
+ * recipients no longer declared and the old recipient of each changed key, appends the declared
+ * ones not there as declared, and records each appended key's id. `known` is what is known to
+ * be on the order; callers reconcile from a listing when the order's recipient count says it is
+ * not exact, and so does this when a delete finds recipients already gone.
+ */
+export async function sync(
+  client: DirectMailClient,
+  order: OrderSummary,
+  declared: LoadedRecipients,
+  known: RecipientIndex,
+  knownUnmanaged: number,
+  identity: Identity,
+): Promise<SyncOutcome> {
+  const orderId = order.orderId;
+  const asked = planSync(declared.byKey, known);
+  let plan = asked;
+  let unmanaged = knownUnmanaged;
+  let deleted = plan.removeIds.length;
+  if (await deleteIds(client, orderId, plan.removeIds)) {
+    // An interrupted run got further than its record (say, a replacement appended but not
+    // recorded): read what is really there, so that nothing is appended twice.
+    progress(subject(orderId), "some recorded recipients were already gone; reading the order's recipients");
+    let current: RecipientIndex;
+    ({ current, unmanaged } = await reconcile(client, orderId, identity, known, declared));
+    plan = planSync(declared.byKey, current);
+    await deleteIds(client, orderId, plan.removeIds);
+    deleted += plan.removeIds.length;
+  }
+  if (deleted > 0) progress(subject(orderId), `deleted ${deleted} recipients (removed or changed)`);
+
+  const index: RecipientIndex = new Map(plan.keep);
+  const toAppend = plan.append;
+  const dropReasons: Record<string, number> = {};
+  const droppedSample: DropSample[] = [];
+  const imageIssueSample: ImageIssueSample[] = [];
+  const reasonByKey = new Map<string, string>();
+  const countBefore = expectedCount(plan.keep, unmanaged);
+  let accepted = 0;
+  await inBatches(
+    toAppend,
+    async (batch) => {
+      const result = await client.appendRecipients(
+        orderId,
+        batch.map((r) => toWire(r, identity.field)),
+      );
+      accepted += result.acceptedRecipients;
+      for (const dropped of result.undeliverable.undeliverableRecipients) {
+        const found = identityOf(dropped, identity.field, identity.keyed);
+        if (found) reasonByKey.set(found.key, dropped.reason);
+      }
+      for (const withIssues of result.variableImages.recipientsWithIssues) {
+        const row = batch[withIssues.recipientIndex]?.row ?? 0;
+        for (const issue of withIssues.issues) {
+          if (imageIssueSample.length < SAMPLE_SIZE) imageIssueSample.push({ row, ...issue });
+        }
+      }
+      return result;
+    },
+    (result, sent) =>
+      progress(
+        subject(orderId),
+        `appended ${sent} of ${toAppend.length} ` +
+          `(this batch: ${result.acceptedRecipients} accepted, ${result.droppedRecipients} dropped)`,
+      ),
+  );
+
+  if (toAppend.length > 0) {
+    // New recipients come last in the listing: read from the page where they start, and fall
+    // back to the whole listing if some accepted ones are not found there.
+    const startPage = Math.floor(countBefore / PAGE_SIZE) + 1;
+    let listed = await listAppended(client, orderId, identity, declared, startPage);
+    const found = toAppend.filter((r) => listed.has(r.key)).length;
+    if (found < accepted) listed = await listAppended(client, orderId, identity, declared, 1);
+    for (const r of toAppend) {
+      const seen = listed.get(r.key);
+      const reason = reasonByKey.get(r.key) ?? (seen === undefined ? "dropped" : undefined);
+      const entry = { id: seen?.id ?? 0, content: r.content, listed: seen?.listed ?? 0 };
+      if (reason === undefined) {
+        index.set(r.key, entry);
+        continue;
+      }
+      // Dropped (or kept but marked undeliverable): remembered, so that it is not sent again
+      // until its details change.
+      index.set(r.key, { ...entry, id: seen === undefined ? 0 : markedUndeliverable(seen.id) });
+      dropReasons[reason] = (dropReasons[reason] ?? 0) + 1;
+      if (droppedSample.length < SAMPLE_SIZE) droppedSample.push({ row: r.row, reason });
+    }
+  }
+  return {
+    index,
+    unmanaged,
+    plan: asked,
+    appended: toAppend.length,
+    deleted,
+    dropReasons,
+    droppedSample,
+    imageIssueSample,
+  };
+}

@@ -1,0 +1,128 @@
+/** The provider hooks of `Order` (resource.ts): create or adopt, replace while editable, retire. */
+import { DirectMailHttpError, NotFoundError } from "../../api/errors";
+import type { OrderSummary } from "../../api/schemas/order";
+import { checkInputs, isUnknown } from "../check";
+import type { ProviderContext, ResourceImplementation } from "../context";
+import { isDeletable, isEditable, notEditable } from "../order-status";
+import { progress, retired } from "../progress";
+import { UserError } from "../user-error";
+import { OrderInputs } from "./inputs";
+import { OrderOutputFields, type OrderOutputs } from "./outputs";
+
+/** Inputs whose change needs a new order: the service has no way to change an order's inputs. */
+const REPLACING_INPUTS = Object.keys(OrderInputs.shape) as (keyof OrderInputs)[];
+
+function changedInputs(olds: OrderOutputs, news: OrderInputs): (keyof OrderInputs)[] {
+  return REPLACING_INPUTS.filter((key) => isUnknown(news[key]) || olds[key] !== news[key]);
+}
+
+/** The inputs recorded in a state (its outputs left out). */
+function inputsOf(props: OrderOutputs): OrderInputs {
+  return Object.fromEntries(
+    Object.entries(props).filter(([key]) => !(key in OrderOutputFields)),
+  ) as OrderInputs;
+}
+
+export function orderImplementation(ctx: ProviderContext): ResourceImplementation {
+  const fetch = async (orderId: number): Promise<OrderSummary | undefined> => ctx.client().getOrder(orderId);
+
+  const outputs = (inputs: OrderInputs, order: OrderSummary, adopted: boolean): OrderOutputs => ({
+    ...inputs,
+    orderId: order.orderId,
+    status: order.orderStatus,
+    product: order.product,
+    postageType: order.postageType,
+    recipientCount: order.recipientCount,
+    createdDate: order.createdDate,
+    updatedDate: order.updatedDate,
+    adopted,
+  });
+
+  return {
+    async check(_olds, news) {
+      return checkInputs(OrderInputs, news);
+    },
+
+    async diff(id, olds: OrderOutputs, news: OrderInputs) {
+      const changed = changedInputs(olds, news);
+      if (changed.length === 0) return { changes: false };
+      // A new order is safe only while the current one is still a draft; after checkout a
+      // replacement would abandon a paid order and start a second campaign. Judge the live status.
+      const live = await fetch(Number(id));
+      if (live && !isEditable(live.orderStatus)) {
+        const field = changed[0] as keyof OrderInputs;
+        throw notEditable(live, {
+          change: `${field} cannot change (from ${JSON.stringify(olds[field])} to ${JSON.stringify(news[field])})`,
+          changes: "orders",
+          why: "a replacement would abandon the order it has been paid for",
+          fix: "Put the previous value back, or declare a new Order resource for a new campaign.",
+        });
+      }
+      return { changes: true, replaces: changed, deleteBeforeReplace: false };
+    },
+
+    async create(inputs: OrderInputs) {
+      const client = ctx.client();
+      if (inputs.existingOrderId !== undefined) {
+        const existing = await fetch(inputs.existingOrderId);
+        if (!existing) {
+          throw new UserError(
+            `existingOrderId ${inputs.existingOrderId} names no order of this account; check the id in the web application.`,
+          );
+        }
+        if (existing.templateId !== inputs.templateId) {
+          throw new UserError(
+            `Order ${existing.orderId} was made from template ${existing.templateId}, not ${inputs.templateId}; ` +
+              `set templateId to ${existing.templateId} to adopt it.`,
+          );
+        }
+        progress(`Order ${existing.orderId}`, `adopted (status ${existing.orderStatus})`);
+        return { id: String(existing.orderId), outs: outputs(inputs, existing, true) };
+      }
+      const { existingOrderId: _none, ...body } = inputs;
+      const created = await client.createOrder(body);
+      const order = await fetch(created.orderId);
+      if (!order)
+        throw new UserError(
+          `Order ${created.orderId} was created but cannot be read back; run pulumi refresh.`,
+        );
+      progress(`Order ${order.orderId}`, `created from template ${inputs.templateId}`);
+      return { id: String(order.orderId), outs: outputs(inputs, order, false) };
+    },
+
+    async read(id, props: OrderOutputs) {
+      const order = await fetch(Number(id));
+      // An order deleted elsewhere behaves as a nonexistent id: it leaves the state.
+      if (!order) return {};
+      return { id, props: outputs(inputsOf(props), order, Boolean(props.adopted)) };
+    },
+
+    async delete(id, props: OrderOutputs) {
+      const orderId = Number(id);
+      const order = await fetch(orderId);
+      if (!order) return; // already gone: nothing to do
+      if (!isDeletable(order.orderStatus)) {
+        retired(orderId, order.orderStatus, "it stays at the service and leaves this stack");
+        return;
+      }
+      // A draft the service still refuses to delete (an automation's template, paid recipient searches).
+      const refused = (reason: string) =>
+        new UserError(
+          `Order ${orderId} is "${order.orderStatus}", but the service does not delete it (${reason}). To keep it at ` +
+            "the service and let it leave this stack, set `retain: true` in its campaign file (`retainOnDelete: true` " +
+            "on its resources in a program), run `pulumi up`, then remove it.",
+        );
+      try {
+        const result = await ctx.client().deleteOrder(orderId);
+        if (result.reasonCode) throw refused(result.reasonCode);
+      } catch (error) {
+        if (error instanceof NotFoundError) return;
+        if (error instanceof DirectMailHttpError && error.status === 400) {
+          throw refused(error.errors[0] ?? error.errorCode ?? error.message);
+        }
+        throw error;
+      }
+      progress(`Order ${orderId}`, props.adopted ? "deleted (it was adopted)" : "deleted");
+    },
+  };
+}

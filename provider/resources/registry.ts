@@ -1,0 +1,84 @@
+/**
+ * The registry of resource implementations, and `providerFor`, which the thin serialized provider
+ * (thin-provider.ts) calls inside the dynamic provider's process, each time from the installed
+ * package (through implementation.ts, the path stored in every stack's state).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { resolveSettings } from "../settings";
+import { addressBookEntryImplementation } from "./address-book-entry/provider";
+import { reported } from "./boundary";
+import { checkoutImplementation } from "./checkout/provider";
+import { configure, context, type ResourceImplementation } from "./context";
+import { exitWithEngine } from "./engine-watch";
+import { orderImplementation } from "./order/provider";
+import { orderRecipientsImplementation } from "./order-recipients/provider";
+import { providerInfoImplementation } from "./provider-info/provider";
+import { UserError } from "./user-error";
+
+// Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
+// engine that was killed.
+exitWithEngine();
+
+const implementations: Record<string, ResourceImplementation> = {
+  ProviderInfo: providerInfoImplementation(context),
+  Order: orderImplementation(context),
+  OrderRecipients: orderRecipientsImplementation(context),
+  Checkout: checkoutImplementation(context),
+  AddressBookEntry: addressBookEntryImplementation(context),
+};
+
+/** Inputs as the user declared them, without the engine's bookkeeping property. */
+function declared(inputs: Record<string, unknown>): Record<string, unknown> {
+  const { __provider: _provider, ...rest } = inputs;
+  return rest;
+}
+
+export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
+  const found = implementations[kind];
+  const impl = (): ResourceImplementation => {
+    if (found) return found;
+    throw new UserError(
+      `This version of pulumi-directmail has no resource kind "${kind}". ` +
+        "Install the package version that created this resource, or remove it with `pulumi state delete`.",
+    );
+  };
+  // Every hook reports its failure through `reported`.
+  const guarded =
+    <A extends unknown[], R>(hook: string, run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        throw reported(error, kind, hook);
+      }
+    };
+  return {
+    configure: guarded("configure", async (req: pulumi.dynamic.ConfigureRequest) => {
+      configure(resolveSettings(req.config));
+    }),
+    check: guarded("check", async (olds: any, news: any) => {
+      const i = impl();
+      return i.check ? i.check(olds, news) : { inputs: news };
+    }),
+    diff: guarded("diff", async (id: string, olds: any, news: any) => {
+      const i = impl();
+      return i.diff
+        ? i.diff(id, olds, news)
+        : { changes: JSON.stringify(declared(olds)) !== JSON.stringify(declared(news)) };
+    }),
+    create: guarded("create", async (inputs: any) => impl().create(inputs)),
+    read: guarded("read", async (id: string, props: any) => {
+      const i = impl();
+      return i.read ? i.read(id, props) : { id, props };
+    }),
+    update: guarded("update", async (id: string, olds: any, news: any) => {
+      const i = impl();
+      if (!i.update) throw new UserError(`${kind} ${id} cannot be updated in place`);
+      return i.update(id, olds, news);
+    }),
+    delete: guarded("delete", async (id: string, props: any) => {
+      const i = impl();
+      if (i.delete) await i.delete(id, props);
+    }),
+  };
+}
