@@ -2,6 +2,9 @@
  * The endpoint table: every operation of the v1 interface, described once. The client builds its
  * requests, picks its retry behaviour and words its errors from it, the OpenAPI generator emits
  * `paths` from it, and a server can register its routes from it.
+ *
+ * A little over 500 lines on purpose: the table (an entry per operation, in the order of the spec's
+ * endpoint table, to be read beside it) and the type of its entries, which explains each field.
  */
 import type { z } from "zod";
 import * as S from "./schemas";

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { formatPath, plainWords } from "../api/schemas/issues";
 
 /**
  * The value the engine sends during a preview for an input not known yet (the output of a resource
@@ -13,7 +14,7 @@ export function isUnknown(value: unknown): boolean {
 
 /**
  * Validates a resource's inputs with its zod schema. Each failure names the property and says what
- * is allowed. Properties not known yet (preview) are not judged; the engine checks again once they
+ * is allowed, in the schema's words or else in plain words (api/schemas/issues.ts). Properties not known yet (preview) are not judged; the engine checks again once they
  * are. On failure the inputs go back unchanged, so the engine reports the failures and stops.
  *
  * The engine prints a failure of property `p` as `property p value <the input's value> has a
@@ -23,7 +24,7 @@ export function isUnknown(value: unknown): boolean {
  */
 export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckResult {
   const { __provider: _provider, ...declared } = news;
-  const parsed = schema.safeParse(declared);
+  const parsed = schema.safeParse(declared, { error: plainWords });
   if (parsed.success) return { inputs: parsed.data as Record<string, unknown> };
   const failures = parsed.error.issues
     .filter((issue) => !isUnknown(declared[String(issue.path[0])]))
@@ -32,15 +33,8 @@ export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): p
         ? { property: String(issue.path[0]), reason: issue.message }
         : {
             property: "",
-            reason: issue.path.length === 0 ? issue.message : `${pathLabel(issue.path)}: ${issue.message}`,
+            reason: issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`,
           },
     );
   return { inputs: news, failures };
-}
-
-/** A property path as a program writes it: `recipients[0].city`. */
-function pathLabel(path: readonly PropertyKey[]): string {
-  return path
-    .map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`))
-    .join("");
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest, FastifySchemaCompiler } from "fastify";
 import type { z } from "zod";
+import { formatPath } from "../../provider/api/schemas/issues";
 import type { Accounts } from "../domain/accounts";
 import type { Automations } from "../domain/automations";
 import type { Engagement } from "../domain/engagement";
@@ -46,7 +47,7 @@ const controlValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
     return {
       error: new ControlError(
         400,
-        result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
+        result.error.issues.map((i) => `${formatPath(i.path) || "body"}: ${i.message}`).join("; "),
       ),
     };
   };

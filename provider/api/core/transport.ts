@@ -11,6 +11,9 @@
  * - The API key lives in a private field; it is redacted from every error text and never logged.
  *
  * Nothing here knows a particular operation: what differs per operation is in the endpoint table.
+ *
+ * A little over 500 lines on purpose: one class with one concern, the life of a call (validate,
+ * send, read, retry, fail), and beside it the option, input and event types that are its contract.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, type Dispatcher, request } from "undici";

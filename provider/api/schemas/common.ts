@@ -132,26 +132,6 @@ export function readQuery<S extends z.ZodObject>(
   return schema.safeParse(normalized) as z.ZodSafeParseResult<z.output<S>>;
 }
 
-/**
- * One line per issue, naming the field by its path (`recipients[3].address.zipCode: ...`), for
- * validation errors that tell the user exactly what to fix.
- */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], root = ""): string[] {
-  return issues.map((issue) => {
-    const path = formatPath(issue.path, root);
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
-}
-
-export function formatPath(path: readonly PropertyKey[], root = ""): string {
-  let out = root;
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out;
-}
-
 /** Path parameters `{id}` and `{recipient}` of the recipient proof. */
 export const RecipientProofPathParams = z
   .object({

@@ -6,6 +6,7 @@ export * from "./common";
 export * from "./conversions";
 export * from "./envelope";
 export * from "./integration";
+export * from "./issues";
 export * from "./order";
 export * from "./profile";
 export * from "./recipient";

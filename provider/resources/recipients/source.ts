@@ -16,7 +16,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { Readable } from "node:stream";
-import { parse as parseCsv } from "csv-parse";
+import { CsvError, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
 
@@ -80,6 +80,28 @@ export function formatOf(file: string): RecipientFormat {
 }
 
 /**
+ * A recipients file that cannot be read in its format, or at all: what is wrong (`reason`) and,
+ * when the problem is at a place in the file (a CSV row with an extra value, a quote never
+ * closed, binary data), its line and column. `message` names the file and the place too.
+ */
+export class RecipientFileError extends Error {
+  override readonly name = "RecipientFileError";
+
+  constructor(
+    /** The file as the source names it. */
+    readonly file: string,
+    /** What is wrong, without the file's name. */
+    readonly reason: string,
+    /** 1-based; unset when the problem is the whole file (not found, not JSON). */
+    readonly line?: number,
+    /** 1-based; set with `line`. */
+    readonly column?: number,
+  ) {
+    super(`${file}${line !== undefined ? `:${line}:${column ?? 1}` : ""}: ${reason}`);
+  }
+}
+
+/**
  * Where recipients come from: a list, or a file. A relative `file` is resolved against
  * `relativeTo` (default: the working directory) and named as written in messages.
  */
@@ -88,7 +110,7 @@ export type RecipientSource = { file: string; relativeTo?: string } | { inline: 
 /**
  * The text of a recipients file, decoded as it is read, without its byte-order mark. A binary
  * file (a spreadsheet, say) fails at its first byte that is not UTF-8 or is a control character,
- * with that line and column (as csv-parse's errors carry `lines`), so it is one clear problem.
+ * with that line and column, so it is one clear problem.
  */
 async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8");
@@ -97,13 +119,58 @@ async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
     const bad = notTextAt(text);
     if (bad) {
       const { line, column } = at.positionOf(text, bad.index);
-      throw Object.assign(new Error(`${shownAs}: ${bad.message}`), { lines: line, character: column });
+      throw new RecipientFileError(shownAs, bad.message, line, column);
     }
     at.advance(text);
     return text;
   };
-  for await (const bytes of createReadStream(file)) yield checked(decoder.decode(bytes, { stream: true }));
+  try {
+    for await (const bytes of createReadStream(file)) yield checked(decoder.decode(bytes, { stream: true }));
+  } catch (error) {
+    if (error instanceof RecipientFileError) throw error;
+    // Gone or locked after it was found readable.
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new RecipientFileError(shownAs, `cannot be read (${code ?? message})`);
+  }
   yield checked(decoder.decode());
+}
+
+/**
+ * A CSV file's own format broken, as csv-parse reports it, at its line. An unclosed quote is
+ * reported where its record starts (csv-parse notices it only at the end of the file):
+ * `lastRecord` is where csv-parse was after the last record it read.
+ */
+function csvFileError(
+  error: unknown,
+  file: string,
+  lastRecord: { lines: number; empty_lines: number },
+): unknown {
+  if (!(error instanceof CsvError)) return error;
+  const { lines, empty_lines, record } = error as CsvError & {
+    lines?: number;
+    empty_lines?: number;
+    record?: unknown;
+  };
+  const line = lines !== undefined && lines > 0 ? lines : undefined;
+  switch (error.code) {
+    case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH":
+    case "CSV_RECORD_INCONSISTENT_COLUMNS":
+      return new RecipientFileError(
+        file,
+        `this row has ${Array.isArray(record) ? record.length : "a different number of"} values but the header ` +
+          'has a different number of columns (a comma inside a value needs "quotes")',
+        line,
+      );
+    case "CSV_QUOTE_NOT_CLOSED":
+      return new RecipientFileError(
+        file,
+        'a quoted value starts here and is never closed (a " is missing)',
+        // The line after the last record, past the empty lines skipped since.
+        lastRecord.lines + 1 + (empty_lines ?? 0) - lastRecord.empty_lines,
+      );
+    default:
+      return new RecipientFileError(file, error.message, line);
+  }
 }
 
 /** A row of a source before validation; `fields` are already canonical for CSV files. */
@@ -132,7 +199,7 @@ async function* rowsOf(
   // A missing or unreadable file is one clear error, before any stream is opened.
   await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
     const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;
-    throw new Error(`${source.file}: ${why} (paths are relative to ${base})`);
+    throw new RecipientFileError(source.file, `${why} (paths are relative to ${base})`);
   });
   if (format === "json") {
     let text = "";
@@ -141,9 +208,10 @@ async function* rowsOf(
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new Error(`${source.file}: not valid JSON: ${(error as Error).message}`);
+      throw new RecipientFileError(source.file, `not valid JSON: ${(error as Error).message}`);
     }
-    if (!Array.isArray(parsed)) throw new Error(`${source.file}: expected a JSON array of recipients`);
+    if (!Array.isArray(parsed))
+      throw new RecipientFileError(source.file, "expected a JSON array of recipients");
     for (const [index, value] of parsed.entries()) yield { row: index + 1, value };
     return;
   }
@@ -169,12 +237,18 @@ async function* rowsOf(
     if (failure !== undefined) throw failure;
     return;
   }
+  let lastRecord = { lines: 0, empty_lines: 0 };
   // Any line end, even mixed in one file (csv-parse would keep to the first one it sees).
   const parser = parseCsv({
     skip_empty_lines: true,
     trim: true,
     info: true,
     record_delimiter: ["\r\n", "\n", "\r"],
+    // Called as each record is read, before an error further on drops the records not yet taken.
+    on_record: (record, { lines, empty_lines }) => {
+      lastRecord = { lines, empty_lines };
+      return record;
+    },
   });
   // pipe() does not pass a read error on: without this the parser would wait forever.
   Readable.from(textOf(file, source.file))
@@ -182,27 +256,29 @@ async function* rowsOf(
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
-  for await (const { record, info } of parser as AsyncIterable<{
-    record: string[];
-    info: { lines: number };
-  }>) {
-    if (columns === undefined) {
-      columns = record.map((name) => {
-        if (keyColumn !== undefined && name === keyColumn) return name;
-        const canonical = canonicalFieldName(name);
-        if (canonical === undefined)
-          problem({ row: info.lines, field: name, message: `unknown column "${shown(name)}"` });
-        return canonical;
+  const records = parser as AsyncIterable<{ record: string[]; info: { lines: number } }>;
+  try {
+    for await (const { record, info } of records) {
+      if (columns === undefined) {
+        columns = record.map((name) => {
+          if (keyColumn !== undefined && name === keyColumn) return name;
+          const canonical = canonicalFieldName(name);
+          if (canonical === undefined)
+            problem({ row: info.lines, field: name, message: `unknown column "${shown(name)}"` });
+          return canonical;
+        });
+        continue;
+      }
+      // No prototype: the key column's name is user text (`__proto__` would be lost on a plain object).
+      const value: Record<string, string> = Object.create(null);
+      record.forEach((cell, i) => {
+        const name = columns?.[i];
+        if (name !== undefined) value[name] = cell;
       });
-      continue;
+      yield { row: info.lines, value, canonical: true };
     }
-    // No prototype: the key column's name is user text (`__proto__` would be lost on a plain object).
-    const value: Record<string, string> = Object.create(null);
-    record.forEach((cell, i) => {
-      const name = columns?.[i];
-      if (name !== undefined) value[name] = cell;
-    });
-    yield { row: info.lines, value, canonical: true };
+  } catch (error) {
+    throw csvFileError(error, source.file, lastRecord);
   }
 }
 

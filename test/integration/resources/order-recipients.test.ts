@@ -76,6 +76,18 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(both.failures?.[0]?.reason).toMatch(/exactly one of the two/);
   });
 
+  it("check reports a CSV file whose format is broken by its name and line", async () => {
+    const orderId = await newOrder();
+    const file = path.join(dir, "ragged.csv");
+    fs.writeFileSync(file, "firstName,address1,city,state,zipCode\nAda,1 Way,London,KY,40741,extra\n");
+    expect((await recipients.check({}, { orderId, file })).failures).toEqual([
+      {
+        property: "file",
+        reason: `${file}:2:1: this row has 6 values but the header has a different number of columns (a comma inside a value needs "quotes")`,
+      },
+    ]);
+  });
+
   it("check judges the list even before the order exists (first preview), keeping the unknown id", async () => {
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
     const bad = await recipients.check(

@@ -15,6 +15,7 @@ import {
   describeProblems,
   digestOf,
   loadRecipients,
+  RecipientFileError,
 } from "../../../provider/resources/recipients/source";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-"));
@@ -172,6 +173,45 @@ describe("loading declared recipients", () => {
     await expect(loadRecipients({ file: file("broken.json", "[{") }, opts)).rejects.toThrow(
       /broken.json: not valid JSON/,
     );
+  });
+
+  it("throws a RecipientFileError for a file whose format is broken, with its line and column when it has one", async () => {
+    const failure = async (name: string, text: string) => {
+      const error = await loadRecipients({ file: file(name, text) }, opts).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RecipientFileError);
+      const { line, column, reason, message } = error as RecipientFileError;
+      return { line, column, reason, message };
+    };
+    const header = "firstName,address1,city,state,zipCode\n";
+    expect(
+      await failure(
+        "ragged.csv",
+        `${header}Ada,12 Analytical St,London,KY,40741\nGrace,1 Compiler Way, Suite 2,Arlington,VA,22202\n`,
+      ),
+    ).toEqual({
+      line: 3,
+      column: undefined,
+      reason:
+        'this row has 6 values but the header has a different number of columns (a comma inside a value needs "quotes")',
+      message: `${path.join(dir, "ragged.csv")}:3:1: this row has 6 values but the header has a different number of columns (a comma inside a value needs "quotes")`,
+    });
+    // csv-parse notices an unclosed quote at the end of the file: it is reported where its row
+    // starts, after a row that spans two lines and two empty lines.
+    expect(
+      await failure(
+        "quote.csv",
+        `${header}Ada,"12 Analytical St\nFlat 2",London,KY,40741\n\n\nGrace,"1 Compiler Way,Arlington,VA,22202\nAlan,3 Turing Rd,Wilmslow,CH,12345\n`,
+      ),
+    ).toMatchObject({ line: 6, reason: 'a quoted value starts here and is never closed (a " is missing)' });
+    expect(await failure("binary.csv", `${header}Ada,1 W\u0000ay,London,KY,40741\n`)).toMatchObject({
+      line: 2,
+      column: 8,
+      reason: "not text: a control character (\\u0000) here; remove it, or save the file as UTF-8 text",
+    });
+    const json = await failure("broken-array.json", "[{");
+    expect(json.line).toBeUndefined();
+    expect(json.reason).toMatch(/^not valid JSON: /);
+    expect(json.message).toMatch(/broken-array.json: not valid JSON: /);
   });
 
   it("resolves a relative file against relativeTo (the project folder) and names it as written", async () => {

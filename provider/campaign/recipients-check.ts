@@ -1,0 +1,277 @@
+/**
+ * The recipients a campaign document declares, checked as the resource will read them: inline in
+ * the document, or in a recipients file (its format, then each row). A problem in a recipients
+ * file is reported at its line in that file (in a JSON array, at the element or its key).
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { isMap, isScalar, isSeq } from "yaml";
+import { canonicalFieldName } from "../resources/recipients/declared";
+import {
+  formatOf,
+  loadRecipients,
+  RecipientFileError,
+  type RecipientSourceOptions,
+} from "../resources/recipients/source";
+import { shown } from "../text";
+import { label } from "./document-check";
+import { type CampaignProblem, displayPath, fileError, type Path, type Position } from "./problem";
+import { CampaignRecipients } from "./schema";
+import { keyText, nodeAt, nodePosition, type ParsedDocument, positionOf, valueAt } from "./yaml-document";
+
+/** Problems reported per recipient source; the rest are counted in one more problem. */
+export const MAX_RECIPIENT_PROBLEMS = 100;
+
+/** What checking one recipients file found, kept for the other documents that name it. */
+export interface RecipientsCheck {
+  /** Problems in the recipients file. */
+  late: CampaignProblem[];
+  /** Problems reported at each naming document's `file` value, given the file as it was written there. */
+  atFileValue: ((declared: string) => string)[];
+}
+
+/**
+ * Checks the recipients of one document (when its recipients section itself is valid) and
+ * returns the absolute recipients file, if any. Problems inside the campaign file go to
+ * `problems`; problems in the recipients file, to `late` (printed after the campaign file's).
+ * `checks` keeps what each recipients file gave, so that a file named by many documents is read once.
+ */
+export async function checkRecipients(
+  parsed: ParsedDocument,
+  problems: CampaignProblem[],
+  late: CampaignProblem[],
+  checks: Map<string, Promise<RecipientsCheck>>,
+  relativeTo: string | undefined,
+): Promise<string | undefined> {
+  const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
+  if (!section.success) return undefined;
+  const options = {
+    identityField: section.data.identityField ?? "custom6",
+    maxProblems: MAX_RECIPIENT_PROBLEMS,
+    ...(section.data.keyColumn !== undefined ? { keyColumn: section.data.keyColumn } : {}),
+  };
+  const at = (p: Path) => ({ file: parsed.file, ...positionOf(parsed, ["spec", "recipients", ...p]) });
+
+  if (section.data.inline !== undefined) {
+    numbersLosingDigits(parsed, problems);
+    // The recipients as written, not zod's copies of them: those lose a key such as `__proto__`.
+    const inline = valueAt(parsed.value, ["spec", "recipients", "inline"]) as Record<string, unknown>[];
+    const loaded = await loadRecipients({ inline }, options);
+    const written = new Map<number, Map<string, string>>();
+    for (const problem of loaded.problems) {
+      const item: Path = ["inline", problem.row - 1];
+      let keys = written.get(problem.row);
+      if (!keys) {
+        keys = writtenKeys(Object.keys(inline[problem.row - 1] ?? {}).map((k) => [k, k]));
+        written.set(problem.row, keys);
+      }
+      const field = problem.field && keys.get(problem.field);
+      // At the field's key: the field is the subject (its value may be missing or fine on its own).
+      const { node, key } = nodeAt(parsed, ["spec", "recipients", ...item, ...(field ? [field] : [])]);
+      problems.push({
+        file: parsed.file,
+        ...nodePosition(parsed, field && key ? key : node),
+        message: `${label(["spec", "recipients", ...item, ...(problem.field ? [field || problem.field] : [])])}: ${problem.message}`,
+      });
+    }
+    if (loaded.problemCount > loaded.problems.length) {
+      problems.push({
+        ...at(["inline"]),
+        message: `spec.recipients.inline: ${loaded.problemCount - loaded.problems.length} more problems besides the ${loaded.problems.length} listed`,
+      });
+    }
+    return undefined;
+  }
+
+  const declared = section.data.file as string;
+  const file = path.resolve(path.dirname(parsed.file), declared);
+  const fileProblem = (message: string) =>
+    problems.push({ ...at(["file"]), message: `spec.recipients.file: ${message}` });
+  try {
+    formatOf(file);
+  } catch {
+    fileProblem(
+      `"${shown(declared)}" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
+    );
+    return undefined;
+  }
+  const key = JSON.stringify([file, options.identityField, options.keyColumn]);
+  let check = checks.get(key);
+  if (!check) {
+    check = checkRecipientsFile(file, options, relativeTo);
+    checks.set(key, check);
+  }
+  const { late: found, atFileValue } = await check;
+  // Found once, pushed for each document that names the file: they are deduplicated in the end.
+  late.push(...found);
+  for (const message of atFileValue) fileProblem(message(`"${shown(declared)}"`));
+  return file;
+}
+
+/** Reads and checks one recipients file; see checkRecipients. */
+export async function checkRecipientsFile(
+  file: string,
+  options: RecipientSourceOptions,
+  relativeTo: string | undefined,
+): Promise<RecipientsCheck> {
+  const late: CampaignProblem[] = [];
+  const atFileValue: RecipientsCheck["atFileValue"] = [];
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile())
+      return { late, atFileValue: [(declared) => `${declared} is a folder, not a recipients file`] };
+    await fs.access(file, fs.constants.R_OK);
+  } catch (error) {
+    const where = `looked for ${shown(displayPath(file, relativeTo), 200)}; the path is relative to the campaign file`;
+    return {
+      late,
+      atFileValue: [(declared) => `${fileError(error, `recipients file ${declared}`)} (${where})`],
+    };
+  }
+  try {
+    const loaded = await loadRecipients({ file }, options);
+    // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
+    const json =
+      formatOf(file) === "json" && loaded.problems.length > 0
+        ? jsonPositions(
+            (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, ""),
+            new Set(loaded.problems.map((p) => p.row)),
+          )
+        : undefined;
+    for (const problem of loaded.problems) {
+      const element = json?.get(problem.row);
+      const position =
+        (problem.field !== undefined ? element?.keys.get(problem.field) : undefined) ?? element?.start;
+      late.push({
+        file,
+        ...(position ?? { line: problem.row, column: 1 }),
+        message: `${problem.field ? `${shown(problem.field)}: ` : ""}${problem.message}`,
+      });
+    }
+    if (loaded.problemCount > loaded.problems.length) {
+      const more = loaded.problemCount - loaded.problems.length;
+      atFileValue.push(
+        (declared) => `${declared} has ${more} more problems besides the ${loaded.problems.length} listed`,
+      );
+    }
+  } catch (error) {
+    // The file's own format is broken (a CSV row with an extra column, JSON that does not parse,
+    // binary data): at its place in the file when it has one, else at the file value.
+    if (!(error instanceof RecipientFileError)) throw error;
+    const { line, column = 1, reason } = error;
+    if (line !== undefined) late.push({ file, line, column, message: reason });
+    else atFileValue.push((declared) => `${declared} cannot be read: ${reason}`);
+  }
+  return { late, atFileValue };
+}
+
+/**
+ * YAML reads a bare 02134 as the number 2134, and 1e3 as 1000: an inline ZIP code or id written
+ * without quotes would be sent changed. Reported where the number's text and its value differ.
+ */
+function numbersLosingDigits(parsed: ParsedDocument, problems: CampaignProblem[]): void {
+  const { node } = nodeAt(parsed, ["spec", "recipients", "inline"]);
+  if (!isSeq(node)) return;
+  for (const [index, item] of node.items.entries()) {
+    if (!isMap(item)) continue;
+    for (const pair of item.items) {
+      const value = pair.value;
+      if (!isScalar(value) || typeof value.value !== "number" || value.source === undefined) continue;
+      if (value.source === String(value.value)) continue;
+      problems.push({
+        file: parsed.file,
+        ...nodePosition(parsed, value),
+        message:
+          `${label(["spec", "recipients", "inline", index, keyText(pair.key) ?? ""])}: ${value.source} is read ` +
+          `as the number ${value.value}; write it in quotes: "${value.source}"`,
+      });
+    }
+  }
+}
+
+/**
+ * Where the wanted elements (1-based rows) of a JSON array file start, and where their keys are
+ * (by key, and by the field a key's spelling means): one pass over text that JSON.parse has
+ * accepted, following strings and nesting. Not a second parser: that cost the time of a YAML
+ * parse of the whole file.
+ */
+function jsonPositions(
+  text: string,
+  wanted: ReadonlySet<number>,
+): Map<number, { start: Position; keys: Map<string, Position> }> {
+  const found = new Map<number, { start: Position; keys: Map<string, Position> }>();
+  let line = 1;
+  let lineStart = 0;
+  let depth = 0;
+  let row = 0;
+  /** The wanted element being read, with its keys so far. */
+  let element: { start: Position; keys: [string, Position][] } | undefined;
+  const done = () => {
+    if (element) found.set(row, { start: element.start, keys: writtenKeys(element.keys) });
+    element = undefined;
+  };
+  let elementNext = false;
+  let keyNext = false;
+  let inObject = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (elementNext && c !== " " && c !== "\t" && c !== "\n" && c !== "\r" && c !== "]") {
+      elementNext = false;
+      row += 1;
+      if (wanted.has(row)) element = { start: { line, column: i - lineStart + 1 }, keys: [] };
+    }
+    switch (c) {
+      case '"': {
+        let end = i + 1;
+        while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+        if (element && depth === 2 && keyNext) {
+          element.keys.push([JSON.parse(text.slice(i, end + 1)), { line, column: i - lineStart + 1 }]);
+          keyNext = false;
+        }
+        i = end;
+        break;
+      }
+      case "[":
+      case "{":
+        depth += 1;
+        if (depth === 1) elementNext = c === "[";
+        if (depth === 2) keyNext = inObject = c === "{";
+        break;
+      case "]":
+      case "}":
+        depth -= 1;
+        if (depth === 1) done();
+        break;
+      case ",":
+        if (depth === 1) {
+          done();
+          elementNext = true;
+        }
+        if (depth === 2) keyNext = inObject;
+        break;
+      case "\r":
+      case "\n":
+        if (c === "\r" && text[i + 1] === "\n") i += 1;
+        line += 1;
+        lineStart = i + 1;
+        break;
+    }
+  }
+  done();
+  return found;
+}
+
+/**
+ * A recipient's keys (with what each gives: a key, a position) looked up by the key itself and by
+ * the field its spelling means (`zip` for zipCode), so that a problem about zipCode points at the
+ * `zip` the recipient wrote.
+ */
+function writtenKeys<T>(entries: readonly [string, T][]): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const [key, value] of entries) if (!byName.has(key)) byName.set(key, value);
+  for (const [key, value] of entries) {
+    const field = canonicalFieldName(key);
+    if (field !== undefined && !byName.has(field)) byName.set(field, value);
+  }
+  return byName;
+}
