@@ -38,7 +38,8 @@ export const CheckoutInputFields = {
   autoBill: z.boolean("autoBill must be true or false").default(true),
   /**
    * Spending guard, in US dollars: when the checkout would charge more than this (the service's
-   * price preview), it is refused and nothing is charged. May change at any time.
+   * price preview), it is refused and nothing is charged. On an existing draft `pulumi preview`
+   * fails already, showing the price. May change at any time.
    */
   maxTotal: z.number("maxTotal must be a number").nonnegative("maxTotal must not be negative").optional(),
   /**

@@ -4,15 +4,18 @@
  * again.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { CheckoutOutcomeUnknownError } from "../../api/errors";
+import { CheckoutOutcomeUnknownError, InsufficientBalanceError } from "../../api/errors";
+import type { CheckoutPreview } from "../../api/schemas/checkout";
 import type { OrderSummary } from "../../api/schemas/order";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { isCheckedOut, isEditable, isSettling } from "../order-status";
+import { plannedRecipientChange } from "../plan-notes";
 import { progress, retired } from "../progress";
 import { UserError } from "../user-error";
 import { CheckoutInputs } from "./inputs";
 import type { CheckoutOutputs } from "./outputs";
+import { aboveMaxTotal, balanceTooLow, describePrice, pricedRecipients, usd } from "./price";
 
 /** Inputs that decide what is charged; after payment they cannot change. */
 const MONEY_INPUTS = [
@@ -25,11 +28,70 @@ const MONEY_INPUTS = [
 
 const subject = (orderId: number) => `Checkout of order ${orderId}`;
 
+/** What the service prices and charges: the terms of the checkout. */
+const termsOf = (inputs: CheckoutInputs) => ({
+  postageType: inputs.postageType,
+  productionSpeed: inputs.productionSpeed,
+  autoBill: inputs.autoBill,
+  ...(inputs.holdUntilDate ? { holdUntilDate: inputs.holdUntilDate } : {}),
+});
+
 export function checkoutImplementation(ctx: ProviderContext): ResourceImplementation {
   const orderOrFail = async (orderId: number): Promise<OrderSummary> => {
     const order = await ctx.client().getOrder(orderId);
     if (!order) throw new UserError(`Order ${orderId} does not exist (or was deleted); nothing was charged.`);
     return order;
+  };
+
+  /**
+   * The service's price for the checkout, from its side-effect-free preview. Refused, nothing
+   * charged, above `maxTotal`, and when `autoBill: false` and the balance cannot pay it (402).
+   */
+  const priced = async (orderId: number, inputs: CheckoutInputs): Promise<CheckoutPreview> => {
+    let preview: CheckoutPreview;
+    try {
+      preview = await ctx.client().previewCheckout(orderId, termsOf(inputs));
+    } catch (error) {
+      if (error instanceof InsufficientBalanceError) throw balanceTooLow(orderId, error.errors);
+      throw error;
+    }
+    if (inputs.maxTotal !== undefined && preview.totalCharges > inputs.maxTotal)
+      throw aboveMaxTotal(orderId, preview.totalCharges, inputs.maxTotal);
+    return preview;
+  };
+
+  /**
+   * The price in the plan (`pulumi preview`), for a checkout still to be made on an existing, editable
+   * order: the exact price, or the plan fails as the checkout would (above maxTotal, a balance short
+   * with autoBill false). Reads only: never charges. Says why when there is no price to give.
+   */
+  const planPrice = async (inputs: CheckoutInputs, isNew: boolean): Promise<void> => {
+    const { orderId } = inputs;
+    const say = (message: string) => progress(subject(orderId), message);
+    const order = await ctx.client().getOrder(orderId);
+    if (!order) {
+      say("no price: the order does not exist at the service (deleted elsewhere?); nothing can be charged");
+      return;
+    }
+    if (isCheckedOut(order.orderStatus)) {
+      if (isNew)
+        say(`the order is already "${order.orderStatus}": nothing is charged, the checkout is recorded`);
+      return;
+    }
+    const declared = plannedRecipientChange(orderId);
+    if (declared !== undefined) {
+      say(
+        `no price yet: this plan changes the order's recipients (${declared} declared), and the service prices ` +
+          "the list it holds. maxTotal is enforced when the change is applied, before anything is charged; to " +
+          "see the exact price in a plan, apply the recipient change first, then add the checkout",
+      );
+      return;
+    }
+    if (order.recipientCount === 0) {
+      say("no price yet: the order has no recipients; the price is known once they are applied");
+      return;
+    }
+    say(describePrice(await priced(orderId, inputs), inputs));
   };
 
   /**
@@ -98,26 +160,17 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       };
     }
 
-    // The preview has no side effect: it prices the checkout and refuses a short balance (402)
-    // before anything is charged.
-    const terms = {
-      postageType: inputs.postageType,
-      productionSpeed: inputs.productionSpeed,
-      autoBill: inputs.autoBill,
-      ...(inputs.holdUntilDate ? { holdUntilDate: inputs.holdUntilDate } : {}),
-    };
-    const preview = await client.previewCheckout(orderId, terms);
-    if (inputs.maxTotal !== undefined && preview.totalCharges > inputs.maxTotal) {
-      throw new UserError(
-        `Checkout of order ${orderId} would charge ${preview.totalCharges}, more than maxTotal ${inputs.maxTotal}; ` +
-          "nothing was charged. Raise maxTotal if that is intended, or change the order.",
-      );
-    }
-    progress(subject(orderId), `charging ${preview.totalCharges} (${order.recipientCount} recipients)`);
+    // Priced again, as the plan was: the list or the balance may have changed since.
+    const preview = await priced(orderId, inputs);
+    const recipients = pricedRecipients(preview) ?? order.recipientCount;
+    progress(subject(orderId), `charging ${usd(preview.totalCharges)} (${recipients} recipients)`);
 
     let accepted: { pollAfterSeconds: number; settlementExpectedWithinSeconds: number };
     try {
-      accepted = await client.checkout(orderId, { ...terms, holdUntilDate: inputs.holdUntilDate ?? null });
+      accepted = await client.checkout(orderId, {
+        ...termsOf(inputs),
+        holdUntilDate: inputs.holdUntilDate ?? null,
+      });
     } catch (error) {
       if (!(error instanceof CheckoutOutcomeUnknownError)) throw error;
       // The request may have reached the service. Never send it again: the order's status says
@@ -152,8 +205,24 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
   };
 
   return {
-    async check(_olds, news) {
-      return checkInputs(CheckoutInputs, news);
+    async check(olds, news) {
+      const checked = checkInputs(CheckoutInputs, news);
+      if (checked.failures?.length) return checked;
+      const unknown = Object.keys(CheckoutInputs.shape).filter((key) => isUnknown(news[key]));
+      if (isUnknown(news.orderId)) {
+        // A new order (or its replacement): nothing to price until it exists.
+        progress(
+          "Checkout of a new order",
+          "no price yet, as the order does not exist. Draft first: apply the campaign without checkout, then " +
+            "add checkout in a second change, whose plan shows the exact price and enforces maxTotal (docs/review.md)",
+        );
+      } else if (unknown.length > 0) {
+        progress(subject(news.orderId), `no price yet: ${unknown.join(", ")} is known only when applied`);
+      } else {
+        const { __provider: _provider, ...declared } = olds ?? {};
+        await planPrice(checked.inputs as CheckoutInputs, Object.keys(declared).length === 0);
+      }
+      return checked;
     },
 
     async diff(_id, olds: CheckoutOutputs, news: CheckoutInputs) {

@@ -11,13 +11,22 @@ import { projectRoot } from "../../project";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { isEditable, notEditable } from "../order-status";
+import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import { decodeIndex, encodeIndex, idOf, isAccepted } from "../recipients/index-codec";
 import { changesKnown, describePlan, planSync } from "../recipients/plan";
-import { describeProblems, digestOf, type LoadedRecipients, loadRecipients } from "../recipients/source";
+import {
+  describeProblems,
+  digestOf,
+  type LoadedRecipients,
+  loadRecipients,
+  type RecipientSource,
+  type RecipientSourceOptions,
+} from "../recipients/source";
 import { UserError } from "../user-error";
 import { OrderRecipientsInputs } from "./inputs";
+import { namedChanges } from "./named";
 import { OrderRecipientsOutputFields, type OrderRecipientsOutputs } from "./outputs";
 import {
   deleteIds,
@@ -37,14 +46,26 @@ import {
  */
 let lastFileRead: { signature: string; loaded: LoadedRecipients } | undefined;
 
-async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
+/** Where the declared recipients are, and how they are read. */
+function sourceOf(inputs: OrderRecipientsInputs): {
+  source: RecipientSource;
+  options: RecipientSourceOptions;
+} {
   const options = {
     identityField: inputs.identityField,
     ...(inputs.keyColumn ? { keyColumn: inputs.keyColumn } : {}),
   };
-  if (inputs.file === undefined) return loadRecipients({ inline: inputs.recipients ?? [] }, options);
-  const source = { file: inputs.file, relativeTo: projectRoot() };
-  const file = path.resolve(source.relativeTo, source.file);
+  const source: RecipientSource =
+    inputs.file === undefined
+      ? { inline: inputs.recipients ?? [] }
+      : { file: inputs.file, relativeTo: projectRoot() };
+  return { source, options };
+}
+
+async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
+  const { source, options } = sourceOf(inputs);
+  if ("inline" in source) return loadRecipients(source, options);
+  const file = path.resolve(projectRoot(), source.file);
   const stat = await fs.stat(file).catch(() => undefined);
   const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options]);
   if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
@@ -211,11 +232,17 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       let listChanged = olds.digest !== news.digest;
       if (listChanged) {
         const identity = identityOfInputs(news);
-        const plan = planSync((await load(news)).byKey, decodeIndex(olds.index, identity.keyed));
+        const current = decodeIndex(olds.index, identity.keyed);
+        const plan = planSync((await load(news)).byKey, current);
         const order = await ctx.client().getOrder(olds.orderId);
         if (!order || isEditable(order.orderStatus)) {
           const compared = plan.unknown > 0 ? " (compared with the order's listing when applied)" : "";
           progress(subject(olds.orderId), `planned: ${describePlan(plan)}${compared}`);
+          const { source, options } = sourceOf(news);
+          for (const line of await namedChanges(plan, current, source, options))
+            progress(subject(olds.orderId), line);
+          // A Checkout of this order planned in the same run prices the list the order holds now.
+          if (order) noteRecipientChange(order.orderId, news.declaredCount ?? plan.append.length);
         } else if (!changesKnown(plan)) {
           // Only recipients recorded without their content differ: the order can no longer change,
           // and there is nothing to do.
@@ -251,6 +278,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         subject(order.orderId),
         `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped, ${declared.duplicateRows} duplicate rows ignored`,
       );
+      recipientChangeApplied(order.orderId);
       guardDrops(outs);
       return { id: String(order.orderId), outs };
     },
@@ -297,6 +325,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         `${describePlan(outcome.plan)}: ${outcome.deleted} deleted, ${outcome.appended} appended; ` +
           `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped`,
       );
+      recipientChangeApplied(order.orderId);
       guardDrops(outs);
       return { outs };
     },

@@ -55,6 +55,26 @@ export function planSync(declared: Map<string, LoadedRecipient>, current: Recipi
   return plan;
 }
 
+/**
+ * The first `limit` declared recipients that the plan adds and the first `limit` it changes, in the
+ * list's order. `current` is the index the plan was made from.
+ */
+export function firstChanges(
+  plan: SyncPlan,
+  current: RecipientIndex,
+  limit: number,
+): { added: LoadedRecipient[]; changed: LoadedRecipient[] } {
+  const added: LoadedRecipient[] = [];
+  const changed: LoadedRecipient[] = [];
+  for (const recipient of plan.append) {
+    if (added.length >= limit && changed.length >= limit) break;
+    const recorded = current.get(recipient.key);
+    const kind = recorded === undefined ? added : recorded.content === UNKNOWN_CONTENT ? undefined : changed;
+    if (kind && kind.length < limit) kind.push(recipient);
+  }
+  return { added, changed };
+}
+
 /** Whether the plan changes more than recipients recorded with UNKNOWN_CONTENT. */
 export const changesKnown = (plan: SyncPlan) => plan.added + plan.removed + plan.changed > 0;
 

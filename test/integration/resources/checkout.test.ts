@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
+import { UNKNOWN } from "../../../provider/resources/check";
+import { CheckoutInputs } from "../../../provider/resources/checkout/inputs";
 import { paidCheckouts } from "../../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
-import { configuredProvider, printedBy } from "./support";
+import { configuredProvider, countingRequests, printedBy, recipient } from "./support";
 
 let sb: TestSandbox;
 
@@ -70,21 +72,33 @@ describe("Checkout", { timeout: 30_000 }, () => {
     await client.close();
   });
 
-  it("refuses, charging nothing, when the total exceeds maxTotal", async () => {
-    const { apiKey, client, orderId, checkout, inputs } = await setup();
-    await expect(checkout.create(await inputs({ maxTotal: 0.01 }))).rejects.toThrow(
-      /more than maxTotal 0.01; nothing was charged/,
-    );
+  it("refuses, charging nothing, when the total exceeds maxTotal: in the plan, and at the checkout", async () => {
+    const { apiKey, client, orderId, checkout } = await setup();
+    const message =
+      `Checkout of order ${orderId} would charge 7.50 USD, more than maxTotal 7.49 USD; nothing was charged. ` +
+      "Raise maxTotal if that price is intended, or lower the price: fewer recipients, Standard postage or Normal " +
+      "production.";
+    const news = { orderId, postageType: "Standard", productionSpeed: "Normal", maxTotal: 7.49 };
+    await expect(checkout.check({}, news)).rejects.toThrow(message);
+    await expect(checkout.create(CheckoutInputs.parse(news))).rejects.toThrow(message);
     expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
     expect((await sb.control.ledger(apiKey)).entries).toEqual([]);
     await client.close();
   });
 
-  it("autoBill false with a short balance is refused by the preview, with no side effect", async () => {
-    const { apiKey, client, orderId, checkout, inputs } = await setup({ balance: 0.5 });
-    await expect(checkout.create(await inputs({ autoBill: false }))).rejects.toThrow(/balance/i);
+  it("autoBill false with a short balance is refused by the preview, in the plan and at the checkout, with no side effect", async () => {
+    const { apiKey, client, orderId, checkout } = await setup({ balance: 0.5 });
+    const ledger = await sb.control.ledger(apiKey);
+    const message =
+      `Checkout of order ${orderId} has autoBill false, and the account's balance does not cover the price (the ` +
+      "service: autoBill is false and the available balance 0.50 does not cover the order total 7.50); nothing " +
+      "was charged. Add funds to the account, or set autoBill to true so that the payment method pays what the " +
+      "balance does not cover.";
+    const news = { orderId, postageType: "Standard", productionSpeed: "Normal", autoBill: false };
+    await expect(checkout.check({}, news)).rejects.toThrow(message);
+    await expect(checkout.create(CheckoutInputs.parse(news))).rejects.toThrow(message);
     expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
-    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
+    expect(await sb.control.ledger(apiKey)).toEqual(ledger);
     await client.close();
   });
 
@@ -197,5 +211,109 @@ describe("Checkout", { timeout: 30_000 }, () => {
     expect((await client.getOrder(orderId))?.orderStatus).toBe(status);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
     await client.close();
+  });
+});
+
+describe("Checkout's plan: the price in `pulumi preview`", { timeout: 30_000 }, () => {
+  /** What check prints for these inputs, the requests it made, and that it charged nothing. */
+  async function plan(
+    setupResult: Awaited<ReturnType<typeof setup>>,
+    news: Record<string, unknown>,
+    olds: Record<string, unknown> = {},
+  ) {
+    const { apiKey, client, orderId, checkout } = setupResult;
+    const ledger = await sb.control.ledger(apiKey);
+    const statusBefore = (await client.getOrder(orderId))?.orderStatus;
+    const { result, requests } = await countingRequests(() =>
+      printedBy(async () => {
+        const checked = await checkout.check(olds, {
+          orderId,
+          postageType: "Standard",
+          productionSpeed: "Normal",
+          ...news,
+        });
+        expect(checked.failures ?? []).toEqual([]);
+      }),
+    );
+    expect(await sb.control.ledger(apiKey)).toEqual(ledger);
+    expect((await client.getOrder(orderId))?.orderStatus).toBe(statusBefore);
+    return { printed: result, operations: requests.map((r) => r.operationId) };
+  }
+
+  it("shows the exact price, what the balance covers and the guard, reading only", async () => {
+    const order = await setup({ balance: 5 });
+    const said = (line: string) => `[directmail] Checkout of order ${order.orderId}: ${line}\n`;
+    expect(await plan(order, { maxTotal: 10 })).toEqual({
+      printed: said(
+        "price 7.50 USD for 3 recipients (Standard postage, Normal production); the balance covers 5.00 USD, " +
+          "the payment method is charged 2.50 USD; within maxTotal 10.00 USD",
+      ),
+      operations: ["listOrders", "previewCheckout"],
+    });
+    // FirstClass costs 0.20 more a piece, ExpeditedFastest 0.25.
+    const { printed } = await plan(order, { postageType: "FirstClass", productionSpeed: "ExpeditedFastest" });
+    expect(printed).toBe(
+      said(
+        "price 8.85 USD for 3 recipients (FirstClass postage, ExpeditedFastest production); the balance covers " +
+          "5.00 USD, the payment method is charged 3.85 USD; no maxTotal set",
+      ),
+    );
+    // A price equal to maxTotal is within it.
+    expect((await plan(order, { maxTotal: 7.5 })).printed).toContain("within maxTotal 7.50 USD");
+    await order.client.close();
+  });
+
+  it("says, without a request, that a new order's price is known once its draft is applied", async () => {
+    const order = await setup();
+    expect(await plan(order, { orderId: UNKNOWN })).toEqual({
+      printed:
+        "[directmail] Checkout of a new order: no price yet, as the order does not exist. Draft first: apply the " +
+        "campaign without checkout, then add checkout in a second change, whose plan shows the exact price and " +
+        "enforces maxTotal (docs/review.md)\n",
+      operations: [],
+    });
+    await order.client.close();
+  });
+
+  it("gives no price for an order without recipients, and no new charge for one already checked out", async () => {
+    const order = await setup();
+    const { orderId: empty } = await order.client.createOrder({
+      templateId: (await order.client.getOrder(order.orderId))?.templateId as number,
+    });
+    expect(await plan({ ...order, orderId: empty }, {})).toEqual({
+      printed: `[directmail] Checkout of order ${empty}: no price yet: the order has no recipients; the price is known once they are applied\n`,
+      operations: ["listOrders"],
+    });
+    const { outs } = await order.checkout.create(await order.inputs());
+    expect((await plan(order, {}, outs)).printed).toBe("");
+    expect((await plan(order, {})).printed).toBe(
+      `[directmail] Checkout of order ${order.orderId}: the order is already "${outs.orderStatus}": nothing is ` +
+        "charged, the checkout is recorded\n",
+    );
+    await order.client.close();
+  });
+
+  it("when the same plan changes the order's recipients, gives no price of the list about to be replaced; once applied, the price", async () => {
+    const order = await setup({ balance: 0 });
+    const { orderId } = await order.client.createOrder({
+      templateId: (await order.client.getOrder(order.orderId))?.templateId as number,
+    });
+    const recipients = await configuredProvider("OrderRecipients", sb, order.apiKey);
+    const list = (ns: number[]) =>
+      recipients.check({}, { orderId, recipients: ns.map((n) => recipient(n)) }).then((r) => r.inputs);
+    const { outs } = await recipients.create(await list([1, 2]));
+    const bigger = await list([1, 2, 3, 4]);
+    await recipients.diff(String(orderId), outs, bigger);
+    expect((await plan({ ...order, orderId }, { maxTotal: 1 })).printed).toBe(
+      `[directmail] Checkout of order ${orderId}: no price yet: this plan changes the order's recipients (4 ` +
+        "declared), and the service prices the list it holds. maxTotal is enforced when the change is applied, " +
+        "before anything is charged; to see the exact price in a plan, apply the recipient change first, then add " +
+        "the checkout\n",
+    );
+    await recipients.update(String(orderId), outs, bigger);
+    expect((await plan({ ...order, orderId }, { maxTotal: 100 })).printed).toBe(
+      `[directmail] Checkout of order ${orderId}: price 10.00 USD for 4 recipients (Standard postage, Normal ` +
+        "production); the balance covers 0.00 USD, the payment method is charged 10.00 USD; within maxTotal 100.00 USD\n",
+    );
   });
 });

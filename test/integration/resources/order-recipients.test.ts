@@ -405,6 +405,63 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     });
   });
 
+  it("the plan names the recipients it adds and changes by their key, counts those it removes, and shows no name or address", async () => {
+    const orderId = await newOrder();
+    const rows = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => customer(n));
+    const first = await checked({ orderId, file: csv("named.csv", rows), keyColumn: "customerId" });
+    const { outs } = await recipients.create(first);
+    // C-2 and C-4 move, C-8 leaves, seven arrive; one of them has a key that needs quotes.
+    const arriving = [9, 10, 11, 12, 13, 14, 15].map((n) =>
+      customer(n, n === 10 ? { customerId: 'C 10, "west"' } : {}),
+    );
+    const edited = [
+      ...rows
+        .filter((r) => r.customerId !== "C-8")
+        .map((r) => (["C-2", "C-4"].includes(r.customerId as string) ? { ...r, address1: "9 Elm St" } : r)),
+      ...arriving,
+    ];
+    const next = await checked({ orderId, file: csv("named.csv", edited), keyColumn: "customerId" });
+    const said = (line: string) => `[directmail] Recipients of order ${orderId}: ${line}\n`;
+    const { result, requests } = await countingRequests(() =>
+      printedBy(() => recipients.diff(String(orderId), outs, next)),
+    );
+    expect(result).toBe(
+      said("planned: 7 added, 1 removed, 2 changed") +
+        said('added (customerId): C-9, "C 10, \\"west\\"", C-11, C-12, C-13 and 2 more') +
+        said("changed (customerId): C-2, C-4") +
+        said("removed: 1, not named: the stack records a hash of each customerId, not its value"),
+    );
+    expect(requests.map((r) => r.operationId)).toEqual(["listOrders"]);
+    for (const row of [...rows, ...edited]) {
+      for (const field of ["firstName", "lastName", "address1", "city"])
+        expect(result).not.toContain(row[field]);
+    }
+
+    // Without a key column, the rows of the file; a changed row is one removed and one added.
+    const plain = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => recipient(n));
+    const unkeyed = await recipients.create(await checked({ orderId: await newOrder(), recipients: plain }));
+    const changedList = await checked({
+      orderId: unkeyed.outs.orderId,
+      recipients: [
+        ...plain.slice(0, 7),
+        recipient(20),
+        { ...(plain[7] as Record<string, string>), city: "Chicago" },
+      ],
+    });
+    const printed = await printedBy(() =>
+      recipients.diff(String(unkeyed.outs.orderId), unkeyed.outs, changedList),
+    );
+    expect(printed).toBe(
+      [
+        "planned: 2 added, 1 removed, 0 changed",
+        "added: rows 8, 9 of the inline list",
+        "removed: 1, not named: the stack records a hash of each recipient, never their details",
+      ]
+        .map((line) => `[directmail] Recipients of order ${unkeyed.outs.orderId}: ${line}\n`)
+        .join(""),
+    );
+  });
+
   it("an update interrupted after a replacement took effect converges on rerun, with no duplicate", async () => {
     const orderId = await newOrder();
     const before = await checked({

@@ -4,7 +4,12 @@ import {
   type RecipientIndex,
   UNKNOWN_CONTENT,
 } from "../../../provider/resources/recipients/index-codec";
-import { changesKnown, describePlan, planSync } from "../../../provider/resources/recipients/plan";
+import {
+  changesKnown,
+  describePlan,
+  firstChanges,
+  planSync,
+} from "../../../provider/resources/recipients/plan";
 import type { LoadedRecipient } from "../../../provider/resources/recipients/source";
 
 /** A declared recipient under a key column: key `k<n>`, content `c<version>`. */
@@ -95,5 +100,33 @@ describe("the plan of an update", () => {
     expect(plan).toMatchObject({ added: 0, removed: 0, changed: 0, unknown: 1, removeIds: [101] });
     expect(describePlan(plan)).toBe("0 added, 0 removed, 0 changed, 1 whose content was not recorded");
     expect(changesKnown(plan)).toBe(false);
+  });
+
+  it("names the first few added and changed recipients apart, in the list's order, leaving out those of unknown content", () => {
+    const recorded: RecipientIndex = new Map([
+      ["k1", entry(101, "c1")],
+      ["k2", entry(102, UNKNOWN_CONTENT)],
+      ["k3", entry(103, "c3")],
+      ["k4", entry(104, "c4")],
+    ]);
+    const list = declared([
+      ["k1", "c1-new"],
+      ["k2", "c2"],
+      ["k5", "c5"],
+      ["k3", "c3-new"],
+      ["k6", "c6"],
+      ["k4", "c4-new"],
+      ["k7", "c7"],
+    ]);
+    const plan = planSync(list, recorded);
+    const rows = (recipients: LoadedRecipient[]) => recipients.map((r) => `${r.key}@${r.row}`);
+    const two = firstChanges(plan, recorded, 2);
+    expect({ added: rows(two.added), changed: rows(two.changed) }).toEqual({
+      added: ["k5@4", "k6@6"],
+      changed: ["k1@2", "k3@5"],
+    });
+    const all = firstChanges(plan, recorded, 10);
+    expect(all.added).toHaveLength(plan.added);
+    expect(all.changed).toHaveLength(plan.changed);
   });
 });
