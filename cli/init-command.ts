@@ -168,6 +168,11 @@ function sectionOf(pkg: PackageJson, section: string): Record<string, unknown> {
     : {};
 }
 
+/** `word` as one word of a POSIX shell command. */
+function shellWord(word: string): string {
+  return /^[\w./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 function describeResult({ dir, written, addedToPackageJson }: InitResult): string {
   const relative = path.relative(process.cwd(), dir);
   const lines = [`Created a campaign repository in ${relative || "."}${relative ? "/" : ""}:`];
@@ -178,7 +183,7 @@ function describeResult({ dir, written, addedToPackageJson }: InitResult): strin
   lines.push(
     "",
     "Next (README.md explains each step):",
-    ...(relative ? [`  cd ${relative}`] : []),
+    ...(relative ? [`  cd ${shellWord(relative)}`] : []),
     "  npm install",
     "  npx directmail sandbox --seed demo     # in a second terminal: the local service",
     "  pulumi login --local                   # unless you use another Pulumi backend",

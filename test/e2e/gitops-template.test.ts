@@ -3,9 +3,11 @@
  * steps of its pipeline are scripts, and here they run as its README says they run on a laptop, in
  * a git repository outside this one that installs the packed package, against the sandbox of the
  * installed package:
- * - scripts/validate.sh checks the campaign files (as annotations in GitHub Actions);
+ * - scripts/validate.sh checks the campaign files (as annotations in GitHub Actions, through
+ *   `directmail validate --format github`);
  * - scripts/deploy.sh runs `pulumi up`;
- * - scripts/review.sh reviews a change against the main branch and says whether deploying it needs
+ * - scripts/review.sh reviews a change against the main branch with `directmail review` (whose exit
+ *   code 3 says the change spends money or cannot be undone) and says whether deploying it needs
  *   approval, changing nothing at the sandbox;
  * - scripts/comment.sh keeps one comment per pull request, updated in place (against a stand-in
  *   for the GitHub CLI that keeps the comments in a file).
@@ -46,6 +48,13 @@ async function script(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
+}
+
+/** The order's recipients at the sandbox, as the service lists them. */
+async function listing(orderId: number): Promise<unknown[]> {
+  const rows: unknown[] = [];
+  for await (const r of (client as DirectMailClient).iterateRecipients(orderId)) rows.push(r);
+  return rows;
 }
 
 function git(...args: string[]) {
@@ -111,6 +120,12 @@ describe("the GitOps template's steps, run locally", () => {
       const result = await script("validate.sh");
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('campaigns/broken.yaml:2:7: kind: must be Campaign; found "Nope"\n');
+      // In GitHub Actions, an annotation on the file's line.
+      const annotated = await script("validate.sh", [], { GITHUB_ACTIONS: "true" });
+      expect(annotated.code).toBe(1);
+      expect(`${annotated.stdout}${annotated.stderr}`).toContain(
+        '::error file=campaigns/broken.yaml,line=2,col=7::kind: must be Campaign; found "Nope"\n',
+      );
     } finally {
       fs.rmSync(broken);
     }
@@ -126,6 +141,68 @@ describe("the GitOps template's steps, run locally", () => {
     expect(result.stdout).toContain(`[directmail] Order ${orderId}: created from template 10001`);
     expect(await (client as DirectMailClient).getOrder(orderId)).toMatchObject({ orderStatus: "Draft" });
     expect((await (client as DirectMailClient).me()).balance).toBe(balance);
+  });
+
+  it("review.sh reviews a change against main: a recipient edit spends nothing, a checkout needs approval, and the sandbox is left as it was", {
+    timeout: 300_000,
+  }, async () => {
+    const sb = client as DirectMailClient;
+    const { stdout } = await execFileAsync("pulumi", ["stack", "output", "--json"], { cwd: dir, env });
+    const { orderId } = JSON.parse(stdout)["welcome-postcard"];
+    const before = {
+      order: await sb.getOrder(orderId),
+      recipients: await listing(orderId),
+      me: await sb.me(),
+    };
+    const outputFile = path.join(tmp, "github-output");
+    const review = async () => {
+      fs.writeFileSync(outputFile, "");
+      const result = await script("review.sh", ["main"], { GITHUB_OUTPUT: outputFile });
+      return { ...result, output: fs.readFileSync(outputFile, "utf8") };
+    };
+    const yaml = path.join(dir, "campaigns/welcome-postcard.yaml");
+    const original = fs.readFileSync(yaml, "utf8");
+    const withCheckout = (maxTotal: number) =>
+      fs.writeFileSync(
+        yaml,
+        `${original}  checkout:\n    postageType: Standard\n    productionSpeed: Normal\n    maxTotal: ${maxTotal}\n`,
+      );
+    try {
+      fs.appendFileSync(
+        path.join(dir, "campaigns/welcome-postcard.csv"),
+        "C-2004,Katherine,Johnson,184 Elm Street,Springfield,IL,62701,Welcome aboard\n",
+      );
+      const edit = await review();
+      expect(edit.code, edit.stderr).toBe(0);
+      expect(edit.stdout).toContain("review: this change spends nothing (review/review.md)\n");
+      expect(edit.output).toBe("spends=false\n");
+      const report = fs.readFileSync(path.join(dir, "review/review.md"), "utf8");
+      expect(report).toContain("welcome-postcard");
+      expect(report.length).toBeLessThanOrEqual(65_536);
+      expect(report).not.toContain(sandbox?.apiKey as string);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, "review/review.json"), "utf8"))).toBeTypeOf("object");
+
+      withCheckout(1000);
+      const pay = await review();
+      expect(pay.code, pay.stderr).toBe(0);
+      expect(pay.stdout).toContain(
+        "review: this change spends money or cannot be undone; deploying it needs approval (review/review.md)\n",
+      );
+      expect(pay.output).toBe("spends=true\n");
+
+      // A price above maxTotal fails the review, and the pipeline with it.
+      withCheckout(0.01);
+      const over = await review();
+      expect(over.code).toBe(1);
+      expect(over.output).toBe("");
+    } finally {
+      await git("checkout", "--", "campaigns");
+    }
+    expect({
+      order: await sb.getOrder(orderId),
+      recipients: await listing(orderId),
+      me: await sb.me(),
+    }).toEqual(before);
   });
 
   it("comment.sh posts the report as the pull request's one comment, then updates it in place", {
