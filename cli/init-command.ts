@@ -49,10 +49,13 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
   const pkg = packageManifest();
   if (!pkg) throw new Error("cannot find the pulumi-directmail package that holds the templates");
   const target = path.resolve(dir);
-  const values: Record<string, string> = {
+  const pulumiVersionRange = pkg.manifest.peerDependencies?.["@pulumi/pulumi"];
+  if (!pulumiVersionRange)
+    throw new Error(`${pkg.root}/package.json has no peer dependency on @pulumi/pulumi`);
+  const values = {
     projectName: projectName(target),
     directmailVersion: pkg.manifest.version,
-    pulumiVersionRange: pkg.manifest.peerDependencies?.["@pulumi/pulumi"] ?? "^3",
+    pulumiVersionRange,
   };
 
   const files = templateFiles(path.join(pkg.root, SCAFFOLD_DIR));
@@ -109,7 +112,7 @@ function templateFiles(root: string): Map<string, string> {
 }
 
 /** Fills `{{name}}` placeholders; others (such as GitHub's `${{ expr }}`) stay as they are. */
-export function render(text: string, values: Record<string, string>): string {
+function render(text: string, values: Record<string, string>): string {
   return text.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => values[name] ?? whole);
 }
 
@@ -117,7 +120,7 @@ export function render(text: string, values: Record<string, string>): string {
  * The folder's name as a Pulumi project and npm package name (lowercase letters, digits, `-`, `.`,
  * `_`, not starting with `.` or `_`).
  */
-export function projectName(dir: string): string {
+function projectName(dir: string): string {
   const name = path
     .basename(dir)
     .toLowerCase()
