@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
+import { registerInitCommand } from "./init-command";
 import { registerSandboxCommand } from "./sandbox-command";
 import { registerServiceCommands } from "./service-commands";
 import { registerValidateCommand } from "./validate-command";
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
   const program = new Command("directmail")
     .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
     .version(packageVersion());
+  registerInitCommand(program);
   registerSandboxCommand(program);
   registerValidateCommand(program);
   registerServiceCommands(program);

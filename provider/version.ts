@@ -1,20 +1,37 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-let cached: string | undefined;
+/** This package's folder and its package.json. */
+export interface PackageManifest {
+  /** The folder that holds package.json (the repository, or node_modules/pulumi-directmail). */
+  root: string;
+  manifest: {
+    version: string;
+    peerDependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+}
 
-/** The installed version of this package, read from its package.json (source or compiled tree). */
-export function packageVersion(): string {
-  if (cached) return cached;
+let cached: PackageManifest | null | undefined;
+
+/** The installed package: the nearest folder above this file whose package.json is this package's (source or compiled tree). */
+export function packageManifest(): PackageManifest | undefined {
+  if (cached !== undefined) return cached ?? undefined;
+  cached = null;
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const file = path.join(dir, "package.json");
     if (fs.existsSync(file)) {
-      const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
-      if (pkg.name === "pulumi-directmail") {
-        cached = String(pkg.version);
+      const manifest = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (manifest.name === "pulumi-directmail") {
+        cached = { root: dir, manifest: { ...manifest, version: String(manifest.version) } };
         return cached;
       }
     }
-    if (path.dirname(dir) === dir) return "unknown";
+    if (path.dirname(dir) === dir) return undefined;
   }
+}
+
+/** The installed version of this package, read from its package.json. */
+export function packageVersion(): string {
+  return packageManifest()?.manifest.version ?? "unknown";
 }

@@ -68,28 +68,31 @@ const INTRO = `# Campaign file format
      test/unit/campaign/schema-files.test.ts fails when this file is not current. -->
 
 A campaign file is YAML: one campaign, or several separated by \`---\`. Every \`*.yaml\` and
-\`*.yml\` file under the campaigns folder (stack config \`campaignsDir\`; hidden folders such as
-\`.github\` are skipped) is deployed by \`pulumi up\`; adding, editing or deleting a file is the
-whole workflow. Before anything changes, every file is checked and every problem is reported at
-once as \`file:line:column: message\`. Run the same checks in CI with (exit code 1 on any problem,
-files and folders accepted; the last line says how many files were checked, then how many have
+\`*.yml\` file under the campaigns folder (\`campaigns/\` in a project made by \`directmail init\`,
+whose \`index.ts\` is a \`CampaignFolder\`; hidden folders such as \`.github\` are skipped) is
+deployed by \`pulumi up\`; adding, editing or deleting a file is the whole workflow. Before
+anything changes, every file is checked and every problem is reported at once as
+\`file:line:column: message\`. Run the same checks in CI with (exit code 1 on any problem, files
+and folders accepted; the last line says how many files were checked, then how many have
 problems):
 
     npx directmail validate campaigns/
 
-\`campaignsDir\` is relative to the Pulumi project's folder (where \`Pulumi.yaml\` is and
-\`pulumi\` runs), and so is every path that \`pulumi preview\` and \`pulumi up\` print or store in
-the state: a problem reads \`campaigns/spring-sale.yaml:9:11: ...\`, as \`directmail validate\` run
-there prints it, and the state names a recipients file \`campaigns/spring-sale.csv\`. Without
-\`campaignsDir\` the project deploys its examples, \`examples/campaigns\` (one of them pays), but
-only to the local sandbox (no \`directmail:baseUrl\` nor \`DIRECTMAIL_BASE_URL\`, or a loopback
-address such as \`http://127.0.0.1:4010\`): a stack that targets any other address stops with an
-error and changes nothing.
+The folder is relative to the Pulumi project's folder (where \`Pulumi.yaml\` is and \`pulumi\`
+runs), and so is every path that \`pulumi preview\` and \`pulumi up\` print or store in the state:
+a problem reads \`campaigns/spring-sale.yaml:9:11: ...\`, as \`directmail validate\` run there
+prints it, and the state names a recipients file \`campaigns/spring-sale.csv\`. This package's own
+repository deploys the folder of the stack config \`campaignsDir\`; without it, its examples,
+\`examples/campaigns\` (one of them pays), but only to the local sandbox (no
+\`directmail:baseUrl\` nor \`DIRECTMAIL_BASE_URL\`, or a loopback address such as
+\`http://127.0.0.1:4010\`): a stack that targets any other address stops with an error and
+changes nothing.
 
 Editors that use the YAML language server (VS Code with the Red Hat YAML extension, for one)
-complete and check a campaign file when its first line names the schema:
+complete and check a campaign file when its first line names the schema that the package installs
+(here for a file in \`campaigns/\`; the path is relative to the file):
 
-    # yaml-language-server: $schema=../schema/campaign.schema.json
+    # yaml-language-server: $schema=../node_modules/pulumi-directmail/schema/campaign.schema.json
 
 A minimal campaign (a draft: without \`checkout\` nothing is paid, so the order can be reviewed;
 adding \`checkout\` in a later change pays for it, once):

@@ -10,13 +10,17 @@
  *   `configure`, the reason for the range's lower bound), and `pulumi destroy` deletes it there.
  * With the newest SDK the project also measures the installed size against docs/packaging.md.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import * as readline from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
+import {
+  type InstalledSandbox,
+  npmInstall,
+  pulumiIn,
+  scratchDir,
+  startInstalledSandbox,
+} from "../support/installed-project";
 import { execFileAsync, formatBytes, packPackage, repoRoot, sizeBudgets } from "../support/package";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
@@ -40,20 +44,17 @@ export const status = order.status;
 
 let tmp: string;
 let tarball: string;
-const sandboxes: ChildProcess[] = [];
+const sandboxes: InstalledSandbox[] = [];
 const clients: DirectMailClient[] = [];
 
 beforeAll(async () => {
-  // In memory where the machine has /dev/shm: each project writes (and the end deletes) a
-  // node_modules of some 280 packages, several times faster than on disk.
-  const scratch = fs.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
-  tmp = fs.mkdtempSync(path.join(scratch, "directmail-installed-"));
+  tmp = scratchDir("directmail-installed-");
   ({ tarball } = await packPackage(tmp));
 }, 120_000);
 
 afterAll(async () => {
   for (const client of clients) await client.close();
-  for (const child of sandboxes) child.kill();
+  for (const sandbox of sandboxes) sandbox.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }, 120_000);
 
@@ -71,19 +72,11 @@ async function installProject(name: string, sdkSpec: string): Promise<string> {
   const dir = path.join(tmp, name);
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true }, null, 2));
-  await execFileAsync(
-    "npm",
-    [
-      "install",
-      "--prefer-offline",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-      tarball,
-      `@pulumi/pulumi${sdkSpec}`,
-      `typescript@${manifest.devDependencies.typescript}`,
-    ],
-    { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+  await npmInstall(
+    dir,
+    tarball,
+    `@pulumi/pulumi${sdkSpec}`,
+    `typescript@${manifest.devDependencies.typescript}`,
   );
   return dir;
 }
@@ -139,62 +132,6 @@ function installedSize(dir: string): number {
   return [...closure].reduce((sum, key) => sum + bytes(path.join(dir, key)), 0);
 }
 
-/** `directmail sandbox` of the installed package, seeded with the demo account. */
-async function startInstalledSandbox(
-  dir: string,
-): Promise<{ url: string; apiKey: string; templateId: number }> {
-  // Through node: /dev/shm may forbid executing files.
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(dir, "node_modules/.bin/directmail"),
-      "sandbox",
-      "--port",
-      "0",
-      "--seed",
-      "demo",
-      "--data",
-      path.join(dir, ".sandbox"),
-      "--quiet",
-    ],
-    { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  sandboxes.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`directmail sandbox exited with ${code}: ${stderr}`)));
-  });
-  const seed = JSON.parse(line);
-  return { url: seed.url, apiKey: seed.apiKey, templateId: seed.templates.postcard };
-}
-
-/** Runs `pulumi` in the project, offline, on a file backend of its own. */
-function pulumiIn(dir: string) {
-  const env = {
-    ...process.env,
-    PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
-    PULUMI_HOME: path.join(dir, ".pulumi-home"),
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-  };
-  fs.mkdirSync(path.join(dir, ".state"));
-  return async (...args: string[]): Promise<string> => {
-    const { stdout } = await execFileAsync("pulumi", [...args, "--non-interactive"], {
-      cwd: dir,
-      env,
-      maxBuffer: 16 * 1024 * 1024,
-    }).catch((error) => {
-      throw new Error(`pulumi ${args.join(" ")} failed:\n${error.stdout}${error.stderr}`);
-    });
-    return stdout;
-  };
-}
-
 describe.each([
   { label: `the oldest SDK of the range (${oldest})`, name: "oldest", spec: `@${oldest}` },
   { label: "the newest SDK npm resolves", name: "newest", spec: "" },
@@ -219,6 +156,7 @@ describe.each([
     }
 
     const sandbox = await startInstalledSandbox(dir);
+    sandboxes.push(sandbox);
     const client = new DirectMailClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     clients.push(client);
 
@@ -236,20 +174,21 @@ describe.each([
       }),
     );
     fs.writeFileSync(path.join(dir, "index.ts"), PROGRAM);
-    const pulumi = pulumiIn(dir);
+    const pulumi = pulumiIn(dir, PASSPHRASE);
     await pulumi("stack", "init", "dev");
     await pulumi("config", "set", "directmail:baseUrl", sandbox.url);
     await pulumi("config", "set", "--secret", "directmail:apiKey", sandbox.apiKey);
-    await pulumi("config", "set", "templateId", String(sandbox.templateId));
+    const templateId = sandbox.templates.postcard;
+    await pulumi("config", "set", "templateId", String(templateId));
 
     const up = await pulumi("up", "--yes");
-    expect(up).toContain(`: created from template ${sandbox.templateId}`);
+    expect(up).toContain(`: created from template ${templateId}`);
     const outputs = JSON.parse(await pulumi("stack", "output", "--json"));
     expect(outputs).toMatchObject({ baseUrlSource: "config", status: "Draft" });
     const order = await client.getOrder(outputs.orderId);
     expect(order).toMatchObject({
       orderId: outputs.orderId,
-      templateId: sandbox.templateId,
+      templateId,
       orderStatus: "Draft",
     });
 

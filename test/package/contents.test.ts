@@ -26,9 +26,11 @@ const ALLOWED: RegExp[] = [
   /^dist\/(cli|provider|sandbox)\/[\w/.-]+\.(js|d\.ts)$/,
   /^schema\/[\w.-]+\.json$/,
   /^openapi\/[\w.-]+\.json$/,
-  // Documentation and examples, for the README's links.
+  // Documentation and examples, for the README's links; examples/gitops is also what `init --gitops` adds.
   /^docs\/[\w.-]+\.md$/,
-  /^examples\/[\w/.-]+\.(md|yaml|csv|json|ts)$/,
+  /^examples\/[\w/.-]+\.(md|yaml|yml|csv|json|ts|sh)$/,
+  // The scaffold `directmail init` writes (its .gitignore is stored as `gitignore`: npm never packs a .gitignore).
+  /^templates\/campaign-repo\/([\w/.-]+\.(md|yaml|csv|json|ts)|gitignore)$/,
 ];
 
 /** What package.json's main, types, exports and bin name, and the files the CLI and editors read. */
@@ -43,6 +45,10 @@ const REQUIRED = [
   "dist/sandbox/index.js",
   "schema/campaign.schema.json",
   "openapi/directmail-v1.json",
+  "templates/campaign-repo/index.ts",
+  "templates/campaign-repo/gitignore",
+  "examples/gitops/.github/workflows/campaigns.yml",
+  "docs/campaign-format.md",
 ];
 
 let tmp: string;
@@ -64,6 +70,15 @@ describe("the packed package", () => {
     expect(REQUIRED.filter((file) => !packed.files.includes(file))).toEqual([]);
     expect(packed.files.filter((file) => file.startsWith("dist/scripts/"))).toEqual([]);
     expect(packed.files.filter((file) => file.endsWith(".map"))).toEqual([]);
+  });
+
+  it("carries every file the README links to", () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)]
+      .map((match) => match[1] as string)
+      .filter((link) => !/^[a-z]+:/.test(link));
+    expect(links).toContain("docs/campaign-format.md");
+    expect(links.filter((link) => !packed.files.includes(path.posix.normalize(link)))).toEqual([]);
   });
 
   it("has no JavaScript that points at a source map", () => {

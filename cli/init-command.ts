@@ -1,0 +1,199 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Command } from "commander";
+import { packageManifest } from "../provider/version";
+
+/** The scaffold, in the package: every file is written, `{{name}}` placeholders filled in. */
+const SCAFFOLD_DIR = "templates/campaign-repo";
+/** The pull-request pipeline that `--gitops` adds over the scaffold (its README replaces the scaffold's). */
+const GITOPS_DIR = "examples/gitops";
+
+/**
+ * Files stored under another name in the package: npm never packs a `.gitignore` (it reads it as
+ * the package's ignore list), so the template holds it as `gitignore`.
+ */
+const STORED_AS: Record<string, string> = { gitignore: ".gitignore" };
+
+export interface InitOptions {
+  /** Add the GitHub Actions pipeline of examples/gitops (review on pull requests, deploy on merge). */
+  gitops?: boolean;
+}
+
+export interface InitResult {
+  /** The repository's folder, absolute. */
+  dir: string;
+  /** The files written, relative to `dir`, sorted. */
+  written: string[];
+  /** Entries added to a package.json that was already there ("dependencies.typescript"); empty when init wrote it. */
+  addedToPackageJson: string[];
+}
+
+/**
+ * `directmail init [dir]`: a campaign repository that deploys on the first `pulumi up` against the
+ * sandbox. Refuses, writing nothing, when any file it would write exists; a package.json that
+ * exists (from `npm install pulumi-directmail`, say) only gains the dependencies it lacks.
+ */
+export function registerInitCommand(program: Command): void {
+  program
+    .command("init")
+    .description("Create a campaign repository: Pulumi project, campaigns/ with a draft campaign, README.")
+    .argument("[dir]", "the folder to create it in (made if missing)", ".")
+    .option("--gitops", "add the GitHub Actions pipeline: review on pull requests, pulumi up on merge")
+    .action((dir: string, options: InitOptions) => {
+      const result = initRepository(dir, options);
+      process.stdout.write(describeResult(result));
+    });
+}
+
+export function initRepository(dir: string, options: InitOptions = {}): InitResult {
+  const pkg = packageManifest();
+  if (!pkg) throw new Error("cannot find the pulumi-directmail package that holds the templates");
+  const target = path.resolve(dir);
+  const pulumiVersionRange = pkg.manifest.peerDependencies?.["@pulumi/pulumi"];
+  if (!pulumiVersionRange)
+    throw new Error(`${pkg.root}/package.json has no peer dependency on @pulumi/pulumi`);
+  const values = {
+    projectName: projectName(target),
+    directmailVersion: pkg.manifest.version,
+    pulumiVersionRange,
+  };
+
+  const files = templateFiles(path.join(pkg.root, SCAFFOLD_DIR));
+  if (options.gitops) {
+    for (const [name, source] of templateFiles(path.join(pkg.root, GITOPS_DIR))) files.set(name, source);
+  }
+
+  if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) {
+    throw new Error(`${dir} is a file; give a folder for the campaign repository`);
+  }
+  const packageJson = path.join(target, "package.json");
+  const existingPackage = fs.existsSync(packageJson) ? readPackageJson(packageJson) : undefined;
+  const names = [...files.keys()].sort(byCodePoint);
+  const existing = names.filter((name) => name !== "package.json" && fs.existsSync(path.join(target, name)));
+  if (existing.length > 0) {
+    throw new Error(
+      `${dir} already has ${existing.join(", ")}; nothing was written. ` +
+        "Run `directmail init` in a new or empty folder, or move those files away.",
+    );
+  }
+
+  const written: string[] = [];
+  let addedToPackageJson: string[] = [];
+  for (const name of names) {
+    const text = render(fs.readFileSync(files.get(name) as string, "utf8"), values);
+    const file = path.join(target, name);
+    if (name === "package.json" && existingPackage) {
+      addedToPackageJson = mergePackageJson(existingPackage, JSON.parse(text));
+      if (addedToPackageJson.length === 0) continue;
+      fs.writeFileSync(file, `${JSON.stringify(existingPackage, null, 2)}\n`);
+    } else {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // "wx": never replace a file, even one that appeared since the check above.
+      fs.writeFileSync(file, text, { flag: "wx", mode: name.endsWith(".sh") ? 0o755 : 0o644 });
+    }
+    written.push(name);
+  }
+  return { dir: target, written, addedToPackageJson };
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Relative path (as written) to the template file, for every file under `root`. */
+function templateFiles(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const source = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(root, source).split(path.sep);
+    const base = relative.pop() as string;
+    files.set([...relative, STORED_AS[base] ?? base].join("/"), source);
+  }
+  return files;
+}
+
+/** Fills `{{name}}` placeholders; others (such as GitHub's `${{ expr }}`) stay as they are. */
+function render(text: string, values: Record<string, string>): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+/**
+ * The folder's name as a Pulumi project and npm package name (lowercase letters, digits, `-`, `.`,
+ * `_`, not starting with `.` or `_`).
+ */
+function projectName(dir: string): string {
+  const name = path
+    .basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+|-+$/g, "")
+    .slice(0, 100);
+  return name || "campaigns";
+}
+
+type PackageJson = Record<string, unknown>;
+
+function readPackageJson(file: string): PackageJson {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${(error as Error).message}); fix it, then run init again`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`${file} is not a JSON object; fix it, then run init again`);
+  }
+  return parsed as PackageJson;
+}
+
+/**
+ * Adds to `existing` the scripts and dependencies of the template that it lacks; what it has (the
+ * version `npm install` chose, a script of the same name) stays. Returns what was added.
+ */
+function mergePackageJson(existing: PackageJson, template: PackageJson): string[] {
+  const added: string[] = [];
+  const declared = (name: string) =>
+    ["dependencies", "devDependencies"].some((section) => name in sectionOf(existing, section));
+  for (const section of ["scripts", "dependencies", "devDependencies"]) {
+    for (const [name, value] of Object.entries(sectionOf(template, section))) {
+      const into = sectionOf(existing, section);
+      if (section === "scripts" ? name in into : declared(name)) continue;
+      existing[section] = { ...into, [name]: value };
+      added.push(`${section}.${name}`);
+    }
+  }
+  return added;
+}
+
+function sectionOf(pkg: PackageJson, section: string): Record<string, unknown> {
+  const value = pkg[section];
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** `word` as one word of a POSIX shell command. */
+function shellWord(word: string): string {
+  return /^[\w./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+function describeResult({ dir, written, addedToPackageJson }: InitResult): string {
+  const relative = path.relative(process.cwd(), dir);
+  const lines = [`Created a campaign repository in ${relative || "."}${relative ? "/" : ""}:`];
+  for (const name of written) {
+    const merged = name === "package.json" && addedToPackageJson.length > 0;
+    lines.push(`  ${name}${merged ? ` (added ${addedToPackageJson.join(", ")})` : ""}`);
+  }
+  lines.push(
+    "",
+    "Next (README.md explains each step):",
+    ...(relative ? [`  cd ${shellWord(relative)}`] : []),
+    "  npm install",
+    "  npx directmail sandbox --seed demo     # in a second terminal: the local service",
+    "  pulumi login --local                   # unless you use another Pulumi backend",
+    "  pulumi stack init dev",
+    "  pulumi config set --secret directmail:apiKey sbx_demo_key",
+    "  pulumi up",
+    "",
+  );
+  return lines.join("\n");
+}

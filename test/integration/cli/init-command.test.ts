@@ -1,0 +1,158 @@
+/** `directmail init` as a user runs it (the built bin), in temporary folders. */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const repoRoot = path.resolve(__dirname, "../../..");
+const bin = path.join(repoRoot, "bin/directmail.js");
+const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-init-"));
+
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function run(cwd: string, ...args: string[]) {
+  return promisify(execFile)(process.execPath, [bin, ...args], { cwd });
+}
+
+/** Every file under `dir`, relative, sorted. */
+function filesOf(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+const SCAFFOLD = [
+  ".gitignore",
+  "Pulumi.yaml",
+  "README.md",
+  "campaigns/welcome-postcard.csv",
+  "campaigns/welcome-postcard.yaml",
+  "index.ts",
+  "package.json",
+  "tsconfig.json",
+];
+
+describe("directmail init", () => {
+  it("makes the folder and writes the scaffold, named after the folder", async () => {
+    const { stdout } = await run(tmp, "init", "Spring Campaigns 2026");
+    const dir = path.join(tmp, "Spring Campaigns 2026");
+    expect(filesOf(dir)).toEqual(SCAFFOLD);
+    expect(stdout).toContain("Created a campaign repository in Spring Campaigns 2026/:\n  .gitignore\n");
+    expect(stdout).toContain("\n  cd 'Spring Campaigns 2026'\n  npm install\n");
+
+    const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8");
+    expect(read("Pulumi.yaml")).toMatch(/^name: spring-campaigns-2026\n/);
+    expect(JSON.parse(read("package.json"))).toMatchObject({
+      name: "spring-campaigns-2026",
+      private: true,
+      dependencies: {
+        "@pulumi/pulumi": manifest.peerDependencies["@pulumi/pulumi"],
+        "pulumi-directmail": `^${manifest.version}`,
+      },
+      devDependencies: { typescript: "^5.9.3 || ^6.0.3" },
+    });
+    expect(JSON.parse(read("tsconfig.json")).compilerOptions).toMatchObject({
+      module: "nodenext",
+      moduleResolution: "nodenext",
+    });
+    expect(read("index.ts")).toContain(
+      'export = new CampaignFolder("campaigns", { dir: "campaigns" }).outputs;\n',
+    );
+    expect(read("campaigns/welcome-postcard.yaml")).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/node_modules\/pulumi-directmail\/schema\/campaign\.schema\.json\n/,
+    );
+    expect(read(".gitignore")).toMatch(/^node_modules\/$/m);
+    for (const name of SCAFFOLD) expect(read(name), name).not.toMatch(/\{\{\w+\}\}/);
+
+    // The campaign it writes is valid as it stands.
+    const validate = await run(dir, "validate", "campaigns");
+    expect(validate.stdout).toBe("checked 1 campaign file: 1 valid (1 campaign)\n");
+  });
+
+  it("refuses, writing nothing, when a file it would write exists", async () => {
+    const dir = path.join(tmp, "taken");
+    fs.mkdirSync(path.join(dir, "campaigns"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "README.md"), "mine\n");
+    fs.writeFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), "mine\n");
+    await expect(run(dir, "init")).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        "directmail: . already has README.md, campaigns/welcome-postcard.yaml; nothing was written. " +
+        "Run `directmail init` in a new or empty folder, or move those files away.\n",
+    });
+    expect(filesOf(dir)).toEqual(["README.md", "campaigns/welcome-postcard.yaml"]);
+    expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("mine\n");
+  });
+
+  it("adds only what a package.json from `npm install pulumi-directmail` lacks", async () => {
+    const dir = path.join(tmp, "installed");
+    fs.mkdirSync(dir);
+    const existing = {
+      name: "my-own-name",
+      dependencies: { "pulumi-directmail": "^0.1.0", typescript: "5.9.3" },
+      scripts: { validate: "my own validate" },
+    };
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(existing));
+    const { stdout } = await run(dir, "init");
+    expect(stdout).toContain("  package.json (added scripts.typecheck, dependencies.@pulumi/pulumi)\n");
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"))).toEqual({
+      name: "my-own-name",
+      dependencies: {
+        "pulumi-directmail": "^0.1.0",
+        typescript: "5.9.3",
+        "@pulumi/pulumi": manifest.peerDependencies["@pulumi/pulumi"],
+      },
+      scripts: { validate: "my own validate", typecheck: "tsc" },
+    });
+    expect(filesOf(dir)).toEqual(SCAFFOLD);
+  });
+
+  it("leaves a package.json that has everything as it is", async () => {
+    const dir = path.join(tmp, "complete");
+    fs.mkdirSync(dir);
+    await run(dir, "init");
+    const before = fs.readFileSync(path.join(dir, "package.json"), "utf8");
+    for (const name of SCAFFOLD) if (name !== "package.json") fs.rmSync(path.join(dir, name));
+    fs.writeFileSync(path.join(dir, "package.json"), before.replaceAll("\n", "\r\n"));
+    const { stdout } = await run(dir, "init");
+    expect(stdout).not.toContain("package.json");
+    expect(fs.readFileSync(path.join(dir, "package.json"), "utf8")).toBe(before.replaceAll("\n", "\r\n"));
+  });
+
+  it("says so when the folder is a file, or package.json is not JSON", async () => {
+    fs.writeFileSync(path.join(tmp, "a-file"), "");
+    await expect(run(tmp, "init", "a-file")).rejects.toMatchObject({
+      code: 1,
+      stderr: "directmail: a-file is a file; give a folder for the campaign repository\n",
+    });
+    const dir = path.join(tmp, "broken-package");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "package.json"), "{ nope");
+    await expect(run(dir, "init")).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /^directmail: .*package\.json is not valid JSON \(.*\); fix it, then run init again\n$/,
+      ),
+    });
+    expect(filesOf(dir)).toEqual(["package.json"]);
+  });
+
+  it("--gitops adds the pipeline of examples/gitops, whose README replaces the scaffold's", async () => {
+    const dir = path.join(tmp, "gitops");
+    await run(tmp, "init", "--gitops", "gitops");
+    const gitops = path.join(repoRoot, "examples/gitops");
+    expect(filesOf(dir)).toEqual([...SCAFFOLD, ...filesOf(gitops).filter((f) => f !== "README.md")].sort());
+    for (const name of filesOf(gitops)) {
+      expect(fs.readFileSync(path.join(dir, name), "utf8"), name).toBe(
+        fs.readFileSync(path.join(gitops, name), "utf8"),
+      );
+      const executable = (fs.statSync(path.join(dir, name)).mode & 0o111) !== 0;
+      expect(executable, name).toBe(name.endsWith(".sh"));
+    }
+  });
+});
