@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
+import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
 import { registerServiceCommands } from "./service-commands";
 import { registerValidateCommand } from "./validate-command";
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerSandboxCommand(program);
   registerValidateCommand(program);
   registerServiceCommands(program);
+  registerReviewCommand(program);
   return program;
 }
 
