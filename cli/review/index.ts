@@ -126,14 +126,9 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
     }
     // A failure the campaigns do not explain (the program itself failed, say) is a problem of its own.
     if (plan.failure !== undefined) {
-      const unexplained = plan.diagnostics.filter((d) => d.severity === "error" && d.campaign === undefined);
-      for (const d of unexplained) problems.push(`preview: ${d.message}`);
-      if (
-        unexplained.length === 0 &&
-        !campaigns.some((c) => c.problems.some((p) => p.startsWith("preview:")))
-      ) {
-        problems.push(`preview failed: ${plan.failure}`);
-      }
+      const errors = plan.diagnostics.filter((d) => d.severity === "error");
+      for (const d of errors) if (d.campaign === undefined) problems.push(`preview: ${d.message}`);
+      if (errors.length === 0) problems.push(`preview failed: ${plan.failure}`);
     }
     // Proofs are named from the report's folder, where review.md links them.
     for (const c of campaigns) if (c.proof) c.proof.file = path.relative(out, c.proof.file);
@@ -253,14 +248,16 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
           })
         : undefined;
     const steps = plan.steps.filter((s) => s.campaign === name);
+    const diagnostics = plan.diagnostics.filter((d) => d.campaign === name);
     const recipientsOutputs = resources.find((r) => r.kind === "OrderRecipients")?.outputs;
     const checkout = resources.find((r) => r.kind === "Checkout")?.outputs;
     const facts: CampaignFacts = {
       name,
       file: fileOf(headCampaign, head) ?? fileOf(baseCampaign, base),
       steps,
-      diagnostics: plan.diagnostics.filter((d) => d.campaign === name),
-      planned: steps.length > 0,
+      diagnostics,
+      // A preview that failed on one of the campaign's resources did not plan it whole.
+      planned: steps.length > 0 && !diagnostics.some((d) => d.severity === "error"),
       base: baseCampaign?.document,
       head: headCampaign?.document,
       orderId,

@@ -291,6 +291,9 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
   const flags: Flag[] = [];
   const problems: string[] = [];
   const notes = [...facts.notes];
+  if (!facts.planned && facts.steps.length > 0) {
+    notes.push("the preview failed on this campaign: its action is read from its campaign files");
+  }
   const order = facts.orderId !== undefined ? `order ${facts.orderId}` : "the order";
 
   let price: Price = { kind: "none" };
@@ -354,9 +357,13 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
   }
 
   const messages: string[] = [];
+  // A Checkout that prices itself at plan time fails the preview above maxTotal: the same refusal
+  // as the quote's, said once.
+  const refusedAboveMax = price.kind === "quote" && price.quote.aboveMaxTotal;
   for (const diagnostic of facts.diagnostics) {
-    if (diagnostic.severity === "error") problems.push(`preview: ${diagnostic.message}`);
-    else messages.push(diagnostic.message);
+    if (diagnostic.severity !== "error") messages.push(diagnostic.message);
+    else if (!(refusedAboveMax && diagnostic.kind === "Checkout"))
+      problems.push(`preview: ${diagnostic.message}`);
   }
 
   return {

@@ -28,6 +28,8 @@ export interface Diagnostic {
   severity: "info" | "warning" | "error";
   message: string;
   urn: string | undefined;
+  /** The kind of the resource it is about (see kindOf); undefined for the stack's own messages. */
+  kind: string | undefined;
   campaign: string | undefined;
 }
 
@@ -61,12 +63,12 @@ export function kindOf(type: string): string {
 /** The campaign a resource belongs to: its parent's name when the parent is a Campaign. */
 function campaignOf(urn: string, type: string, parent: string | undefined): string | undefined {
   if (type === CAMPAIGN_TYPE) return nameOf(urn);
-  if (parent && parentType(parent) === CAMPAIGN_TYPE) return nameOf(parent);
+  if (parent && typeOf(parent) === CAMPAIGN_TYPE) return nameOf(parent);
   return undefined;
 }
 
 /** The type of the resource a URN names: the last `$`-separated part of its type chain. */
-function parentType(urn: string): string {
+function typeOf(urn: string): string {
   const parts = urn.split("::");
   const chain = parts[parts.length - 2] ?? "";
   return chain.slice(chain.lastIndexOf("$") + 1);
@@ -113,10 +115,12 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
     if (diagnostic && severity) {
       const message = diagnostic.message.trim();
       if (message === "") return;
+      const urn = diagnostic.urn || undefined;
       diagnostics.push({
         severity,
         message,
-        urn: diagnostic.urn || undefined,
+        urn,
+        kind: urn ? kindOf(typeOf(urn)) : undefined,
         campaign: undefined,
       });
     }

@@ -359,10 +359,40 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     );
     expect(markdown).toContain("- the preview did not run: the campaign files have problems (listed below)");
   });
+
+  it("a preview that fails on a campaign's resource is that campaign's problem, with exit code 1", async () => {
+    // Paid elsewhere (the web application, say): its recipients can no longer change.
+    await sb.control.setOrderState(orders.spring as number, { apiKey, status: "Paid" });
+    write("campaigns/spring.csv", HEAD_CSV);
+    try {
+      const run = await directmail("review", "--base", "main", "--out", "review-7");
+      expect(run.code).toBe(1);
+      const { json, markdown } = report("review-7");
+      const springReview = json.campaigns.find((c) => c.name === "spring");
+      expect(springReview?.problems).toHaveLength(1);
+      expect(springReview?.problems[0]).toMatch(
+        new RegExp(
+          `^preview: Order ${orders.spring} is "Paid": its recipients cannot change \\(declared 4, now 5\\)`,
+        ),
+      );
+      expect(json.problems).toEqual([]);
+      expect(summaryRows(markdown)[1]).toMatch(
+        /^\| \*\*spring\*\* \| update \| \+2 −1 ~1 \| .* \| ❌ 1 problem \|$/,
+      );
+      expect(markdown).toContain(
+        "- Note: the preview failed on this campaign: its action is read from its campaign files",
+      );
+      // A paid order has no proof to review; the draft has.
+      expect(fs.existsSync(path.join(t.workDir, "review-7/proofs/spring.pdf"))).toBe(false);
+      expect(fs.existsSync(path.join(t.workDir, "review-7/proofs/autumn.pdf"))).toBe(true);
+    } finally {
+      await git("checkout", "--", "campaigns");
+    }
+  });
 });
 
 describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
-  it("uses the selected stack's directmail:baseUrl and directmail:apiKey, not the environment", async () => {
+  it("whoami and proof use the selected stack's directmail:baseUrl and directmail:apiKey, not the environment", async () => {
     const run = await directmail("whoami");
     expect(run.code).toBe(0);
     expect(run.stdout.split("\n")).toEqual([
@@ -371,6 +401,13 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
       "",
     ]);
     expect(run.stdout).not.toContain(apiKey);
+    const proof = await directmail("proof", String(orders.autumn), "--out", "review-proof.pdf");
+    expect(proof.stdout.split("\n")).toEqual([
+      expect.stringMatching(/^wrote review-proof\.pdf \(\d+ bytes\)$/),
+      `(address from directmail:baseUrl of stack "e2e", API key from directmail:apiKey of stack "e2e")`,
+      "",
+    ]);
+    expect(read("review-proof.pdf").slice(0, 5)).toBe("%PDF-");
   });
 
   it("falls back to the environment for what the stack does not set, and refuses a stack that does not exist", async () => {
@@ -395,6 +432,8 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
   });
 
   it("review --stack reviews that stack and leaves the selected one selected", async () => {
+    // The files as deployed: the change spends nothing.
+    await git("checkout", "--", "campaigns");
     await t.stack.workspace.selectStack("bare");
     try {
       const run = await directmail("review", "--stack", "e2e", "--out", "review-6");

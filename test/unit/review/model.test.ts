@@ -132,6 +132,17 @@ describe("flags, problems and the exit code", () => {
       "the checkout of order 7 would charge 12.50 USD, more than maxTotal 10.00 USD: `pulumi up` refuses it, " +
         "charging nothing. Raise maxTotal if that is intended, or change the order.",
     ]);
+    // The Checkout's own refusal in the preview is the same problem, said once.
+    const refusedTwice = reviewCampaign(
+      facts({
+        steps,
+        quote: { preview: preview(12.5), terms },
+        diagnostics: [
+          { severity: "error", message: "would charge 12.5", urn: "u", kind: "Checkout", campaign: "x" },
+        ],
+      }),
+    );
+    expect(refusedTwice.problems).toEqual(above.problems);
     expect(exitCodeOf({ campaigns: [within], validation: [], problems: [] })).toBe(EXIT.needsApproval);
     expect(exitCodeOf({ campaigns: [within, above], validation: [], problems: [] })).toBe(EXIT.problems);
   });
@@ -173,8 +184,14 @@ describe("flags, problems and the exit code", () => {
     const r = reviewCampaign(
       facts({
         diagnostics: [
-          { severity: "error", message: "Order 7 is gone", urn: undefined, campaign: "x" },
-          { severity: "info", message: "[directmail] planned: 1 added", urn: undefined, campaign: "x" },
+          { severity: "error", message: "Order 7 is gone", urn: undefined, kind: "Order", campaign: "x" },
+          {
+            severity: "info",
+            message: "[directmail] planned: 1 added",
+            urn: undefined,
+            kind: undefined,
+            campaign: "x",
+          },
         ],
       }),
     );
