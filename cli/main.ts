@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./init-command";
+import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
 import { registerServiceCommands } from "./service-commands";
 import { registerValidateCommand } from "./validate-command";
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerSandboxCommand(program);
   registerValidateCommand(program);
   registerServiceCommands(program);
+  registerReviewCommand(program);
   return program;
 }
 

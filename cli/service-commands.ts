@@ -1,7 +1,6 @@
 import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import { DirectMailClient } from "../provider/api/client";
-import { resolveSettings } from "../provider/settings";
+import { clientFor, serviceSettings } from "./stack-settings";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -9,53 +8,62 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** A client for DIRECTMAIL_BASE_URL / DIRECTMAIL_API_KEY (the sandbox when no address is set). */
-function clientFromEnvironment(): DirectMailClient {
-  const { baseUrl, apiKey } = resolveSettings(undefined);
-  if (!apiKey) {
-    throw new Error(
-      `no API key for ${baseUrl}: set DIRECTMAIL_API_KEY (and DIRECTMAIL_BASE_URL for another service)`,
-    );
-  }
-  return new DirectMailClient({ baseUrl, apiKey });
+interface StackOptions {
+  cwd?: string;
+  stack?: string;
+}
+
+/** `--cwd` and `--stack`: which project's stack configuration gives the service and the key. */
+function withStackOptions(command: Command): Command {
+  return command
+    .option("--cwd <dir>", "the Pulumi project folder (default: the working directory)")
+    .option("--stack <name>", "the stack whose configuration to read (default: the selected stack)");
 }
 
 /**
  * `directmail whoami` and `directmail proof`: the two service calls a reviewer of a campaign needs
- * by hand, confirming which account a key belongs to and looking at a draft's proof.
+ * by hand, confirming which account a key belongs to and looking at a draft's proof. Inside a Pulumi
+ * project they use the selected stack's configuration (see stack-settings.ts).
  */
 export function registerServiceCommands(program: Command): void {
-  program
-    .command("whoami")
-    .description(
-      "Show the account of DIRECTMAIL_API_KEY at DIRECTMAIL_BASE_URL (default: the local sandbox).",
-    )
-    .action(async () => {
-      const client = clientFromEnvironment();
-      try {
-        const profile = await client.me();
-        console.log(
-          `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`,
-        );
-      } finally {
-        await client.close();
-      }
-    });
-  program
-    .command("proof")
-    .description("Save the proof PDF of an order: its first mailable recipient, or --recipient.")
-    .argument("<orderId>", "the order", positiveInt)
-    .option("--recipient <id>", "a recipient of that order", positiveInt)
-    .option("--out <file>", "where to write the PDF", "proof.pdf")
-    .action(async (orderId: number, options: { recipient?: number; out: string }) => {
-      const client = clientFromEnvironment();
-      try {
-        const { file, bytes } = await client.downloadProof(orderId, path.resolve(options.out), {
-          ...(options.recipient ? { recipientId: options.recipient } : {}),
-        });
-        console.log(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
-      } finally {
-        await client.close();
-      }
-    });
+  withStackOptions(
+    program
+      .command("whoami")
+      .description(
+        "Show the account the commands use: the selected stack's directmail:baseUrl and directmail:apiKey " +
+          "inside a Pulumi project, else DIRECTMAIL_BASE_URL and DIRECTMAIL_API_KEY (default: the local sandbox).",
+      ),
+  ).action(async (options: StackOptions) => {
+    const settings = await serviceSettings(options);
+    const client = clientFor(settings);
+    try {
+      const profile = await client.me();
+      console.log(
+        `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`,
+      );
+      console.log(`(${settings.from})`);
+    } finally {
+      await client.close();
+    }
+  });
+  withStackOptions(
+    program
+      .command("proof")
+      .description("Save the proof PDF of an order: its first mailable recipient, or --recipient.")
+      .argument("<orderId>", "the order", positiveInt)
+      .option("--recipient <id>", "a recipient of that order", positiveInt)
+      .option("--out <file>", "where to write the PDF", "proof.pdf"),
+  ).action(async (orderId: number, options: StackOptions & { recipient?: number; out: string }) => {
+    const settings = await serviceSettings(options);
+    const client = clientFor(settings);
+    try {
+      const { file, bytes } = await client.downloadProof(orderId, path.resolve(options.out), {
+        ...(options.recipient ? { recipientId: options.recipient } : {}),
+      });
+      console.log(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
+      console.log(`(${settings.from})`);
+    } finally {
+      await client.close();
+    }
+  });
 }

@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import {
   type CampaignProblem,
   formatProblems,
@@ -11,22 +11,45 @@ import {
 /**
  * `directmail validate <files or folders...>`: the checks `pulumi up` runs before it changes
  * anything (YAML, schema, recipient files and rows, unique names), for the CI of a campaign
- * repository. Problems go to stderr as `path:line:column: message`; exit code 1 on any problem.
+ * repository. Problems go to stderr as `path:line:column: message`, or with `--format github` to
+ * stdout as GitHub Actions annotations (`::error file=…,line=…,col=…::message`, shown on the lines
+ * of the pull request's diff); exit code 1 on any problem.
  */
 export function registerValidateCommand(program: Command): void {
   program
     .command("validate")
     .description("Check campaign files (and the recipient files they name) without changing anything.")
     .argument("<paths...>", "campaign files, or folders whose *.yaml and *.yml files are checked")
-    .action(async (paths: string[]) => {
+    .addOption(
+      new Option("--format <format>", "text: path:line:column: message; github: GitHub Actions annotations")
+        .choices(["text", "github"])
+        .default("text"),
+    )
+    .action(async (paths: string[], options: { format: "text" | "github" }) => {
       const { summary, problems } = await validate(paths);
       if (problems.length > 0) {
-        process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+        if (options.format === "github") {
+          // Workflow commands are read from stdout; the summary stays where it always is.
+          process.stdout.write(`${formatProblems(problems, undefined, githubAnnotation)}\n`);
+          process.stderr.write(`${summary}\n`);
+        } else {
+          process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+        }
         process.exitCode = 1;
       } else {
         process.stdout.write(`${summary}\n`);
       }
     });
+}
+
+/**
+ * A problem as a GitHub Actions error annotation. The runner reads `%`, CR and LF escaped in the
+ * message, and `,` and `:` too in a property (the file's path).
+ */
+export function githubAnnotation(problem: CampaignProblem, shownPath: string): string {
+  const data = (text: string) => text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  const property = (text: string) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+  return `::error file=${property(shownPath)},line=${problem.line},col=${problem.column}::${data(problem.message)}`;
 }
 
 export async function validate(paths: string[]): Promise<{ summary: string; problems: CampaignProblem[] }> {

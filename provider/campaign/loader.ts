@@ -159,8 +159,14 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
  * Problems as `path:line:column: message` lines, paths relative to `relativeTo` (default the
  * working directory) when that is shorter,
  * grouped by file: the first MAX_PRINTED_PROBLEMS of a file, then one line that counts the rest.
+ * `line` writes each line another way (`directmail validate --format github`: annotations).
  */
-export function formatProblems(problems: readonly CampaignProblem[], relativeTo?: string): string {
+export function formatProblems(
+  problems: readonly CampaignProblem[],
+  relativeTo?: string,
+  line: (problem: CampaignProblem, shownPath: string) => string = (p, shownPath) =>
+    `${shownPath}:${p.line}:${p.column}: ${p.message}`,
+): string {
   const byFile = new Map<string, CampaignProblem[]>();
   for (const problem of problems) {
     const list = byFile.get(problem.file);
@@ -169,7 +175,7 @@ export function formatProblems(problems: readonly CampaignProblem[], relativeTo?
   }
   const lines: string[] = [];
   const print = (p: CampaignProblem, message: string) =>
-    lines.push(`${displayPath(p.file, relativeTo)}:${p.line}:${p.column}: ${message}`);
+    lines.push(line({ ...p, message }, displayPath(p.file, relativeTo)));
   for (const list of byFile.values()) {
     for (const problem of list.slice(0, MAX_PRINTED_PROBLEMS)) print(problem, problem.message);
     const next = list[MAX_PRINTED_PROBLEMS];

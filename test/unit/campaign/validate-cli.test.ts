@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { githubAnnotation } from "../../../cli/validate-command";
 import { MAX_NESTING } from "../../../provider/campaign/loader";
 import { hostile } from "../../../scripts/hostile-files";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
@@ -61,6 +62,33 @@ describe("directmail validate", () => {
       "checked 3 campaign files: 2 valid, 1 with problems (2 problems)",
       "",
     ]);
+  });
+
+  it("--format github prints each problem as a GitHub Actions annotation on stdout, the summary on stderr", () => {
+    const result = validate("--format", "github", "bad/campaign.yaml", "good");
+    expect(result.code).toBe(1);
+    expect(result.stdout.split("\n")).toEqual([
+      `::error file=${path.join("bad", "campaign.yaml")},line=7,col=17::spec.order.templateId: must be a whole number; found "ten"`,
+      `::error file=${path.join("bad", "people.csv")},line=2,col=1::zipCode: zipCode is required`,
+      "",
+    ]);
+    expect(result.stderr).toBe("checked 3 campaign files: 2 valid, 1 with problems (2 problems)\n");
+    expect(validate("--format", "github", "good")).toEqual({
+      code: 0,
+      stdout: "checked 2 campaign files: 2 valid (3 campaigns)\n",
+      stderr: "",
+    });
+    expect(validate("--format", "xml", "good")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("argument 'xml' is invalid. Allowed choices are text, github."),
+    });
+  });
+
+  it("escapes what GitHub reads as the end of a property or of the annotation", () => {
+    const problem = { file: "/x", line: 3, column: 4, message: "100% sure\nnext line\r" };
+    expect(githubAnnotation(problem, "dir,with:odd%name.yaml")).toBe(
+      "::error file=dir%2Cwith%3Aodd%25name.yaml,line=3,col=4::100%25 sure%0Anext line%0D",
+    );
   });
 
   it("on the repository's examples/ folder, says what it checked, then what failed and why", () => {

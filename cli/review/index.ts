@@ -1,0 +1,315 @@
+/**
+ * `directmail review`: for a stack of a Pulumi project, what a change will do, from three sources:
+ *   - the plan: `pulumi preview` through the Automation API, and the stack's state;
+ *   - the campaign files at the base ref and at the head (the working tree);
+ *   - the live service: each planned checkout's exact price (the checkout preview), the drafts'
+ *     proofs, the orders' statuses.
+ * Nothing changes anywhere: the preview, the service's reads and its checkout preview have no side
+ * effect, and the base's files are read from git into a temporary folder.
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
+import {
+  automation,
+  clientFor,
+  findProject,
+  pulumiCall,
+  selectStack,
+  settingsOfStack,
+} from "../stack-settings";
+import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from "./files";
+import { renderMarkdown } from "./markdown";
+import {
+  actionsOf,
+  type CampaignFacts,
+  type CampaignReview,
+  checkoutTerms,
+  dropReportOf,
+  exitCodeOf,
+  isEditable,
+  REPORT_VERSION,
+  type Review,
+  reviewCampaign,
+  type ValidationProblem,
+} from "./model";
+import { type DeployedResource, deployedResources, type PlanResult, previewPlan } from "./plan";
+import { compareRecipients, type RecipientsSide } from "./recipients";
+import { mapLimited, orderStatus, quote, saveProof } from "./service";
+
+export interface ReviewOptions {
+  /** The Pulumi project folder, or a folder inside it. */
+  cwd: string;
+  /** The stack (default the selected one). */
+  stack?: string;
+  /** The git ref whose campaign files the working tree is compared with. */
+  base?: string;
+  /** Where review.md, review.json and proofs/ are written. */
+  out: string;
+  /** The campaign folder, relative to the project (default: the stack's campaignsDir, else `campaigns`). */
+  campaigns?: string;
+  showPersonalData: boolean;
+}
+
+export interface ReviewOutcome {
+  review: Review;
+  markdown: string;
+  files: { markdown: string; json: string; proofs: string };
+}
+
+/** Calls to the service at once (proofs are rendered by the service, one at a time is slow). */
+const SERVICE_CONCURRENCY = 4;
+
+export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> {
+  const root = findProject(options.cwd);
+  if (root === undefined) {
+    throw new Error(`directmail review runs in a Pulumi project: no Pulumi.yaml in ${options.cwd} or above`);
+  }
+  const selection = await selectStack(root, options.stack);
+  // Previewing selects the stack; the user's selection is put back afterwards.
+  const selected = options.stack !== undefined ? (await selection?.workspace.stack())?.name : undefined;
+  if (selection === undefined) {
+    throw new Error(
+      `no stack is selected in the Pulumi project ${root}: run \`pulumi stack select\` or give --stack`,
+    );
+  }
+  const settings = await settingsOfStack(selection);
+  const { workspace, stackName } = selection;
+  const project = (await workspace.projectSettings()).name;
+  const dir =
+    options.campaigns ?? settings.config(`${project}:campaignsDir`)?.trim() ?? DEFAULT_CAMPAIGNS_DIR;
+
+  const out = path.resolve(options.out);
+  const proofsDir = path.join(out, "proofs");
+  // Proofs of an earlier run would pass for this one's.
+  await fs.rm(proofsDir, { recursive: true, force: true });
+  await fs.mkdir(proofsDir, { recursive: true });
+
+  const problems: string[] = [];
+  const head = await loadSide(root, dir);
+  const validation: ValidationProblem[] = (head?.loaded.problems ?? []).map((p) => ({
+    ...p,
+    file: path.relative(root, p.file) || p.file,
+  }));
+  const baseTree = options.base !== undefined ? await extractBase(root, options.base) : undefined;
+  try {
+    const base = baseTree ? await loadSide(baseTree.root, dir) : undefined;
+
+    const { Stack } = automation();
+    const stack = await pulumiCall(`cannot select stack "${stackName}"`, () =>
+      Stack.select(stackName, workspace),
+    );
+    let plan: PlanResult = { steps: [], diagnostics: [], failure: undefined };
+    if (validation.length > 0) {
+      problems.push("the preview did not run: the campaign files have problems (listed below)");
+    } else {
+      plan = await previewPlan(stack);
+    }
+    const state = await deployedResources(stack);
+    const client = clientFor(settings);
+    let campaigns: CampaignReview[];
+    try {
+      campaigns = await reviewCampaigns({
+        names: campaignNames(head, base, plan, state),
+        head,
+        base,
+        baseGiven: baseTree !== undefined,
+        plan,
+        state,
+        client,
+        proofsDir,
+        showPersonalData: options.showPersonalData,
+        problems,
+      });
+    } finally {
+      await client.close();
+    }
+    // A failure the campaigns do not explain (the program itself failed, say) is a problem of its own.
+    if (plan.failure !== undefined) {
+      const errors = plan.diagnostics.filter((d) => d.severity === "error");
+      for (const d of errors) if (d.campaign === undefined) problems.push(`preview: ${d.message}`);
+      if (errors.length === 0) problems.push(`preview failed: ${plan.failure}`);
+    }
+    // Proofs are named from the report's folder, where review.md links them.
+    for (const c of campaigns) if (c.proof) c.proof.file = path.relative(out, c.proof.file);
+    const partial = {
+      version: REPORT_VERSION,
+      project,
+      stack: stackName,
+      base: options.base !== undefined && baseTree ? { ref: options.base, commit: baseTree.commit } : null,
+      service: { baseUrl: settings.baseUrl, settingsFrom: settings.from },
+      campaigns,
+      validation,
+      problems,
+      proofsDir: shownPath(proofsDir),
+      showPersonalData: options.showPersonalData,
+    } as const;
+    const review: Review = { ...partial, exitCode: exitCodeOf(partial) };
+    const markdown = renderMarkdown(review);
+    const files = {
+      markdown: path.join(out, "review.md"),
+      json: path.join(out, "review.json"),
+      proofs: proofsDir,
+    };
+    await fs.writeFile(files.markdown, markdown);
+    await fs.writeFile(files.json, `${JSON.stringify(review, null, 2)}\n`);
+    return { review, markdown, files };
+  } finally {
+    await baseTree?.remove();
+    // Best effort: a failure to put the selection back must not hide the review's own outcome.
+    if (selected !== undefined && selected !== stackName)
+      await workspace.selectStack(selected).catch(() => {});
+  }
+}
+
+/** A path for the user: relative to the working directory when inside it, else absolute. */
+export function shownPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  if (relative === "") return ".";
+  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}
+
+/** Every campaign of the change: the head's files in order, then the base's, then the plan's and the state's. */
+function campaignNames(
+  head: CampaignFiles | undefined,
+  base: CampaignFiles | undefined,
+  plan: PlanResult,
+  state: DeployedResource[],
+): string[] {
+  const names = new Set<string>();
+  for (const side of [head, base])
+    for (const c of side?.loaded.campaigns ?? []) names.add(c.document.metadata.name);
+  const others = [...plan.steps, ...state]
+    .map((r) => r.campaign)
+    .filter((name): name is string => name !== undefined && !names.has(name));
+  for (const name of [...new Set(others)].sort()) names.add(name);
+  return [...names];
+}
+
+interface CampaignsInput {
+  names: string[];
+  head: CampaignFiles | undefined;
+  base: CampaignFiles | undefined;
+  /** Whether --base was given (a base without a campaign folder is a change that adds it). */
+  baseGiven: boolean;
+  plan: PlanResult;
+  state: DeployedResource[];
+  client: DirectMailClient;
+  proofsDir: string;
+  showPersonalData: boolean;
+  /** Problems not tied to one campaign (an unreachable service) are added here, once each. */
+  problems: string[];
+}
+
+async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]> {
+  const { head, base, plan, state, client } = input;
+  const byName = (side: CampaignFiles | undefined) =>
+    new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
+  const heads = byName(head);
+  const bases = byName(base);
+  const orderIds = new Map<string, number>();
+  for (const r of state) {
+    if (r.kind === "Order" && r.campaign && typeof r.outputs.orderId === "number")
+      orderIds.set(r.campaign, r.outputs.orderId);
+  }
+  // The provider's messages name the order, not the resource: they go to the campaign of that order.
+  const byOrder = new Map([...orderIds].map(([name, id]) => [id, name]));
+  for (const d of plan.diagnostics) {
+    if (d.campaign !== undefined) continue;
+    const id = /\border (\d+)\b/i.exec(d.message)?.[1];
+    if (id !== undefined) d.campaign = byOrder.get(Number(id));
+  }
+  const serviceProblem = (error: unknown) => {
+    const message = `the service at ${client.baseUrl} could not be asked: ${(error as Error).message}`;
+    if (!input.problems.includes(message)) input.problems.push(message);
+  };
+
+  return mapLimited(input.names, SERVICE_CONCURRENCY, async (name) => {
+    const headCampaign = heads.get(name);
+    const baseCampaign = bases.get(name);
+    const resources = state.filter((r) => r.campaign === name);
+    const orderId = orderIds.get(name);
+    const notes: string[] = [];
+    let status: string | undefined;
+    if (orderId !== undefined) {
+      try {
+        status = await orderStatus(client, orderId);
+        if (status === undefined) notes.push(`order ${orderId} of the stack no longer exists at the service`);
+      } catch (error) {
+        serviceProblem(error);
+      }
+    }
+    // Without --base there is nothing to compare with; with it, a campaign new in the change has
+    // every recipient added.
+    const recipientChanges =
+      input.baseGiven && (baseCampaign || headCampaign)
+        ? await compareRecipients(sideOf(base, baseCampaign), sideOf(head, headCampaign), {
+            showPersonalData: input.showPersonalData,
+          })
+        : undefined;
+    const steps = plan.steps.filter((s) => s.campaign === name);
+    const diagnostics = plan.diagnostics.filter((d) => d.campaign === name);
+    const recipientsOutputs = resources.find((r) => r.kind === "OrderRecipients")?.outputs;
+    const checkout = resources.find((r) => r.kind === "Checkout")?.outputs;
+    const facts: CampaignFacts = {
+      name,
+      file: fileOf(headCampaign, head) ?? fileOf(baseCampaign, base),
+      steps,
+      diagnostics,
+      // A preview that failed on one of the campaign's resources did not plan it whole.
+      planned: steps.length > 0 && !diagnostics.some((d) => d.severity === "error"),
+      base: baseCampaign?.document,
+      head: headCampaign?.document,
+      orderId,
+      orderStatus: status,
+      deployedCheckout: checkout
+        ? { totalCharges: typeof checkout.totalCharges === "number" ? checkout.totalCharges : null }
+        : undefined,
+      drops: recipientsOutputs ? dropReportOf(recipientsOutputs) : undefined,
+      recipients: recipientChanges,
+      quote: undefined,
+      proof: undefined,
+      notes,
+    };
+    const editable = orderId !== undefined && isEditable(status);
+    try {
+      const terms = checkoutTerms(facts);
+      if (editable && terms && actionsOf(facts).includes("pay"))
+        facts.quote = await quote(client, orderId, terms);
+      if (editable) {
+        const proof = await saveProof(client, orderId, input.proofsDir, name);
+        if ("note" in proof) notes.push(proof.note);
+        else facts.proof = proof;
+      }
+    } catch (error) {
+      serviceProblem(error);
+    }
+    return reviewCampaign(facts);
+  });
+}
+
+/** Where a campaign's recipients come from at one side. */
+function sideOf(
+  side: CampaignFiles | undefined,
+  campaign: LoadedCampaign | undefined,
+): RecipientsSide | undefined {
+  if (!side || !campaign) return undefined;
+  const { inline, keyColumn, identityField } = campaign.document.spec.recipients;
+  const options = { keyColumn, identityField };
+  if (campaign.recipientsFile !== undefined) {
+    return {
+      source: { file: campaign.recipientsFile },
+      shownAs: path.relative(side.root, campaign.recipientsFile),
+      ...options,
+    };
+  }
+  return {
+    source: { inline: inline ?? [] },
+    shownAs: `inline in ${path.relative(side.root, campaign.file)}`,
+    ...options,
+  };
+}
+
+function fileOf(campaign: LoadedCampaign | undefined, side: CampaignFiles | undefined): string | undefined {
+  return campaign && side ? path.relative(side.root, campaign.file) : undefined;
+}

@@ -1,0 +1,408 @@
+/**
+ * What `directmail review` reports (review.json holds it as is; review.md renders it), and the rules
+ * that turn the plan, the campaign files and the live service into it: each campaign's action, its
+ * ⚠ flags (what spends money or cannot be undone), its problems, and the exit code.
+ */
+import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
+import { EDITABLE_ORDER_STATUSES } from "../../provider/api/schemas/order";
+import type { CampaignDocument } from "../../provider/index";
+import type { Diagnostic, PlannedStep } from "./plan";
+import type { RecipientChanges } from "./recipients";
+
+export const REPORT_VERSION = 1;
+
+/**
+ * The currency of the service's amounts. The interface gives amounts as bare numbers; the service
+ * is a United States one (USPS postage, ZIP codes), so they are US dollars.
+ */
+export const CURRENCY = "USD";
+
+/** Exit codes (the contract a pipeline relies on). */
+export const EXIT = {
+  /** The change spends nothing and has no irreversible step. */
+  nothingToApprove: 0,
+  /** Problems: validation errors, a preview failure (a price above maxTotal), an unreachable service. */
+  problems: 1,
+  /** The change spends money or has an irreversible step: a pipeline requires approval. */
+  needsApproval: 3,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export type Action = "create" | "update" | "pay" | "retire" | "delete" | "no change";
+const ACTION_ORDER: readonly Action[] = ["create", "update", "pay", "retire", "delete", "no change"];
+
+export type FlagKind = "checkout" | "automation-recipients" | "paid-order-leaves";
+
+/** Each flag's label in the summary and what it means (docs/review.md says the same). */
+export const FLAGS: Record<FlagKind, { label: string; meaning: string }> = {
+  checkout: {
+    label: "checkout",
+    meaning:
+      "Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal)",
+  },
+  "automation-recipients": {
+    label: "automation recipients",
+    meaning:
+      "Sends recipients to an automation, which mails each one as it arrives: a piece sent cannot be recalled",
+  },
+  "paid-order-leaves": {
+    label: "paid order leaves the stack",
+    meaning:
+      "An order past draft leaves the stack: it stays at the service as it is, nothing is refunded, and the stack no longer tracks it",
+  },
+};
+
+export interface Flag {
+  kind: FlagKind;
+  detail: string;
+}
+
+export interface CheckoutTerms {
+  postageType: string;
+  productionSpeed: string;
+  holdUntilDate?: string;
+  autoBill: boolean;
+  maxTotal?: number;
+}
+
+export interface Quote extends CheckoutTerms {
+  orderId: number;
+  total: number;
+  currency: string;
+  /** The pieces priced: the order's mailable recipients at the service now. */
+  recipients: number;
+  /** What the account's balance covers, and what goes to the payment method. */
+  coveredByBalance: number;
+  toPaymentMethod: number;
+  aboveMaxTotal: boolean;
+  estimatedDelivery: { from: string | null; to: string | null };
+  lines: { name: string; quantity: number; rate: number; total: number }[];
+}
+
+export type Price =
+  | { kind: "quote"; quote: Quote }
+  /** The order does not exist yet: the service prices an existing order only. */
+  | { kind: "after-draft" }
+  | { kind: "refused"; reason: string }
+  /** The order exists but the service did not price it (unreachable, or the order is gone). */
+  | { kind: "unavailable" }
+  | { kind: "paid"; total: number | null }
+  | { kind: "none" };
+
+export interface DropReport {
+  accepted: number;
+  dropped: number;
+  /** Dropped recipients by reason, most frequent first. */
+  reasons: { reason: string; count: number }[];
+}
+
+export interface CampaignReview {
+  name: string;
+  /** The campaign file, relative to the project folder (the head's, else the base's). */
+  file: string | undefined;
+  orderId: number | undefined;
+  /** The order's status at the service now. */
+  orderStatus: string | undefined;
+  actions: Action[];
+  /** Each planned step of the campaign's resources (Pulumi's operation per resource). */
+  steps: { resource: string; kind: string; op: string }[];
+  recipients: RecipientChanges | undefined;
+  /** The draft's drop report, from the stack's OrderRecipients outputs. */
+  drops: DropReport | undefined;
+  price: Price;
+  flags: Flag[];
+  problems: string[];
+  notes: string[];
+  /** The preview's other messages about the campaign. */
+  messages: string[];
+  /** The proof PDF of the draft, relative to the folder of review.md (`proofs/<campaign>.pdf`). */
+  proof: { file: string; bytes: number } | undefined;
+}
+
+export interface ValidationProblem {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+}
+
+export interface Review {
+  version: typeof REPORT_VERSION;
+  project: string;
+  stack: string;
+  /** The base ref as given, and its commit; null without --base. */
+  base: { ref: string; commit: string } | null;
+  /** The service and where its settings came from (never the key). */
+  service: { baseUrl: string; settingsFrom: string };
+  campaigns: CampaignReview[];
+  validation: ValidationProblem[];
+  /** Problems not tied to one campaign: a failed preview, an unreachable service. */
+  problems: string[];
+  /** The folder of the proof PDFs: relative to the working directory when inside it, else absolute. */
+  proofsDir: string | undefined;
+  showPersonalData: boolean;
+  exitCode: ExitCode;
+}
+
+/** What the service answered to the checkout preview of a planned checkout. */
+export type QuoteAnswer = { preview: CheckoutPreview; terms: CheckoutTerms } | { refused: string };
+
+/** Everything known about one campaign before it is judged. */
+export interface CampaignFacts {
+  name: string;
+  file: string | undefined;
+  steps: PlannedStep[];
+  diagnostics: Diagnostic[];
+  /** False when the preview did not run or stopped before this campaign. */
+  planned: boolean;
+  base: CampaignDocument | undefined;
+  head: CampaignDocument | undefined;
+  orderId: number | undefined;
+  /** The order's status at the service now; undefined when it has none (or could not be read). */
+  orderStatus: string | undefined;
+  /** The deployed checkout's charge, when the stack has a checkout for the campaign. */
+  deployedCheckout: { totalCharges: number | null } | undefined;
+  drops: DropReport | undefined;
+  recipients: RecipientChanges | undefined;
+  /** The service's checkout preview for the planned checkout, or its refusal. */
+  quote: QuoteAnswer | undefined;
+  proof: { file: string; bytes: number } | undefined;
+  notes: string[];
+}
+
+/** Whether an order in this status can still change (and be priced, and have a proof). */
+export function isEditable(status: string | undefined): status is string {
+  return status !== undefined && EDITABLE_ORDER_STATUSES.includes(status);
+}
+
+/** Whether an order in this status was checked out already (an unknown status counts as checked out). */
+function checkedOut(status: string | undefined): boolean {
+  return status !== undefined && !isEditable(status);
+}
+
+const CREATES = new Set(["create", "create-replacement", "replace"]);
+const DELETES = new Set(["delete", "delete-replaced", "discard", "replace"]);
+const UPDATES = new Set(["update", "import", "import-replacement"]);
+
+/** Resource types that send recipients to an automation (integration order). */
+const AUTOMATION_TYPE = /directmail:(?:index:)?(?:Integration|Automation)\w*$/;
+
+/**
+ * The actions of a campaign. From the plan when the preview reached the campaign; else from its
+ * files (a preview that failed early, or did not run because of validation problems).
+ */
+export function actionsOf(
+  facts: Pick<
+    CampaignFacts,
+    "steps" | "planned" | "base" | "head" | "orderId" | "orderStatus" | "recipients"
+  >,
+): Action[] {
+  const actions = new Set<Action>();
+  const leaving = () => (checkedOut(facts.orderStatus) ? "retire" : "delete");
+  if (facts.planned) {
+    for (const step of facts.steps) {
+      const { op, kind } = step;
+      if (kind === "Campaign") continue;
+      if (kind === "Order") {
+        if (CREATES.has(op)) actions.add("create");
+        if (UPDATES.has(op)) actions.add("update");
+        // retainOnDelete (`retain: true`): the order leaves the stack and stays at the service.
+        if (DELETES.has(op)) actions.add(step.retained ? "retire" : leaving());
+      } else if (
+        kind === "Checkout" &&
+        !checkedOut(facts.orderStatus) &&
+        (CREATES.has(op) || UPDATES.has(op))
+      ) {
+        actions.add("pay");
+      } else if (CREATES.has(op) || UPDATES.has(op) || DELETES.has(op)) {
+        actions.add("update");
+      }
+    }
+  } else {
+    const { base, head } = facts;
+    if (head && facts.orderId === undefined) actions.add("create");
+    if (head?.spec.checkout && !checkedOut(facts.orderStatus)) actions.add("pay");
+    if (base && head && changedSpec(base, head, facts.recipients)) actions.add("update");
+    if (base && !head && facts.orderId !== undefined) actions.add(base.spec.retain ? "retire" : leaving());
+  }
+  // A new order, or one leaving, is the whole story of its other resources.
+  if (actions.has("create") || actions.has("retire") || actions.has("delete")) actions.delete("update");
+  if (actions.size === 0) actions.add("no change");
+  return ACTION_ORDER.filter((a) => actions.has(a));
+}
+
+function changedSpec(
+  base: CampaignDocument,
+  head: CampaignDocument,
+  recipients: RecipientChanges | undefined,
+) {
+  const { checkout: _b, ...baseRest } = base.spec;
+  const { checkout: _h, ...headRest } = head.spec;
+  const recipientsChanged = recipients
+    ? recipients.added + recipients.removed + recipients.changed > 0
+    : false;
+  return recipientsChanged || JSON.stringify(baseRest) !== JSON.stringify(headRest);
+}
+
+/** The checkout terms the plan will use: the planned Checkout's inputs, else the head file's. */
+export function checkoutTerms(facts: Pick<CampaignFacts, "steps" | "head">): CheckoutTerms | undefined {
+  const planned = facts.steps.find((s) => s.kind === "Checkout" && s.newInputs)?.newInputs;
+  const source = (planned ?? facts.head?.spec.checkout) as Record<string, unknown> | undefined;
+  if (!source || typeof source.postageType !== "string" || typeof source.productionSpeed !== "string")
+    return undefined;
+  return {
+    postageType: source.postageType,
+    productionSpeed: source.productionSpeed,
+    ...(typeof source.holdUntilDate === "string" ? { holdUntilDate: source.holdUntilDate } : {}),
+    autoBill: source.autoBill !== false,
+    ...(typeof source.maxTotal === "number" ? { maxTotal: source.maxTotal } : {}),
+  };
+}
+
+/** Money as the report shows it: two decimals and the currency. */
+export function money(amount: number): string {
+  return `${amount.toFixed(2)} ${CURRENCY}`;
+}
+
+function cents(amount: number): number {
+  return Math.round(amount * 100) / 100;
+}
+
+export function quoteOf(preview: CheckoutPreview, terms: CheckoutTerms): Quote {
+  const total = cents(preview.totalCharges);
+  const covered = cents(Math.min(preview.totalCredits, total));
+  return {
+    ...terms,
+    orderId: preview.orderId,
+    total,
+    currency: CURRENCY,
+    recipients: Math.max(0, ...preview.lineItems.map((l) => l.quantity)),
+    coveredByBalance: covered,
+    toPaymentMethod: cents(total - covered),
+    aboveMaxTotal: terms.maxTotal !== undefined && total > terms.maxTotal,
+    estimatedDelivery: { from: preview.estimatedDeliveryDateMin, to: preview.estimatedDeliveryDateMax },
+    lines: preview.lineItems.map(({ name, quantity, rate, total }) => ({ name, quantity, rate, total })),
+  };
+}
+
+/** Judges one campaign: its actions, price, flags and problems. */
+export function reviewCampaign(facts: CampaignFacts): CampaignReview {
+  const actions = actionsOf(facts);
+  const flags: Flag[] = [];
+  const problems: string[] = [];
+  const notes = [...facts.notes];
+  if (!facts.planned && facts.steps.length > 0) {
+    notes.push("the preview failed on this campaign: its action is read from its campaign files");
+  }
+  const order = facts.orderId !== undefined ? `order ${facts.orderId}` : "the order";
+
+  let price: Price = { kind: "none" };
+  if (actions.includes("pay")) {
+    if (facts.quote && "preview" in facts.quote) {
+      const quote = quoteOf(facts.quote.preview, facts.quote.terms);
+      price = { kind: "quote", quote };
+      flags.push({
+        kind: "checkout",
+        detail: `pays ${money(quote.total)} for ${quote.recipients} piece${quote.recipients === 1 ? "" : "s"} (${order})`,
+      });
+      if (quote.aboveMaxTotal) {
+        problems.push(
+          `the checkout of ${order} would charge ${money(quote.total)}, more than maxTotal ` +
+            `${money(quote.maxTotal as number)}: \`pulumi up\` refuses it, charging nothing. Raise maxTotal if ` +
+            "that is intended, or change the order.",
+        );
+      }
+      const r = facts.recipients;
+      if (r && r.added + r.removed + r.changed > 0) {
+        notes.push(
+          `priced for the ${quote.recipients} recipients on ${order} now; this change adds ${r.added}, removes ` +
+            `${r.removed} and changes ${r.changed}, and \`pulumi up\` prices the checkout again once they are in ` +
+            "(maxTotal guards that price)",
+        );
+      }
+    } else if (facts.quote && "refused" in facts.quote) {
+      price = { kind: "refused", reason: facts.quote.refused };
+      flags.push({ kind: "checkout", detail: `pays for ${order}` });
+      problems.push(`the service refuses to price the checkout of ${order}: ${facts.quote.refused}`);
+    } else if (facts.orderId !== undefined) {
+      // The order exists, but its price could not be had (the service unreachable, the order gone).
+      price = { kind: "unavailable" };
+      flags.push({ kind: "checkout", detail: `pays for ${order}, at a price the service did not give` });
+    } else {
+      price = { kind: "after-draft" };
+      flags.push({
+        kind: "checkout",
+        detail: "pays for an order that does not exist yet, at a price not known yet",
+      });
+      notes.push(
+        "the price is known once the draft is applied: merge the campaign without `checkout:` first, review the " +
+          "draft (its proof, its accepted and dropped recipients, its exact price), then add `checkout:` in a " +
+          "second pull request",
+      );
+    }
+  } else if (facts.deployedCheckout && checkedOut(facts.orderStatus)) {
+    price = { kind: "paid", total: facts.deployedCheckout.totalCharges };
+  }
+
+  for (const step of facts.steps) {
+    if (AUTOMATION_TYPE.test(step.type) && (CREATES.has(step.op) || UPDATES.has(step.op))) {
+      flags.push({ kind: "automation-recipients", detail: `${step.kind} ${step.name} (${step.op})` });
+    }
+  }
+  if (actions.includes("retire") && checkedOut(facts.orderStatus)) {
+    flags.push({
+      kind: "paid-order-leaves",
+      detail: `${order} is "${facts.orderStatus}": it stays at the service and leaves this stack`,
+    });
+  }
+
+  const messages: string[] = [];
+  // A Checkout that prices itself at plan time fails the preview above maxTotal: the same refusal
+  // as the quote's, said once.
+  const refusedAboveMax = price.kind === "quote" && price.quote.aboveMaxTotal;
+  for (const diagnostic of facts.diagnostics) {
+    if (diagnostic.severity !== "error") messages.push(diagnostic.message);
+    else if (!(refusedAboveMax && diagnostic.kind === "Checkout"))
+      problems.push(`preview: ${diagnostic.message}`);
+  }
+
+  return {
+    name: facts.name,
+    file: facts.file,
+    orderId: facts.orderId,
+    orderStatus: facts.orderStatus,
+    actions,
+    steps: facts.steps
+      .filter((s) => s.kind !== "Campaign")
+      .map((s) => ({ resource: s.name, kind: s.kind, op: s.op })),
+    recipients: facts.recipients,
+    drops: facts.drops,
+    price,
+    flags,
+    problems,
+    notes,
+    messages,
+    proof: facts.proof,
+  };
+}
+
+/** 1 on any problem; else 3 when anything spends money or cannot be undone; else 0. */
+export function exitCodeOf(review: Pick<Review, "campaigns" | "validation" | "problems">): ExitCode {
+  const problems =
+    review.problems.length +
+    review.validation.length +
+    review.campaigns.reduce((n, c) => n + c.problems.length, 0);
+  if (problems > 0) return EXIT.problems;
+  return review.campaigns.some((c) => c.flags.length > 0) ? EXIT.needsApproval : EXIT.nothingToApprove;
+}
+
+/** The drop report from an OrderRecipients' outputs in the state. */
+export function dropReportOf(outputs: Record<string, unknown>): DropReport | undefined {
+  const { acceptedCount, droppedCount, dropReasons } = outputs;
+  if (typeof acceptedCount !== "number" || typeof droppedCount !== "number") return undefined;
+  const reasons = Object.entries((dropReasons ?? {}) as Record<string, unknown>)
+    .filter((entry): entry is [string, number] => typeof entry[1] === "number")
+    .map(([reason, count]) => ({ reason, count }))
+    .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1));
+  return { accepted: acceptedCount, dropped: droppedCount, reasons };
+}

@@ -1,0 +1,447 @@
+/**
+ * `directmail review` as a pull request's pipeline runs it: the built CLI in a campaign repository
+ * (a git repository holding the project's program and campaign files) whose stack is deployed to
+ * the sandbox, against the real pulumi CLI. The base commit has two campaigns applied as drafts; the
+ * working tree changes one recipients file (rows added, removed and changed by key) and adds a
+ * checkout to both, one within its maxTotal and one above it. The report must give the exact
+ * counts and keys, the service's exact price, the failing checkout, the ⚠ flags and the exit code,
+ * and no API key, name or address; and nothing may change at the service.
+ *
+ * `directmail whoami` in the same project reads the stack's configuration, not the environment.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Review } from "../../cli/review/model";
+import { DirectMailClient } from "../../provider/api/client";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { createTestStack, pulumiCommand, type TestStack } from "./support/pulumi";
+
+const BIN = path.resolve(__dirname, "../../bin/directmail.js");
+
+const HEADER = "customerId,firstName,lastName,address1,city,state,zipCode";
+const BASE_CSV = [
+  HEADER,
+  "C-1001,Grace,Hopper,1 Compiler Way,Arlington,VA,22202",
+  "C-1002,Alan,Turing,7 Enigma Road,Portland,OR,97205",
+  "C-1003,Katherine,Johnson,3 Orbit Drive,Madison,WI,53703",
+  "C-1004,Ada,Lovelace,12 Analytical St,Springfield,IL,62701",
+  "",
+].join("\n");
+// C-1002 removed, C-1003 moved, C-1005 and C-1006 added.
+const HEAD_CSV = [
+  HEADER,
+  "C-1001,Grace,Hopper,1 Compiler Way,Arlington,VA,22202",
+  "C-1003,Katherine,Johnson,9 Launch Pad Ave,Madison,WI,53704",
+  "C-1004,Ada,Lovelace,12 Analytical St,Springfield,IL,62701",
+  "C-1005,Hedy,Lamarr,5 Frequency Way,Boulder,CO,80302",
+  "C-1006,Edsger,Dijkstra,2 Shortest Path Ln,Austin,TX,78701",
+  "",
+].join("\n");
+const INLINE = [
+  '      - { firstName: Barbara, lastName: Liskov, address1: 4 Substitution Sq, city: Cambridge, state: MA, zipCode: "02139" }',
+  '      - { firstName: Donald, lastName: Knuth, address1: 8 Volume Blvd, city: Stanford, state: CA, zipCode: "94305" }',
+];
+/** Every name, street and city of the recipients, at the base and at the head. */
+const PERSONAL_DATA = [
+  ...[BASE_CSV, HEAD_CSV].flatMap((csv) =>
+    csv
+      .split("\n")
+      .slice(1)
+      .filter(Boolean)
+      .flatMap((line) => line.split(",").slice(1, 5)),
+  ),
+  ...["Barbara", "Liskov", "4 Substitution Sq", "Cambridge", "Donald", "Knuth", "8 Volume Blvd", "Stanford"],
+];
+
+function campaign(name: string, templateId: number, recipients: string[], checkout?: string[]): string {
+  return [
+    "apiVersion: directmail/v1",
+    "kind: Campaign",
+    "metadata:",
+    `  name: ${name}`,
+    "spec:",
+    "  order:",
+    `    templateId: ${templateId}`,
+    "  recipients:",
+    ...recipients,
+    ...(checkout ? ["  checkout:", ...checkout.map((line) => `    ${line}`)] : []),
+    "",
+  ].join("\n");
+}
+
+let sb: TestSandbox;
+let apiKey: string;
+let otherKey: string;
+let templateId: number;
+let client: DirectMailClient;
+let t: TestStack;
+let env: Record<string, string>;
+const orders: Record<string, number> = {};
+
+const write = (file: string, text: string) => fs.writeFileSync(path.join(t.workDir, file), text);
+const read = (file: string) => fs.readFileSync(path.join(t.workDir, file), "utf8");
+const spring = (checkout?: string[]) =>
+  campaign("spring", templateId, ["    file: spring.csv", "    keyColumn: customerId"], checkout);
+const autumn = (checkout?: string[]) => campaign("autumn", templateId, ["    inline:", ...INLINE], checkout);
+
+function git(...args: string[]) {
+  return promisify(execFile)("git", args, {
+    cwd: t.workDir,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  });
+}
+
+/** Runs the built CLI in the project; its exit code and output. */
+async function directmail(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      cwd: t.workDir,
+      env,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+function report(out: string): { markdown: string; json: Review; text: string } {
+  const markdown = read(`${out}/review.md`);
+  const text = read(`${out}/review.json`);
+  return { markdown, json: JSON.parse(text) as Review, text };
+}
+
+/** What the service holds: the ledger, and each order's status and recipients. */
+async function serviceState() {
+  const recipients: Record<string, unknown[]> = {};
+  const statuses: Record<string, string | undefined> = {};
+  for (const [name, id] of Object.entries(orders)) {
+    recipients[name] = [];
+    for await (const r of client.iterateRecipients(id)) recipients[name]?.push(r);
+    statuses[name] = (await client.getOrder(id))?.orderStatus;
+  }
+  return { ledger: await sb.control.ledger(apiKey), statuses, recipients };
+}
+
+const summaryRows = (markdown: string) => markdown.split("\n").filter((line) => line.startsWith("| **"));
+
+beforeAll(async () => {
+  sb = await startTestSandbox({ log: () => {} });
+  ({ apiKey } = await sb.control.createAccount({ email: "campaigns@example.com", balance: 3 }));
+  ({ apiKey: otherKey } = await sb.control.createAccount({ email: "someone-else@example.com" }));
+  ({ id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" }));
+  await sb.control.addDoNotMail({
+    apiKey,
+    address1: "12 Analytical St",
+    city: "Springfield",
+    state: "IL",
+    zip: "62701",
+  });
+  client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+  t = await createTestStack("review", {
+    from: ["Pulumi.yaml", "program"],
+    config: {
+      "directmail:baseUrl": { value: sb.url },
+      "directmail:apiKey": { value: apiKey, secret: true },
+      campaignsDir: { value: "campaigns" },
+    },
+  });
+  // The environment names another service and another account: the stack's configuration must win.
+  env = { ...t.env, DIRECTMAIL_BASE_URL: "http://127.0.0.1:9", DIRECTMAIL_API_KEY: otherKey };
+  fs.mkdirSync(path.join(t.workDir, "campaigns"));
+  write("campaigns/spring.yaml", spring());
+  write("campaigns/spring.csv", BASE_CSV);
+  write("campaigns/autumn.yaml", autumn());
+  write(".gitignore", "review-*/\n");
+  await git("init", "-q", "-b", "main");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "two campaigns as drafts");
+  const up = await t.stack.up();
+  for (const [name, value] of Object.entries(up.outputs)) orders[name] = value.value.orderId;
+  // The head: one recipients file changed, a checkout added to each campaign.
+  write("campaigns/spring.csv", HEAD_CSV);
+  write(
+    "campaigns/spring.yaml",
+    spring(["postageType: Standard", "productionSpeed: Normal", "maxTotal: 50"]),
+  );
+  write(
+    "campaigns/autumn.yaml",
+    autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 5"]),
+  );
+}, 240_000);
+
+afterAll(async () => {
+  await client?.close();
+  await t?.dispose();
+  await sb?.close();
+});
+
+describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
+  it("reports counts and keys, the service's exact price, the checkout above maxTotal, the flags and exit code 1; nothing changes", async () => {
+    const before = await serviceState();
+    expect(before.statuses).toEqual({ spring: "Draft", autumn: "Draft" });
+    const springPrice = await client.previewCheckout(orders.spring as number, {
+      postageType: "Standard",
+      productionSpeed: "Normal",
+    });
+    const autumnPrice = await client.previewCheckout(orders.autumn as number, {
+      postageType: "FirstClass",
+      productionSpeed: "Normal",
+    });
+    // Three mailable recipients on spring's draft (one is on the do-not-mail list), two on autumn's.
+    expect(springPrice.lineItems[0]?.quantity).toBe(3);
+    expect(autumnPrice.totalCharges).toBeGreaterThan(5);
+    const usd = (n: number) => `${n.toFixed(2)} USD`;
+
+    const run = await directmail("review", "--base", "main", "--out", "review-1");
+    expect(run.code).toBe(1);
+    const service = `service ${sb.url} (address from directmail:baseUrl of stack "e2e", API key from directmail:apiKey of stack "e2e")`;
+    const { markdown, json, text } = report("review-1");
+    expect(run.stdout.split("\n")).toEqual([
+      "2 campaigns of stack e2e: the change has problems (exit code 1)",
+      `wrote review-1/review.md (${markdown.length} characters), review-1/review.json, 2 proofs in review-1/proofs`,
+      service,
+      "",
+    ]);
+
+    // One row per campaign, in the order of their files.
+    expect(summaryRows(markdown)).toEqual([
+      `| **autumn** | pay | +0 −0 ~0 | 2 / 0 | ❌ ${usd(autumnPrice.totalCharges)} > maxTotal 5.00 USD | ⚠ checkout, ❌ 1 problem |`,
+      `| **spring** | update, pay | +2 −1 ~1 | 3 / 1 (DO\\_NOT\\_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
+    ]);
+    const autumnProblem =
+      `the checkout of order ${orders.autumn} would charge ${usd(autumnPrice.totalCharges)}, more than maxTotal 5.00 USD: ` +
+      "`pulumi up` refuses it, charging nothing. Raise maxTotal if that is intended, or change the order.";
+    for (const line of [
+      "**❌ Problems: fix them before merging** (exit code 1).",
+      "- **⚠ checkout** (2): autumn, spring. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
+      `- **autumn**: ${autumnProblem}`,
+      "- Recipients by `customerId`: 4 at the base (`campaigns/spring.csv`) → 5 at the head (`campaigns/spring.csv`)",
+      "  - added 2: `C-1005` (row 5), `C-1006` (row 6)",
+      "  - removed 1: `C-1002` (row 3 at the base)",
+      "  - changed 1: `C-1003` (row 3: address1, zipCode)",
+      `- Price: **${usd(springPrice.totalCharges)}** for 3 pieces of order ${orders.spring} (the service's checkout preview), ` +
+        `Standard postage, Normal production; the account's balance covers 3.00 USD, ${usd(springPrice.totalCharges - 3)} ` +
+        "goes to the payment method; delivery expected",
+      "- Proof: `proofs/spring.pdf`",
+      "Proofs of the drafts (2 PDFs): `review-1/proofs/`.",
+    ]) {
+      expect(markdown).toContain(line);
+    }
+
+    expect(json.exitCode).toBe(1);
+    const [autumnReview, springReview] = json.campaigns;
+    expect(springReview).toMatchObject({
+      name: "spring",
+      actions: ["update", "pay"],
+      orderId: orders.spring,
+      orderStatus: "Draft",
+      drops: {
+        accepted: 3,
+        dropped: 1,
+        reasons: [{ reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list", count: 1 }],
+      },
+      price: {
+        kind: "quote",
+        quote: { total: springPrice.totalCharges, recipients: 3, aboveMaxTotal: false },
+      },
+      flags: [{ kind: "checkout" }],
+      problems: [],
+    });
+    expect(springReview?.recipients).toMatchObject({
+      by: "key",
+      added: 2,
+      removed: 1,
+      changed: 1,
+      addedList: [
+        { key: "C-1005", row: 5 },
+        { key: "C-1006", row: 6 },
+      ],
+      removedList: [{ key: "C-1002", row: 3 }],
+      changedList: [{ key: "C-1003", row: 3, fields: ["address1", "zipCode"] }],
+    });
+    expect(autumnReview).toMatchObject({
+      name: "autumn",
+      actions: ["pay"],
+      price: { kind: "quote", quote: { total: autumnPrice.totalCharges, maxTotal: 5, aboveMaxTotal: true } },
+      flags: [{ kind: "checkout" }],
+      problems: [autumnProblem],
+    });
+    for (const name of ["spring", "autumn"]) {
+      expect(read(`review-1/proofs/${name}.pdf`).slice(0, 5)).toBe("%PDF-");
+    }
+
+    // No key and no personal data anywhere the pipeline publishes.
+    for (const output of [markdown, text, run.stdout, run.stderr]) {
+      expect(output).not.toContain(apiKey);
+      for (const value of PERSONAL_DATA) expect(output, value).not.toContain(value);
+    }
+    // Nothing changed at the service: no charge, no recipient added or removed, the drafts as they were.
+    expect(await serviceState()).toEqual(before);
+  });
+
+  it("shows names and addresses only with --show-personal-data", async () => {
+    const run = await directmail("review", "--base", "main", "--out", "review-2", "--show-personal-data");
+    expect(run.code).toBe(1);
+    const { markdown } = report("review-2");
+    expect(markdown).toContain("`C-1005` (row 5) Hedy Lamarr, 5 Frequency Way, Boulder, CO 80302");
+    expect(markdown).toContain(
+      "`C-1003` (row 3: address1, zipCode) Katherine Johnson, 3 Orbit Drive, Madison, WI 53703 → " +
+        "Katherine Johnson, 9 Launch Pad Ave, Madison, WI 53704",
+    );
+    expect(markdown).not.toContain(apiKey);
+  });
+
+  it("exit code 3 when every checkout is within its maxTotal, 0 when the change spends nothing", async () => {
+    const before = await serviceState();
+    write(
+      "campaigns/autumn.yaml",
+      autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 50"]),
+    );
+    const spends = await directmail("review", "--base", "main", "--out", "review-3");
+    expect(spends.code).toBe(3);
+    expect(spends.stdout.split("\n")[0]).toBe(
+      "2 campaigns of stack e2e: the change spends money or has a step that cannot be undone: it needs approval (exit code 3)",
+    );
+    const needsApproval = report("review-3").markdown;
+    expect(needsApproval).toContain(
+      "**⚠ Needs approval: this change spends money or cannot be undone** (exit code 3).",
+    );
+    expect(needsApproval).not.toContain("### ❌ Problems");
+
+    await git("checkout", "--", "campaigns");
+    const quiet = await directmail("review", "--base", "main", "--out", "review-4");
+    expect(quiet.code).toBe(0);
+    const { markdown } = report("review-4");
+    expect(markdown).toContain(
+      "**✅ This change spends nothing and has no step that cannot be undone** (exit code 0).",
+    );
+    expect(summaryRows(markdown)).toEqual([
+      "| **autumn** | no change | +0 −0 ~0 | 2 / 0 | — |  |",
+      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO\\_NOT\\_MAIL 1) | — |  |",
+    ]);
+    expect(markdown).not.toContain("Needs approval");
+    expect(await serviceState()).toEqual(before);
+  });
+
+  it("a campaign file with problems: exit code 1, the problems with file:line:col, and no preview", async () => {
+    write(
+      "campaigns/broken.yaml",
+      campaign("broken", templateId, ["    inline: []"]).replace(
+        `templateId: ${templateId}`,
+        "templateId: ten",
+      ),
+    );
+    const run = await directmail("review", "--base", "main", "--out", "review-5");
+    fs.rmSync(path.join(t.workDir, "campaigns/broken.yaml"));
+    expect(run.code).toBe(1);
+    const { markdown, json } = report("review-5");
+    expect(json.validation).toEqual([
+      {
+        file: "campaigns/broken.yaml",
+        line: 7,
+        column: 17,
+        message: 'spec.order.templateId: must be a whole number; found "ten"',
+      },
+    ]);
+    expect(markdown).toContain(
+      '### Validation problems\n\n- `campaigns/broken.yaml:7:17`: spec.order.templateId: must be a whole number; found "ten"',
+    );
+    expect(markdown).toContain("- the preview did not run: the campaign files have problems (listed below)");
+  });
+
+  it("a preview that fails on a campaign's resource is that campaign's problem, with exit code 1", async () => {
+    // Paid elsewhere (the web application, say): its recipients can no longer change.
+    await sb.control.setOrderState(orders.spring as number, { apiKey, status: "Paid" });
+    write("campaigns/spring.csv", HEAD_CSV);
+    try {
+      const run = await directmail("review", "--base", "main", "--out", "review-7");
+      expect(run.code).toBe(1);
+      const { json, markdown } = report("review-7");
+      const springReview = json.campaigns.find((c) => c.name === "spring");
+      expect(springReview?.problems).toHaveLength(1);
+      expect(springReview?.problems[0]).toMatch(
+        new RegExp(
+          `^preview: Order ${orders.spring} is "Paid": its recipients cannot change \\(declared 4, now 5\\)`,
+        ),
+      );
+      expect(json.problems).toEqual([]);
+      expect(summaryRows(markdown)[1]).toMatch(
+        /^\| \*\*spring\*\* \| update \| \+2 −1 ~1 \| .* \| ❌ 1 problem \|$/,
+      );
+      expect(markdown).toContain(
+        "- Note: the preview failed on this campaign: its action is read from its campaign files",
+      );
+      // A paid order has no proof to review; the draft has.
+      expect(fs.existsSync(path.join(t.workDir, "review-7/proofs/spring.pdf"))).toBe(false);
+      expect(fs.existsSync(path.join(t.workDir, "review-7/proofs/autumn.pdf"))).toBe(true);
+    } finally {
+      await git("checkout", "--", "campaigns");
+    }
+  });
+});
+
+describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
+  it("whoami and proof use the selected stack's directmail:baseUrl and directmail:apiKey, not the environment", async () => {
+    const run = await directmail("whoami");
+    expect(run.code).toBe(0);
+    expect(run.stdout.split("\n")).toEqual([
+      `campaigns@example.com (Sandbox User, Sandbox Co) at ${sb.url}`,
+      `(address from directmail:baseUrl of stack "e2e", API key from directmail:apiKey of stack "e2e")`,
+      "",
+    ]);
+    expect(run.stdout).not.toContain(apiKey);
+    const proof = await directmail("proof", String(orders.autumn), "--out", "review-proof.pdf");
+    expect(proof.stdout.split("\n")).toEqual([
+      expect.stringMatching(/^wrote review-proof\.pdf \(\d+ bytes\)$/),
+      `(address from directmail:baseUrl of stack "e2e", API key from directmail:apiKey of stack "e2e")`,
+      "",
+    ]);
+    expect(read("review-proof.pdf").slice(0, 5)).toBe("%PDF-");
+  });
+
+  it("falls back to the environment for what the stack does not set, and refuses a stack that does not exist", async () => {
+    await LocalWorkspace.createStack(
+      { stackName: "bare", workDir: t.workDir },
+      { envVars: t.env, pulumiCommand: await pulumiCommand() },
+    );
+    await t.stack.workspace.selectStack("e2e");
+    const saved = env;
+    env = { ...env, DIRECTMAIL_BASE_URL: sb.url };
+    try {
+      const run = await directmail("whoami", "--stack", "bare");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`someone-else@example.com (Sandbox User, Sandbox Co) at ${sb.url}`);
+      expect(run.stdout).toContain("(address from DIRECTMAIL_BASE_URL, API key from DIRECTMAIL_API_KEY)");
+    } finally {
+      env = saved;
+    }
+    const missing = await directmail("whoami", "--stack", "nope");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('directmail: stack "nope" does not exist in the Pulumi project');
+  });
+
+  it("review --stack reviews that stack and leaves the selected one selected", async () => {
+    // The files as deployed: the change spends nothing.
+    await git("checkout", "--", "campaigns");
+    await t.stack.workspace.selectStack("bare");
+    try {
+      const run = await directmail("review", "--stack", "e2e", "--out", "review-6");
+      expect(run.code).toBe(0);
+      expect(report("review-6").json).toMatchObject({ stack: "e2e", base: null, exitCode: 0 });
+      expect((await t.stack.workspace.stack())?.name).toBe("bare");
+    } finally {
+      await t.stack.workspace.selectStack("e2e");
+    }
+  });
+});
