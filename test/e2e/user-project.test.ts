@@ -193,6 +193,9 @@ describe("a campaign repository made by `directmail init` in a project of one's 
     const edit = await pulumi("up", "--yes");
     expect(diagnostics(edit)).toEqual([
       `[directmail] Recipients of order ${orderId}: planned: 1 added, 1 removed, 1 changed`,
+      `[directmail] Recipients of order ${orderId}: added (customerId): C-2004`,
+      `[directmail] Recipients of order ${orderId}: changed (customerId): C-2002`,
+      `[directmail] Recipients of order ${orderId}: removed: 1, not named: the stack records a hash of each customerId, not its value`,
       `[directmail] Recipients of order ${orderId}: deleted 2 recipients (removed or changed)`,
       `[directmail] Recipients of order ${orderId}: appended 2 of 2 (this batch: 2 accepted, 0 dropped)`,
       `[directmail] Recipients of order ${orderId}: 1 added, 1 removed, 1 changed: 2 deleted, 2 appended; 3 accepted, 0 dropped`,
