@@ -11,6 +11,7 @@ import * as path from "node:path";
 import * as readline from "node:readline";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
 import { DirectMailClient } from "../provider/api/client";
+import type { CampaignOutputs } from "../provider/campaign/folder";
 
 const repoRoot = path.resolve(__dirname, "../..");
 
@@ -55,16 +56,8 @@ function pulumiOnPath(): string {
   return bin;
 }
 
-type CampaignSummary = {
-  orderId: number;
-  orderStatus: string;
-  accepted: number;
-  dropped: number;
-  dropReasons: Record<string, number>;
-  droppedSample: { row: number; reason: string }[];
-  checkoutStatus?: string;
-  totalCharges?: number | null;
-};
+/** A campaign's stack output, as the project's program (a CampaignFolder) exports it. */
+type CampaignSummary = CampaignOutputs;
 
 function printSummary(outputs: Record<string, { value: unknown }>): void {
   console.log("\n== summary");

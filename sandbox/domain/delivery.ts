@@ -70,7 +70,8 @@ const COUNTED: Record<string, keyof ReturnType<typeof noCounts>> = {
   Undeliverable: "undeliverable",
 };
 
-const noCounts = () => ({
+/** The delivery counts of an order that has mailed nothing (or of an id that is not an order). */
+export const noCounts = () => ({
   totalCards: 0,
   mailed: 0,
   inTransit: 0,

@@ -12,7 +12,7 @@ import type { Store } from "../storage/store";
 import type { Accounts } from "./accounts";
 import { validateAddress } from "./address";
 import { piecePrice, pieceTotal, productSubType } from "./checkout";
-import { deliveryCounts, productionEstimates, recipientView, transitDays } from "./delivery";
+import { deliveryCounts, noCounts, productionEstimates, recipientView, transitDays } from "./delivery";
 import { ApiError, notFound } from "./errors";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";
@@ -125,13 +125,7 @@ export class Engagement {
           orderId: id,
           status: order,
           qrCode: null,
-          totalCards: 0,
-          mailed: 0,
-          inTransit: 0,
-          localFacility: 0,
-          delivered: 0,
-          undeliverable: 0,
-          waitingUSPS: 0,
+          ...noCounts(),
           paidDate: null,
           maxEstimatedDeliveredDate: null,
           minEstimatedDeliveredDate: null,
