@@ -19,6 +19,12 @@ const tmp = tempDir("directmail-loader-");
 afterAll(tmp.remove);
 
 /** Problems as `line:column: message` (the file checked apart), for exact comparisons. */
+/** A path as the loader prints it by default: relative to the working directory when that is shorter. */
+function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative !== "" && relative.length < file.length ? relative : file;
+}
+
 function at(problems: CampaignProblem[], file: string): string[] {
   expect(problems.every((p) => p.file === file)).toBe(true);
   return problems.map((p) => `${p.line}:${p.column}: ${p.message}`);
@@ -283,7 +289,7 @@ describe("recipients", () => {
     const { campaigns, problems } = await loadCampaignFiles([file]);
     expect(campaigns).toEqual([]);
     expect(at(problems, file)).toEqual([
-      `9:11: spec.recipients.file: recipients file "missing.csv" not found (looked for ${path.join(tmp.dir, "nofile", "missing.csv")}; the path is relative to the campaign file)`,
+      `9:11: spec.recipients.file: recipients file "missing.csv" not found (looked for ${shown(path.join(tmp.dir, "nofile", "missing.csv"))}; the path is relative to the campaign file)`,
     ]);
   });
 
@@ -294,8 +300,8 @@ describe("recipients", () => {
     const b = tmp.write("types/b.yaml", fileCampaign("type-b", "folder.csv"));
     const { problems } = await loadCampaignFiles([a, b]);
     expect(formatProblems(problems).split("\n")).toEqual([
-      `${a}:9:11: spec.recipients.file: "list.txt" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
-      `${b}:9:11: spec.recipients.file: "folder.csv" is a folder, not a recipients file`,
+      `${shown(a)}:9:11: spec.recipients.file: "list.txt" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
+      `${shown(b)}:9:11: spec.recipients.file: "folder.csv" is a folder, not a recipients file`,
     ]);
   });
 
@@ -415,7 +421,7 @@ describe("several documents and several files", () => {
     const { campaigns, problems } = await loadCampaignFiles([first, second]);
     expect(campaigns.map((c) => c.document.metadata.name)).toEqual(["spring", "autumn"]);
     expect(at(problems, second)).toEqual([
-      `19:9: metadata.name: the campaign name "spring" is already used in ${first}:4:9; each campaign needs its own name (it names the campaign's resources)`,
+      `19:9: metadata.name: the campaign name "spring" is already used in ${shown(first)}:4:9; each campaign needs its own name (it names the campaign's resources)`,
     ]);
   });
 
@@ -424,8 +430,8 @@ describe("several documents and several files", () => {
     const missing = path.join(tmp.dir, "nope.yaml");
     const { problems } = await loadCampaignFiles([empty, missing]);
     expect(formatProblems(problems).split("\n")).toEqual([
-      `${empty}:1:1: the file is empty; a campaign file holds one or more campaigns (apiVersion, kind, metadata, spec)`,
-      `${missing}:1:1: campaign file not found`,
+      `${shown(empty)}:1:1: the file is empty; a campaign file holds one or more campaigns (apiVersion, kind, metadata, spec)`,
+      `${shown(missing)}:1:1: campaign file not found`,
     ]);
   });
 });
