@@ -107,6 +107,9 @@ describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
     await t.stack.refresh({ clearPendingCreates: true });
     const up = await t.stack.up();
     expect(up.outputs.checkoutStatus?.value).toMatch(/Paid|Ready For Production|Payment Needed/);
+    // The recovery may finish before the payment settles (6 s): let it settle, then count charges.
+    await sb.control.advanceClock(10);
+    expect((await client.getOrder(orderId))?.orderStatus).toMatch(/Paid|Ready For Production/);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
     const state = t.readStateFile().checkpoint.checkpoint.latest;
     const checkout = state.resources.find((r: any) => r.type === "pulumi-nodejs:dynamic/directmail:Checkout");
