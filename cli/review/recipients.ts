@@ -9,6 +9,7 @@
  * row, never a name or an address, unless `showPersonalData` is asked for.
  */
 import type { IdentityField } from "../../provider/index";
+import { keyValuesByRow } from "../../provider/resources/recipients/key-values";
 import {
   type LoadedRecipient,
   type LoadedRecipients,
@@ -16,7 +17,6 @@ import {
   type RecipientSource,
 } from "../../provider/resources/recipients/source";
 import { shown } from "../../provider/text";
-import { keyValuesByRow } from "./key-values";
 
 /** The identity field a campaign uses when it names none (OrderRecipients' default). */
 const DEFAULT_IDENTITY_FIELD: IdentityField = "custom6";
