@@ -7,7 +7,7 @@ import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { diagnostics } from "./support/output";
+import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const resource = (kind: string, name: string) => `pulumi-nodejs:dynamic/directmail:${kind} (${name}):`;
@@ -46,21 +46,6 @@ async function ordersStack(baseUrl: string, recipients: unknown[], orders = 1): 
   });
   stacks.push(t);
   return t;
-}
-
-/** Runs a pulumi command; returns what it printed and whether it failed. */
-async function run(
-  command: (onOutput: (text: string) => void) => Promise<unknown>,
-): Promise<{ output: string; failed: boolean }> {
-  let output = "";
-  try {
-    await command((text) => {
-      output += text;
-    });
-    return { output, failed: false };
-  } catch {
-    return { output, failed: true };
-  }
 }
 
 /** A loopback port with nothing listening on it. */

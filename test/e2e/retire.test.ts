@@ -11,7 +11,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import type { LedgerResult } from "../support/sandbox";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
-import { diagnostics, shownElsewhere } from "./support/output";
+import { diagnostics, run, shownElsewhere } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -33,21 +33,6 @@ const write = (name: string, options: Parameters<typeof campaignYaml>[2] = {}) =
   fs.writeFileSync(file(name), campaignYaml(name, templateId, options));
 const statusOf = async (name: string) => (await client.getOrder(orders[name] as number))?.orderStatus;
 const ledger = async (): Promise<LedgerResult> => sb.control.ledger(apiKey);
-
-/** Runs a pulumi command; returns what it printed and whether it failed. */
-async function run(
-  command: (onOutput: (text: string) => void) => Promise<unknown>,
-): Promise<{ output: string; failed: boolean }> {
-  let output = "";
-  try {
-    await command((text) => {
-      output += text;
-    });
-    return { output, failed: false };
-  } catch {
-    return { output, failed: true };
-  }
-}
 
 /** What must never reach the user: a stack trace, a machine path, the host's `Error: ...: Error: ...`. */
 function expectNoInternals(output: string) {

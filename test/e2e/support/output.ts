@@ -38,3 +38,18 @@ export function shownElsewhere(output: string, name: string, message: string): s
         !(line.includes(`directmail:`) && line.includes(` ${name} `) && line.endsWith(`error: ${message}`)),
     );
 }
+
+/** Runs a pulumi command; returns what it printed and whether it failed. */
+export async function run(
+  command: (onOutput: (text: string) => void) => Promise<unknown>,
+): Promise<{ output: string; failed: boolean }> {
+  let output = "";
+  try {
+    await command((text) => {
+      output += text;
+    });
+    return { output, failed: false };
+  } catch {
+    return { output, failed: true };
+  }
+}
