@@ -225,6 +225,9 @@ export function actionsOf(
     if (base && head && changedSpec(base, head, facts.recipients)) actions.add("update");
     if (base && !head && facts.orderId !== undefined) actions.add(base.spec.retain ? "retire" : leaving());
   }
+  // The files decide whether a merge pays: a failing preview stops before it reaches every
+  // campaign, so a Checkout the plan did not get to is still a payment.
+  if (facts.head?.spec.checkout && !checkedOut(facts.orderStatus)) actions.add("pay");
   // A new order, or one leaving, is the whole story of its other resources.
   if (actions.has("create") || actions.has("retire") || actions.has("delete")) actions.delete("update");
   if (actions.size === 0) actions.add("no change");
