@@ -1,0 +1,56 @@
+/**
+ * `npm run bench`: runs every benchmark part (scripts/bench/<part>.ts) one after another, each in its
+ * own process, prints one table of figures with their floors, ratios and targets, and writes the
+ * same figures to `bench-results.json` (a flat object, one key a figure). Not a test: CI runs only
+ * the smoke run of each part (test/bench). Parts: pass names to run some, `--smoke` for tiny sizes.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type BenchFigure, parseFigures } from "./bench/result";
+
+/** Every part, in the order it runs. */
+export const benchParts: string[] = [];
+
+function main() {
+  const args = process.argv.slice(2);
+  const smoke = args.includes("--smoke");
+  const chosen = args.filter((a) => !a.startsWith("--"));
+  const parts = chosen.length > 0 ? chosen : benchParts;
+  const figures: BenchFigure[] = [];
+  const started = performance.now();
+  for (const part of parts) {
+    const script = path.join(__dirname, "bench", `${part}.js`);
+    process.stderr.write(`bench: ${part}…\n`);
+    const stdout = execFileSync(
+      process.execPath,
+      ["--expose-gc", script, "--json", ...(smoke ? ["--smoke"] : [])],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    figures.push(...parseFigures(stdout));
+  }
+  const rows = figures.map((f) => [
+    f.key,
+    `${f.value} ${f.unit}`,
+    f.floor ? `${f.floor.value} ${f.floor.unit} (${f.floor.what})` : "-",
+    f.target,
+    f.ok ? "ok" : "MISSED",
+  ]);
+  rows.unshift(["figure", "value", "floor", "target", "verdict"]);
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  "));
+  const flat = Object.fromEntries(figures.map((f) => [f.key, f.value]));
+  fs.writeFileSync("bench-results.json", `${JSON.stringify(flat, null, 2)}\n`);
+  const missed = figures.filter((f) => !f.ok).length;
+  const seconds = Math.round((performance.now() - started) / 1000);
+  console.log(
+    `\n${missed === 0 ? "every target met" : `${missed} targets missed`} in ${seconds} s; written to bench-results.json`,
+  );
+  if (missed > 0) process.exitCode = 1;
+}
+
+if (require.main === module) main();
