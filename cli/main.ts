@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./init-command";
+import { registerReportCommand } from "./report-command";
 import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
 import { registerServiceCommands } from "./service-commands";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerValidateCommand(program);
   registerServiceCommands(program);
   registerReviewCommand(program);
+  registerReportCommand(program);
   return program;
 }
 

@@ -141,7 +141,7 @@ function dropsCell(c: CampaignReview): string {
 }
 
 /** A drop reason as short as the summary needs it: its code (`DO_NOT_MAIL: ...` → `DO_NOT_MAIL`). */
-function reasonCode(reason: string): string {
+export function reasonCode(reason: string): string {
   const code = /^[A-Z][A-Z0-9_]*(?=:)/.exec(reason)?.[0];
   return code ?? (reason.length > 40 ? `${reason.slice(0, 40)}…` : reason);
 }

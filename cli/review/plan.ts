@@ -159,7 +159,9 @@ function withoutProvider(inputs: Record<string, unknown>): Record<string, unknow
 }
 
 /** The stack's deployed resources (its last state), each with its campaign. */
-export async function deployedResources(stack: Stack): Promise<DeployedResource[]> {
+export async function deployedResources(
+  stack: Pick<Stack, "name" | "exportStack">,
+): Promise<DeployedResource[]> {
   let deployment: { deployment?: { resources?: unknown[] } };
   try {
     deployment = (await stack.exportStack()) as typeof deployment;

@@ -1,0 +1,62 @@
+import * as path from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import { runReport } from "./report/index";
+import { reported, summaryOf } from "./report/model";
+import { shownPath } from "./review/index";
+
+interface ReportCommandOptions {
+  cwd?: string;
+  stack?: string;
+  order: number[];
+  out?: string;
+}
+
+/** An order id of --order or of the arguments: a whole number above zero. */
+function orderId(value: string, previous: number[] = []): number[] {
+  if (!/^[1-9]\d{0,15}$/.test(value)) {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    throw new InvalidArgumentError(`"${shown}" is not an order id (a whole number such as 123)`);
+  }
+  return [...previous, Number(value)];
+}
+
+/**
+ * `directmail report`: one HTML file with charts of how the orders went (delivery, QR scans, cost,
+ * drops), for a stack's orders or the orders given by id. See docs/report.md.
+ */
+export function registerReportCommand(program: Command): void {
+  program
+    .command("report")
+    .description(
+      "Write one self-contained HTML file with charts of how the orders went: the delivery funnel, " +
+        "QR scans over time, the cost per order and per recipient, and dropped recipients by reason. " +
+        "The orders are the stack's, or those given by id.",
+    )
+    .argument("[orders...]", "order ids (instead of a stack's orders)")
+    .option("--order <id>", "an order id; repeat for more (instead of a stack's orders)", orderId, [])
+    .option("--cwd <dir>", "the Pulumi project folder (default: the working directory)")
+    .option("--stack <name>", "the stack (default: the selected stack)")
+    .option(
+      "--out <file>",
+      "the HTML file to write (default: directmail-report-<stack>.html, or directmail-report.html for order ids)",
+    )
+    .action(async (args: string[], options: ReportCommandOptions) => {
+      const orders = args.reduce((ids, arg) => orderId(arg, ids), options.order);
+      const { data, file, bytes } = await runReport({
+        cwd: path.resolve(options.cwd ?? "."),
+        orders,
+        ...(options.stack !== undefined ? { stack: options.stack } : {}),
+        ...(options.out !== undefined ? { out: options.out } : {}),
+      });
+      const s = summaryOf(data);
+      const missing = data.orders.length - reported(data).length;
+      console.log(
+        [
+          `wrote ${shownPath(file)} (${Math.round(bytes / 1024)} kB): ${data.source}`,
+          `${s.printed} pieces printed, ${s.delivered} delivered, ${s.undeliverable} undeliverable, ` +
+            `${s.scans} QR scans, ${s.spent.toFixed(2)} USD spent`,
+          ...(missing > 0 ? data.notes : []),
+        ].join("\n"),
+      );
+    });
+}

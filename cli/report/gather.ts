@@ -1,0 +1,73 @@
+/**
+ * What `directmail report` asks: which orders a stack holds (its state, through the Automation API)
+ * and, for each order, the service's analytics (entry 12: delivery counts, QR scans) and
+ * transactions (entry 13: what it cost). All reads; nothing changes anywhere.
+ */
+import type { DirectMailClient } from "../../provider/index";
+import { type DropReport, dropReportOf } from "../review/model";
+import { type DeployedResource, deployedResources } from "../review/plan";
+import { pulumiCall, type StackSelection } from "../stack-settings";
+import { type ReportOrder, reportOrder } from "./model";
+
+/** An order to report on, with what the stack knows of it. */
+export interface OrderRef {
+  orderId: number;
+  /** The campaign (or resource) it belongs to in the stack. */
+  campaign: string | undefined;
+  /** Drops at upload, from the state of the campaign's OrderRecipients. */
+  drops: DropReport | undefined;
+}
+
+/** Order ids per analytics or transactions request (they go in the query string). */
+const IDS_PER_REQUEST = 50;
+
+/** The orders of a stack's last deployment, in the order of its state. */
+export async function ordersOfStack(selection: StackSelection): Promise<OrderRef[]> {
+  const { workspace, stackName } = selection;
+  // Exported by name: selecting the stack would change the user's selection.
+  const resources = await pulumiCall(`cannot read the state of stack "${stackName}"`, () =>
+    deployedResources({ name: stackName, exportStack: () => workspace.exportStack(stackName) }),
+  );
+  return ordersOf(resources);
+}
+
+export function ordersOf(resources: DeployedResource[]): OrderRef[] {
+  const refs: OrderRef[] = [];
+  for (const r of resources) {
+    if (r.kind !== "Order" || typeof r.outputs.orderId !== "number") continue;
+    const recipients = resources.find(
+      (other) => other.kind === "OrderRecipients" && other.outputs.orderId === r.outputs.orderId,
+    );
+    refs.push({
+      orderId: r.outputs.orderId,
+      campaign: r.campaign ?? r.name,
+      drops: recipients ? dropReportOf(recipients.outputs) : undefined,
+    });
+  }
+  return refs;
+}
+
+/** The figures of each order, in the given order. */
+export async function gatherOrders(client: DirectMailClient, refs: OrderRef[]): Promise<ReportOrder[]> {
+  const result: ReportOrder[] = [];
+  for (let i = 0; i < refs.length; i += IDS_PER_REQUEST) {
+    const chunk = refs.slice(i, i + IDS_PER_REQUEST);
+    const ids = chunk.map((r) => r.orderId);
+    const [analytics, transactions] = await Promise.all([
+      client.getAnalytics(ids),
+      client.getTransactions(ids),
+    ]);
+    for (const [j, ref] of chunk.entries()) {
+      // One entry per listed id, in the listed order (spec); matched by id all the same.
+      const a = analytics.orders.find((e) => e.orderId === ref.orderId) ?? analytics.orders[j];
+      const t = transactions.orders.find((e) => e.orderId === ref.orderId) ?? transactions.orders[j];
+      result.push(reportOrder(ref.orderId, ref.campaign, a, t, ref.drops));
+    }
+  }
+  return result;
+}
+
+/** The Pulumi project's name, for the report's title. */
+export async function projectName(selection: StackSelection): Promise<string> {
+  return (await selection.workspace.projectSettings()).name;
+}
