@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import { Argument, type Command, InvalidArgumentError } from "commander";
 import { runReport } from "./report/index";
 import { reported, summaryOf } from "./report/model";
 import { shownPath } from "./review/index";
@@ -32,7 +32,7 @@ export function registerReportCommand(program: Command): void {
         "QR scans over time, the cost per order and per recipient, and dropped recipients by reason. " +
         "The orders are the stack's, or those given by id.",
     )
-    .argument("[orders...]", "order ids (instead of a stack's orders)")
+    .addArgument(new Argument("[orders...]", "order ids (instead of a stack's orders)").argParser(orderId))
     .option("--order <id>", "an order id; repeat for more (instead of a stack's orders)", orderId, [])
     .option("--cwd <dir>", "the Pulumi project folder (default: the working directory)")
     .option("--stack <name>", "the stack (default: the selected stack)")
@@ -40,8 +40,8 @@ export function registerReportCommand(program: Command): void {
       "--out <file>",
       "the HTML file to write (default: directmail-report-<stack>.html, or directmail-report.html for order ids)",
     )
-    .action(async (args: string[], options: ReportCommandOptions) => {
-      const orders = args.reduce((ids, arg) => orderId(arg, ids), options.order);
+    .action(async (args: number[] | undefined, options: ReportCommandOptions) => {
+      const orders = [...(args ?? []), ...options.order];
       const { data, file, bytes } = await runReport({
         cwd: path.resolve(options.cwd ?? "."),
         orders,

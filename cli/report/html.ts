@@ -19,6 +19,9 @@ const PALETTE = [
   "#bab0ac",
 ];
 
+/** The funnel's stages when one order fills it: blues on the way, green delivered, red returned. */
+const STAGE_COLOURS = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#59a14f", "#e15759"];
+
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
   "<": "&lt;",
@@ -52,7 +55,10 @@ export function renderHtml(data: ReportData, chartLibrary: string): string {
     ["Pieces printed", String(s.printed)],
     ["Delivered", `${s.delivered}${percent(s.delivered)}`],
     ["Undeliverable", `${s.undeliverable}${percent(s.undeliverable)}`],
-    ["QR scans", `${s.scans} by ${s.scanningRecipients} recipient${s.scanningRecipients === 1 ? "" : "s"}`],
+    [
+      `QR scans, by ${s.scanningRecipients} recipient${s.scanningRecipients === 1 ? "" : "s"}`,
+      String(s.scans),
+    ],
     ["Spent", `${s.spent.toFixed(2)} USD`],
   ];
   return `<!doctype html>
@@ -80,7 +86,7 @@ ${ordersSection(data)}
 ${data.notes.length > 0 ? `<section class="notes"><h2>Notes</h2><ul>${data.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul></section>` : ""}
 </main>
 <script>${chartLibrary}</script>
-<script type="application/json" id="report-data">${scriptJson({ charts, palette: PALETTE })}</script>
+<script type="application/json" id="report-data">${scriptJson({ charts, palette: PALETTE, stages: STAGE_COLOURS })}</script>
 <script>${PAGE_SCRIPT}</script>
 </body>
 </html>
@@ -141,6 +147,8 @@ main { padding: 20px 32px 40px; max-width: 1400px; margin: 0 auto; }
 section.chart, section.orders, section.notes { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; }
 section.orders, section.notes { margin-top: 20px; }
 .plot { position: relative; height: 300px; margin: 12px 0; }
+details.figures { overflow-x: auto; }
+tbody th { white-space: nowrap; }
 .empty { color: var(--muted); font-style: italic; margin: 24px 0; }
 details.figures summary { cursor: pointer; color: var(--muted); font-size: 13px; margin: 4px 0; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
@@ -163,10 +171,12 @@ const PAGE_SCRIPT = `
     var datasets = c.series.map(function (s, i) {
       if (s.line) {
         return { type: "line", label: s.label, data: s.data, yAxisID: "y1", order: 0,
-          borderColor: "#1f2933", backgroundColor: "#1f2933", pointRadius: 3, tension: 0.25 };
+          borderColor: "#1f2933", backgroundColor: "#1f2933", pointRadius: 4, tension: 0 };
       }
       var colour = c.id === "cost" ? palette[0] : palette[i % palette.length];
-      return { label: s.label, data: s.data, backgroundColor: colour, borderRadius: 3, order: 1 };
+      // One order in the funnel: each stage its own colour, so delivered and returned stand out.
+      if (c.id === "funnel" && c.series.length === 1) colour = report.stages;
+      return { label: s.label, data: s.data, backgroundColor: colour, borderRadius: 3, maxBarThickness: 56, order: 1 };
     });
     var tick = c.money ? function (v) { return v.toFixed(2); } : undefined;
     var scales = {};
@@ -186,7 +196,7 @@ const PAGE_SCRIPT = `
         responsive: true,
         maintainAspectRatio: false,
         scales: scales,
-        plugins: { legend: { position: "bottom" } }
+        plugins: { legend: { display: c.series.length > 1, position: "bottom" } }
       }
     });
   });
