@@ -13,11 +13,13 @@ interface ReportCommandOptions {
 
 /** An order id of --order or of the arguments: a whole number above zero. */
 function orderId(value: string, previous: number[] = []): number[] {
-  if (!/^[1-9]\d{0,15}$/.test(value)) {
+  // At most 15 digits: every such number is exact in JavaScript.
+  if (!/^[1-9]\d{0,14}$/.test(value)) {
     const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
     throw new InvalidArgumentError(`"${shown}" is not an order id (a whole number such as 123)`);
   }
-  return [...previous, Number(value)];
+  previous.push(Number(value));
+  return previous;
 }
 
 /**

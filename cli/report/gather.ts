@@ -6,7 +6,7 @@
 import type { DirectMailClient } from "../../provider/index";
 import { type DropReport, dropReportOf } from "../review/model";
 import { type DeployedResource, deployedResources } from "../review/plan";
-import { pulumiCall, type StackSelection } from "../stack-settings";
+import type { StackSelection } from "../stack-settings";
 import { type ReportOrder, reportOrder } from "./model";
 
 /** An order to report on, with what the stack knows of it. */
@@ -25,19 +25,18 @@ const IDS_PER_REQUEST = 50;
 export async function ordersOfStack(selection: StackSelection): Promise<OrderRef[]> {
   const { workspace, stackName } = selection;
   // Exported by name: selecting the stack would change the user's selection.
-  const resources = await pulumiCall(`cannot read the state of stack "${stackName}"`, () =>
-    deployedResources({ name: stackName, exportStack: () => workspace.exportStack(stackName) }),
+  return ordersOf(
+    await deployedResources({ name: stackName, exportStack: () => workspace.exportStack(stackName) }),
   );
-  return ordersOf(resources);
 }
 
 export function ordersOf(resources: DeployedResource[]): OrderRef[] {
+  const recipientsOf = new Map<unknown, DeployedResource>();
+  for (const r of resources) if (r.kind === "OrderRecipients") recipientsOf.set(r.outputs.orderId, r);
   const refs: OrderRef[] = [];
   for (const r of resources) {
     if (r.kind !== "Order" || typeof r.outputs.orderId !== "number") continue;
-    const recipients = resources.find(
-      (other) => other.kind === "OrderRecipients" && other.outputs.orderId === r.outputs.orderId,
-    );
+    const recipients = recipientsOf.get(r.outputs.orderId);
     refs.push({
       orderId: r.outputs.orderId,
       campaign: r.campaign ?? r.name,

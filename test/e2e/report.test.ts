@@ -411,7 +411,7 @@ describe("directmail report in a browser", { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
-  it("refuses an order id that is not a whole number, and names an order the service does not know", async () => {
+  it("refuses an order id that is not a whole number, names an order the service does not know, and asks for a stack or ids", async () => {
     const bad = await directmail(["report", "--order", "12x"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(
@@ -432,7 +432,16 @@ describe("directmail report in a browser", { timeout: 120_000 }, () => {
       >,
     });
     const kB = Math.round(fs.statSync(path.join(outside, "directmail-report.html")).size / 1024);
+    // Without order ids it needs a stack, and says so.
+    const nothing = await directmail(["report"], {
+      cwd: outside,
+      env: process.env as Record<string, string>,
+    });
     fs.rmSync(outside, { recursive: true, force: true });
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toBe(
+      `directmail: directmail report needs a Pulumi project (no Pulumi.yaml in ${outside} or above) or order ids (--order 123)\n`,
+    );
     expect(unknown.code).toBe(0);
     expect(unknown.stdout.split("\n")).toEqual([
       `wrote directmail-report.html (${kB} kB): orders 999999, ${springId}`,

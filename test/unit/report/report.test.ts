@@ -4,6 +4,7 @@
  * under each chart). The browser test (test/e2e/report.test.ts) checks the drawn charts.
  */
 import { describe, expect, it } from "vitest";
+import { ordersOf } from "../../../cli/report/gather";
 import { escapeHtml, renderHtml, scriptJson } from "../../../cli/report/html";
 import {
   CARRIER_RETURNS,
@@ -278,5 +279,52 @@ describe("the report's page", () => {
 
   it("refuses a library whose source would end its script element", () => {
     expect(() => renderHtml(data, "var s = '</SCRIPT>';")).toThrow(/cannot be inlined/);
+  });
+});
+
+describe("the orders of a stack", () => {
+  const resource = (
+    kind: string,
+    name: string,
+    campaign: string | undefined,
+    outputs: Record<string, unknown>,
+  ) => ({
+    urn: `urn:pulumi:e2e::p::pulumi-nodejs:dynamic:Resource::${name}`,
+    type: `pulumi-nodejs:dynamic/directmail:${kind}`,
+    name,
+    kind,
+    campaign,
+    outputs,
+  });
+
+  it("are its Order resources, named after their campaign (else the resource), with the drops of their recipients", () => {
+    const refs = ordersOf([
+      resource("Order", "spring", "spring", { orderId: 7, status: "Draft" }),
+      resource("OrderRecipients", "spring-recipients", "spring", {
+        orderId: 7,
+        acceptedCount: 3,
+        droppedCount: 2,
+        dropReasons: { "DO_NOT_MAIL: on the list": 1, "DUPLICATE: same": 1 },
+      }),
+      resource("Checkout", "spring-checkout", "spring", { orderId: 7, totalCharges: 5 }),
+      resource("Order", "standalone", undefined, { orderId: 8 }),
+      // An order whose creation never finished has no id: nothing to report.
+      resource("Order", "broken", "broken", {}),
+    ]);
+    expect(refs).toEqual([
+      {
+        orderId: 7,
+        campaign: "spring",
+        drops: {
+          accepted: 3,
+          dropped: 2,
+          reasons: [
+            { reason: "DO_NOT_MAIL: on the list", count: 1 },
+            { reason: "DUPLICATE: same", count: 1 },
+          ],
+        },
+      },
+      { orderId: 8, campaign: "standalone", drops: undefined },
+    ]);
   });
 });
