@@ -148,11 +148,12 @@ section.chart, section.orders, section.notes { background: #fff; border: 1px sol
 section.orders, section.notes { margin-top: 20px; }
 .plot { position: relative; height: 300px; margin: 12px 0; }
 details.figures { overflow-x: auto; }
-tbody th { white-space: nowrap; }
+/* Room for a day or a short name on one line; longer names wrap. */
+tbody th { min-width: 6.5em; }
 .empty { color: var(--muted); font-style: italic; margin: 24px 0; }
 details.figures summary { cursor: pointer; color: var(--muted); font-size: 13px; margin: 4px 0; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: right; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 6px; text-align: right; }
 th:first-child, td:first-child, thead th:first-child { text-align: left; }
 thead th { color: var(--muted); font-weight: 600; }
 `;

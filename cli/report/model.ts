@@ -241,7 +241,8 @@ function costChart(orders: ReportOrder[]): ChartModel {
     id: "cost",
     title: "Cost per order and per recipient",
     caption:
-      "Each order's total price and its price per recipient (mail piece), from the service's transactions.",
+      "Each order's total price and its price per recipient (mail piece), from the service's transactions; " +
+      "amounts in USD.",
     horizontal: false,
     stacked: false,
     labels: orders.map((o) => o.name),
@@ -253,15 +254,7 @@ function costChart(orders: ReportOrder[]): ChartModel {
     lineAxis: "per recipient, USD",
     money: true,
     table: {
-      head: [
-        "Order",
-        "Pieces",
-        "Total (USD)",
-        "Per recipient (USD)",
-        "Per delivered piece (USD)",
-        "Charged (USD)",
-        "Credited (USD)",
-      ],
+      head: ["Order", "Pieces", "Total", "Per recipient", "Per delivered piece", "Charged", "Credited"],
       rows: orders.map((o) => [
         o.name,
         o.cost.volume,
