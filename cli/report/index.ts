@@ -110,6 +110,14 @@ export async function runReport(options: ReportOptions): Promise<ReportOutcome> 
  */
 export async function chartLibrary(): Promise<string> {
   // The package's exports do not list its dist files: they are found beside its CommonJS entry.
-  const entry = require.resolve("chart.js");
-  return fs.readFile(path.join(path.dirname(entry), "chart.umd.min.js"), "utf8");
+  let bundle = "chart.js/dist/chart.umd.min.js";
+  try {
+    bundle = path.join(path.dirname(require.resolve("chart.js")), "chart.umd.min.js");
+    return await fs.readFile(bundle, "utf8");
+  } catch (error) {
+    throw new Error(
+      `cannot read Chart.js's browser bundle (${bundle}): ${(error as Error).message}; ` +
+        "reinstall the project's packages (npm install)",
+    );
+  }
 }
