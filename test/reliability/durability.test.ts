@@ -9,8 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, expect, test } from "vitest";
-import { controlClient } from "../support/sandbox";
 import { http, recipient } from "../sandbox/http";
+import { controlClient } from "../support/sandbox";
 import { type CliSandbox, scratchDir, startCliSandbox } from "./support/cli-sandbox";
 import { atScale, recordFigures } from "./support/figures";
 
@@ -110,7 +110,9 @@ async function listedOrders(url: string, apiKey: string): Promise<Set<number>> {
 async function recipientNames(url: string, apiKey: string, orderId: number): Promise<Set<string>> {
   const r = await http(url, "GET", `/v1/order/${orderId}/recipients?pageSize=1000`, { apiKey });
   expect(r.status).toBe(200);
-  return new Set(r.json.payload.recipients.map((x: { personal: { firstName: string } }) => x.personal.firstName));
+  return new Set(
+    r.json.payload.recipients.map((x: { personal: { firstName: string } }) => x.personal.firstName),
+  );
 }
 
 /** Committed writes missing from the restarted sandbox (recipients only of the orders given). */
@@ -120,7 +122,8 @@ async function lostWrites(url: string, apiKey: string, recipientOrders: Iterable
   for (const id of committed.orders) if (!orders.has(id)) lost.push(`order ${id}`);
   for (const id of recipientOrders) {
     const names = await recipientNames(url, apiKey, id);
-    for (const name of committed.recipients.get(id) ?? []) if (!names.has(name)) lost.push(`${name} of ${id}`);
+    for (const name of committed.recipients.get(id) ?? [])
+      if (!names.has(name)) lost.push(`${name} of ${id}`);
   }
   const book = new Set((await controlClient(url).addressBook(apiKey)).entries.map((e) => e.id as number));
   for (const id of committed.addressBook) if (!book.has(id)) lost.push(`address-book entry ${id}`);

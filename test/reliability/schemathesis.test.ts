@@ -54,7 +54,8 @@ async function schemathesis(): Promise<string> {
       fs.mkdirSync(LOCK, { recursive: false });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (Date.now() - fs.statSync(LOCK).mtimeMs > STALE_LOCK_MS) fs.rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() - fs.statSync(LOCK).mtimeMs > STALE_LOCK_MS)
+        fs.rmSync(LOCK, { recursive: true, force: true });
       await new Promise((resolve) => setTimeout(resolve, 1000));
       continue;
     }
