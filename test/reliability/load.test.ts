@@ -203,3 +203,43 @@ test(
   },
   atScale(60_000, 180_000),
 );
+
+test("50 concurrent checkouts of the same order: one is accepted, one charge on the ledger", async () => {
+  const url = (sandbox as CliSandbox).url;
+  const control = controlClient(url);
+  const { apiKey, balance } = await control.createAccount({ email: "race@shop.test", balance: 500 });
+  const { id: templateId } = await control.createTemplate({ apiKey, name: "Race card" });
+  const orders: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const id = (await http(url, "POST", "/v1/order", { apiKey, body: { templateId } })).json.payload.orderId;
+    await http(url, "PUT", `/v1/order/${id}/recipients`, { apiKey, body: { recipients: [recipient()] } });
+    orders.push(id);
+  }
+  const answers = await Promise.all(
+    orders.flatMap((id) =>
+      Array.from({ length: CONNECTIONS }, () =>
+        http(url, "POST", `/v1/order/${id}/checkout`, {
+          apiKey,
+          body: { postageType: "Standard", productionSpeed: "Normal" },
+        }).then((r) => ({ id, status: r.status, code: r.json?.errorCode })),
+      ),
+    ),
+  );
+  for (const id of orders) {
+    const mine = answers.filter((a) => a.id === id);
+    expect(
+      mine.filter((a) => a.status === 200),
+      `order ${id}`,
+    ).toHaveLength(1);
+    // Every other attempt finds the order no longer in Draft.
+    expect(new Set(mine.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.code}`))).toEqual(
+      new Set(["400 INVALID_ORDER_STATUS"]),
+    );
+  }
+  await control.advanceClock(30);
+  const ledger = await control.ledger(apiKey);
+  const charges = ledger.entries.filter((e) => e.kind === "charge");
+  expect(charges.map((e) => e.orderId).sort()).toEqual([...orders].sort());
+  expect(charges.every((e) => e.outcome === "succeeded")).toBe(true);
+  expect(ledger.balance).toBeCloseTo(balance - charges.reduce((sum, e) => sum + e.amount, 0), 2);
+});
