@@ -61,7 +61,11 @@ async function schemathesis(): Promise<string> {
     }
     try {
       fs.rmSync(VENV, { recursive: true, force: true });
-      await run("python3", ["-m", "venv", VENV]);
+      await run("python3", ["-m", "venv", VENV]).catch((error) => {
+        throw new Error(
+          `Schemathesis needs Python 3.9 or later with venv (python3 -m venv): ${error.message}`,
+        );
+      });
       await run(path.join(VENV, "bin", "pip"), [
         "install",
         "--quiet",
@@ -76,7 +80,7 @@ async function schemathesis(): Promise<string> {
 }
 
 /** The counts of the summary: cases generated and failures by code (`❌ ST202 …: 3`). */
-export function parseSummary(output: string): { cases: number; failures: Map<string, number> } {
+function parseSummary(output: string): { cases: number; failures: Map<string, number> } {
   const cases = /(\d+) generated/.exec(output);
   const failures = new Map<string, number>();
   for (const [, code, n] of output.matchAll(/❌ (ST\d{3})[^:\n]*: (\d+)/g))
