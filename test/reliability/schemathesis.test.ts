@@ -3,7 +3,8 @@
  * `directmail sandbox` in a child process, driven by the project's OpenAPI document with a valid key
  * and a fixed seed. Checks: no server error, every status and every response body as the document
  * says, a schema-violating request refused (ST201) and a schema-valid one accepted (ST202, with the
- * per-operation allowances of schemathesis.toml for rules a schema cannot state).
+ * per-operation allowances of schemathesis.toml for rules a schema cannot state), content types as
+ * documented, and no operation answering without a valid key (ST401).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -30,6 +31,9 @@ const CHECKS = [
   "response_schema_conformance",
   "negative_data_rejection",
   "positive_data_acceptance",
+  "content_type_conformance",
+  // Every operation refuses a request without the key or with a wrong one.
+  "ignored_auth",
 ];
 /** Failure codes of a 5xx (ST101) or a 5xx with an unexpected content type (ST102). */
 const SERVER_ERROR_CODES = new Set(["ST101", "ST102"]);
