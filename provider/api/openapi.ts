@@ -43,11 +43,11 @@ function override(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Json }): void {
     delete json.pattern;
     json.format = "date-time";
   }
-  // JavaScript's safe-integer bounds are noise on the wire.
-  if (json.type === "integer") {
-    if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
-    if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
-  }
+  // The safe-integer bounds stay: the service refuses a larger id or count (400), so a client
+  // or a fuzzer reading the document must know them.
+  // z.email() checks its own pattern, which the document carries; `format: email` would promise
+  // RFC 5321 limits (64-character local part) the service does not check.
+  if (def.type === "string" && def.format === "email" && json.pattern) delete json.format;
   // Open enumerations: the listed values, or any other string.
   if (Array.isArray(json.knownValues)) {
     const values = json.knownValues as string[];

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { endpoints, errorStatusesOf, operations } from "../../../provider/api/endpoints";
 import { buildOpenApiDocument, renderOpenApiDocument } from "../../../provider/api/openapi";
+import * as S from "../../../provider/api/schemas";
 
 const root = path.resolve(__dirname, "../../..");
 const committedFile = path.join(root, "openapi", "directmail-v1.json");
@@ -56,6 +57,21 @@ describe("OpenAPI document", () => {
     expect(listed("/v1/me", "get")).toEqual([200, 401, 429, 500]);
     // A method that carries a body may get one that is not JSON (415) or too large (413).
     expect(listed("/v1/order/{id}", "delete")).toEqual([200, 400, 401, 404, 413, 415, 429, 500]);
+  });
+
+  it("states the bounds the service enforces: ids up to the largest safe integer, emails by their pattern", () => {
+    const doc = buildOpenApiDocument(version);
+    // Schemathesis sent /v1/order/1681136012799495561543680/proof as valid: the service refuses an
+    // id beyond 2^53 - 1 (400), so the document says so.
+    const [id] = doc.paths[endpoints.getProof.path].get.parameters;
+    expect(id.schema).toEqual({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    // Schemathesis sent an email with a 90-character local part as invalid (`format: email` means
+    // RFC 5321's 64); the service checks its pattern only, which the document states instead.
+    const email = doc.components.schemas.ConversionRecord.properties.primaryEmail.anyOf[0];
+    expect(email.format).toBeUndefined();
+    const long = `${"a".repeat(90)}@shop.example.com`;
+    expect(new RegExp(email.pattern).test(long)).toBe(true);
+    expect(S.ConversionRecord.shape.primaryEmail.safeParse(long).success).toBe(true);
   });
 
   it("describes the API key header, the proof PDF, the 403 without body and Retry-After", () => {
