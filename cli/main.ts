@@ -3,7 +3,9 @@ import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./init-command";
 import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
+import { registerScansCommand } from "./scans-command";
 import { registerServiceCommands } from "./service-commands";
+import { registerStatusCommand } from "./status-command";
 import { registerValidateCommand } from "./validate-command";
 
 /**
@@ -12,13 +14,17 @@ import { registerValidateCommand } from "./validate-command";
  */
 export function buildProgram(): Command {
   const program = new Command("directmail")
-    .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
+    .description(
+      "Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs, status.",
+    )
     .version(packageVersion());
   registerInitCommand(program);
   registerSandboxCommand(program);
   registerValidateCommand(program);
   registerServiceCommands(program);
   registerReviewCommand(program);
+  registerStatusCommand(program);
+  registerScansCommand(program);
   return program;
 }
 

@@ -43,21 +43,21 @@ export function registerValidateCommand(program: Command): void {
         paths: string[],
         options: { format: "text" | "github"; online?: boolean; cwd?: string; stack?: string },
       ) => {
-      const { summary, problems } = options.online
-        ? await validateOnline(paths, options)
-        : await validate(paths);
-      if (problems.length > 0) {
-        if (options.format === "github") {
-          // Workflow commands are read from stdout; the summary stays where it always is.
-          process.stdout.write(`${formatProblems(problems, undefined, githubAnnotation)}\n`);
-          process.stderr.write(`${summary}\n`);
+        const { summary, problems } = options.online
+          ? await validateOnline(paths, options)
+          : await validate(paths);
+        if (problems.length > 0) {
+          if (options.format === "github") {
+            // Workflow commands are read from stdout; the summary stays where it always is.
+            process.stdout.write(`${formatProblems(problems, undefined, githubAnnotation)}\n`);
+            process.stderr.write(`${summary}\n`);
+          } else {
+            process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+          }
+          process.exitCode = 1;
         } else {
-          process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+          process.stdout.write(`${summary}\n`);
         }
-        process.exitCode = 1;
-      } else {
-        process.stdout.write(`${summary}\n`);
-      }
       },
     );
 }

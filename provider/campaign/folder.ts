@@ -10,6 +10,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { DirectMailClient } from "../api/client";
 import { DirectMailError } from "../api/errors";
+import type { DeliveryProgress } from "../api/schemas/order";
 import { lookupSettings, serviceFacts } from "../lookups/index";
 import { projectRoot } from "../project";
 import type { Recipient } from "../resources/order-recipients/inputs";
@@ -43,6 +44,10 @@ export interface CampaignOutputs {
   checkoutStatus: string | undefined;
   /** What the checkout charged; undefined without one. */
   totalCharges: number | null | undefined;
+  /** Pieces at each delivery stage as `pulumi refresh` last read them; null when the service gave none. */
+  delivery: DeliveryProgress | null;
+  /** QR code scans of the campaign's pieces as `pulumi refresh` last read them. */
+  qrScans: number;
 }
 
 /** The campaigns of the folder by `metadata.name`: what `initialize` leaves for the constructor. */
@@ -171,5 +176,7 @@ function outputsOf(campaign: Campaign): pulumi.Output<CampaignOutputs> {
     droppedSample: campaign.droppedSample,
     checkoutStatus: campaign.checkoutStatus,
     totalCharges: campaign.totalCharges,
+    delivery: campaign.delivery,
+    qrScans: campaign.qrScans,
   });
 }

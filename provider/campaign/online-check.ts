@@ -29,9 +29,10 @@ export async function checkCampaignsOnline(
       documents.set(campaign.file, parsed);
     }
     const document = (await parsed).find((d) => d.index === campaign.documentIndex);
+    const found: CampaignProblem[] = [];
     for (const finding of findings) {
       const at = pathOf(finding.field, recipients.file !== undefined);
-      problems.push({
+      found.push({
         file: campaign.file,
         ...(document ? positionOf(document, at) : { line: 1, column: 1 }),
         message:
@@ -40,6 +41,7 @@ export async function checkCampaignsOnline(
             : `spec.order.${finding.message}`,
       });
     }
+    problems.push(...found.sort((a, b) => a.line - b.line || a.column - b.column));
   }
   return problems;
 }

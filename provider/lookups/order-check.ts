@@ -55,7 +55,10 @@ export async function checkOrderOnline(
   }
   const template = templates.find((t) => t.id === order.templateId);
   if (!template) {
-    findings.push({ field: "templateId", message: await missingTemplate(order.templateId, templates, facts) });
+    findings.push({
+      field: "templateId",
+      message: await missingTemplate(order.templateId, templates, facts),
+    });
     return findings;
   }
   findings.push(...qrFindings(order, template));
@@ -145,7 +148,8 @@ function mergeFieldFindings(template: Template, recipients: Iterable<DeclaredRow
   for (const [field, { count, rows }] of missing) {
     if (count === 0) continue;
     const more = count > rows.length ? ", ..." : "";
-    const which = count === total ? `none of the ${total} recipients has` : `${count} of ${total} recipients have no`;
+    const which =
+      count === total ? `none of the ${total} recipients has` : `${count} of ${total} recipients have no`;
     findings.push({
       field: "recipients",
       rows,

@@ -33,7 +33,9 @@ export const Font = z
     type: z
       .string()
       .nullish()
-      .describe("`Global`: a handwriting style of the service; `Uploaded`: an account font (not for orders)."),
+      .describe(
+        "`Global`: a handwriting style of the service; `Uploaded`: an account font (not for orders).",
+      ),
   })
   .meta({ id: "Font", description: "A handwriting style of the service (assumed shape)." });
 export type Font = z.infer<typeof Font>;

@@ -58,7 +58,11 @@ describe("checkOrderOnline", () => {
   });
 
   it("refuses QR settings the template cannot take", async () => {
-    const noQr = await checkOrderOnline({ templateId: 11, useQr: false, qrUrl: "https://x.test" }, [], facts());
+    const noQr = await checkOrderOnline(
+      { templateId: 11, useQr: false, qrUrl: "https://x.test" },
+      [],
+      facts(),
+    );
     expect(noQr.map((f) => f.field)).toEqual(["useQr", "qrUrl"]);
     expect(noQr[0]?.message).toBe(
       'useQr: template 11 ("Letter") has no QR code, and the service refuses useQr for it; remove useQr, or choose a template with a QR code',
@@ -78,7 +82,11 @@ describe("checkOrderOnline", () => {
   });
 
   it("counts the recipients that lack a printed merge field and names the first rows", async () => {
-    const found = await checkOrderOnline({ templateId: 10 }, rows("a", "", undefined, " ", "b", "", "", ""), facts());
+    const found = await checkOrderOnline(
+      { templateId: 10 },
+      rows("a", "", undefined, " ", "b", "", "", ""),
+      facts(),
+    );
     expect(found).toEqual([
       {
         field: "recipients",
@@ -92,10 +100,15 @@ describe("checkOrderOnline", () => {
   });
 
   it("reads 100,000 recipients in one pass", async () => {
-    const many = Array.from({ length: 100_000 }, (_, i) => ({ row: i + 1, fields: { custom1: i % 2 ? "x" : "" } }));
+    const many = Array.from({ length: 100_000 }, (_, i) => ({
+      row: i + 1,
+      fields: { custom1: i % 2 ? "x" : "" },
+    }));
     const started = performance.now();
     const found = await checkOrderOnline({ templateId: 10 }, many, facts());
-    expect(found[0]?.message).toMatch(/^50000 of 100000 recipients have no custom1 \(rows 1, 3, 5, 7, 9, \.\.\.\)/);
+    expect(found[0]?.message).toMatch(
+      /^50000 of 100000 recipients have no custom1 \(rows 1, 3, 5, 7, 9, \.\.\.\)/,
+    );
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });
