@@ -125,7 +125,7 @@ async function resolveTargets(targets: string[], settings: ServiceSettings): Pro
   return found.filter((t) => !seen.has(t.orderId) && seen.add(t.orderId));
 }
 
-/** The orders of the selected stack's state, with their campaigns, in state order. */
+/** The orders of the selected stack's state, with their campaigns, by campaign name. */
 async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
   const selection = settings.stack;
   if (selection === undefined) {
@@ -140,7 +140,8 @@ async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
   );
   return (await deployedResources(stack))
     .filter((r) => r.kind === "Order" && typeof r.outputs.orderId === "number")
-    .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }));
+    .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
+    .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));
 }
 
 /** Reads every order's status: analytics and transactions in one call each per 200 orders. */
