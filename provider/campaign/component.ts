@@ -67,7 +67,7 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
   readonly totalCharges: pulumi.Output<number | null | undefined>;
   /**
    * How many pieces are at each delivery stage, as the order's last read saw them (`pulumi refresh`
-   * reads them again; see {@link Order.delivery}); null when the service gave none.
+   * reads them again: the Order's `delivery`); null when the service gave none.
    */
   readonly delivery: pulumi.Output<DeliveryProgress | null>;
   /** QR code scans of the campaign's pieces, as the order's last read saw them (`pulumi refresh`). */
