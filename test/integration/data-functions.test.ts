@@ -27,7 +27,7 @@ const requests: string[] = [];
 const saved = { ...process.env };
 
 /** The value of an Output, as a program's export would see it. */
-const valueOf = <T>(output: pulumi.Output<T>): Promise<T> => (output as any).promise();
+const resolved = <T>(output: pulumi.Output<T>): Promise<T> => (output as any).promise();
 const count = (pattern: RegExp) => requests.filter((line) => pattern.test(line)).length;
 
 beforeAll(async () => {
@@ -95,9 +95,9 @@ describe("data functions", () => {
     process.env.DIRECTMAIL_API_KEY = otherKey;
     pulumi.runtime.setConfig("directmail:baseUrl", sb.url);
     pulumi.runtime.setConfig("directmail:apiKey", apiKey);
-    expect((await valueOf(getTemplatesOutput())).map((t) => t.id)).toEqual([templateId]);
-    expect(await valueOf(getOrderOutput(pulumi.output(orderId)))).toMatchObject({ orderId });
-    expect((await valueOf(getOrderAnalyticsOutput([pulumi.output(orderId)])))[0]?.orderId).toBe(orderId);
+    expect((await resolved(getTemplatesOutput())).map((t) => t.id)).toEqual([templateId]);
+    expect(await resolved(getOrderOutput(pulumi.output(orderId)))).toMatchObject({ orderId });
+    expect((await resolved(getOrderAnalyticsOutput([pulumi.output(orderId)])))[0]?.orderId).toBe(orderId);
 
     pulumi.runtime.setAllConfig({});
     process.env.DIRECTMAIL_BASE_URL = sb.url;
