@@ -2,8 +2,9 @@
  * After the mailing, under the real pulumi CLI with the repository's own program (a CampaignFolder
  * whose outputs are the stack's): the plan refuses a campaign the account cannot print before
  * anything is created; `pulumi refresh` reads every order's delivery counts and QR scans in one
- * analytics request; the next `pulumi up` shows them in the stack's outputs; and `directmail
- * status` in the project prints each campaign's order as the service reports it.
+ * analytics request; the next `pulumi up`, or `pulumi refresh --run-program` at once, shows them in
+ * the stack's outputs; and `directmail status` in the project prints each campaign's order as the
+ * service reports it.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -182,6 +183,18 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
     expect(next.summary.resourceChanges).toEqual({ same: expect.any(Number) });
     expect(next.outputs.spring?.value).toMatchObject({ delivery: counts(spring), qrScans: 3 });
     expect(next.outputs.autumn?.value).toMatchObject({ delivery: counts(autumn), qrScans: 0 });
+
+    // `pulumi refresh --run-program` runs the program too: the stack's outputs follow at once.
+    await client.recordQrScan({
+      orderId: springId,
+      statisticName: 1,
+      statisticValue: "2",
+      orderRecipientId: ada?.id as number,
+    });
+    await sb.control.advanceClock(2);
+    await t.stack.refresh({ runProgram: true });
+    expect(orderOutputs().spring?.qrScans).toBe(5);
+    expect((await t.stack.outputs()).spring?.value).toMatchObject({ qrScans: 5 });
   });
 
   it("directmail status prints every campaign's order of the stack, or the ones named", async () => {
@@ -210,7 +223,7 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
       [
         "ORDER  CAMPAIGN  STATUS  PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY",
         `${autumn?.orderId}  autumn    Mailed  ${paid(autumn)}  0      $5.00    1             ${delivery(autumn)}`,
-        `${spring?.orderId}  spring    Mailed  ${paid(spring)}  3      $5.00    1             ${delivery(spring)}`,
+        `${spring?.orderId}  spring    Mailed  ${paid(spring)}  5      $5.00    1             ${delivery(spring)}`,
         "",
       ].join("\n"),
     );
