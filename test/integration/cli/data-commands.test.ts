@@ -342,6 +342,37 @@ describe("directmail status and scans import", () => {
     ]);
   });
 
+  it("stops at a failed record and lists exactly the lines not recorded", async () => {
+    const before = sb.sandbox.store.all<{ id: number }>("SELECT id FROM statistics").length;
+    // Each line's statisticValue is its line number, to tell which ones the sandbox stored.
+    const lines = Array.from({ length: 12 }, (_, i) => `${orderId},${recipientIds[i % 3]},${i + 2}`);
+    write("more.csv", ["orderId,orderRecipientId,statisticValue", ...lines, ""].join("\n"));
+    await sb.control.addFault({
+      method: "POST",
+      path: "/v1/order-recipients-statistics",
+      kind: "status",
+      status: 500,
+      times: 1,
+    });
+    const { code, stderr } = await fails("scans", "import", "more.csv");
+    await sb.control.clearFaults();
+    expect(code).toBe(1);
+    const said =
+      /^directmail: line (\d+): .*\. Recorded (\d+) of 12 scan records; not recorded: lines? ([\d, ]+)\. Import only those lines again: a recorded scan sent again counts twice\n$/.exec(
+        stderr,
+      );
+    expect(said, stderr).not.toBeNull();
+    const [, failed, recorded, notRecorded] = said as RegExpExecArray;
+    const stored = sb.sandbox.store
+      .all<{ value: number }>("SELECT value FROM statistics ORDER BY id")
+      .slice(before)
+      .map((s) => s.value);
+    const left = (notRecorded as string).split(", ").map(Number);
+    expect(stored).toHaveLength(Number(recorded));
+    expect(left).toContain(Number(failed));
+    expect([...stored, ...left].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+  });
+
   it("needs ids outside a Pulumi project", async () => {
     const { stderr } = await fails("status");
     expect(stderr).toMatch(
