@@ -4,7 +4,9 @@ import { registerInitCommand } from "./init-command";
 import { registerReportCommand } from "./report-command";
 import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
+import { registerScansCommand } from "./scans-command";
 import { registerServiceCommands } from "./service-commands";
+import { registerStatusCommand } from "./status-command";
 import { registerValidateCommand } from "./validate-command";
 
 /**
@@ -13,7 +15,9 @@ import { registerValidateCommand } from "./validate-command";
  */
 export function buildProgram(): Command {
   const program = new Command("directmail")
-    .description("Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs.")
+    .description(
+      "Direct-mail campaigns as code: a local sandbox of the service, validation, review, proofs, status.",
+    )
     .version(packageVersion());
   registerInitCommand(program);
   registerSandboxCommand(program);
@@ -21,6 +25,8 @@ export function buildProgram(): Command {
   registerServiceCommands(program);
   registerReviewCommand(program);
   registerReportCommand(program);
+  registerStatusCommand(program);
+  registerScansCommand(program);
   return program;
 }
 

@@ -7,6 +7,9 @@ import {
   listCampaignFiles,
   loadCampaignFiles,
 } from "../provider/campaign/loader";
+import { checkCampaignsOnline } from "../provider/campaign/online-check";
+import { type ServiceFacts, serviceFacts } from "../provider/lookups/index";
+import { clientFor, serviceSettings } from "./stack-settings";
 
 /**
  * `directmail validate <files or folders...>`: the checks `pulumi up` runs before it changes
@@ -14,6 +17,10 @@ import {
  * repository. Problems go to stderr as `path:line:column: message`, or with `--format github` to
  * stdout as GitHub Actions annotations (`::error file=…,line=…,col=…::message`, shown on the lines
  * of the pull request's diff); exit code 1 on any problem.
+ *
+ * `--online` also checks the files against the live account (provider/campaign/online-check.ts):
+ * the template, the font, the QR settings and the merge fields the template prints. The account is
+ * the one `pulumi up` would use (the selected stack's configuration, else the environment).
  */
 export function registerValidateCommand(program: Command): void {
   program
@@ -25,21 +32,49 @@ export function registerValidateCommand(program: Command): void {
         .choices(["text", "github"])
         .default("text"),
     )
-    .action(async (paths: string[], options: { format: "text" | "github" }) => {
-      const { summary, problems } = await validate(paths);
-      if (problems.length > 0) {
-        if (options.format === "github") {
-          // Workflow commands are read from stdout; the summary stays where it always is.
-          process.stdout.write(`${formatProblems(problems, undefined, githubAnnotation)}\n`);
-          process.stderr.write(`${summary}\n`);
+    .option(
+      "--online",
+      "also check against the live account: the template, the font, the QR settings, the merge fields",
+    )
+    .option("--cwd <dir>", "with --online: the Pulumi project whose stack names the account")
+    .option("--stack <name>", "with --online: the stack whose configuration to read")
+    .action(
+      async (
+        paths: string[],
+        options: { format: "text" | "github"; online?: boolean; cwd?: string; stack?: string },
+      ) => {
+        const { summary, problems } = options.online
+          ? await validateOnline(paths, options)
+          : await validate(paths);
+        if (problems.length > 0) {
+          if (options.format === "github") {
+            // Workflow commands are read from stdout; the summary stays where it always is.
+            process.stdout.write(`${formatProblems(problems, undefined, githubAnnotation)}\n`);
+            process.stderr.write(`${summary}\n`);
+          } else {
+            process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+          }
+          process.exitCode = 1;
         } else {
-          process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+          process.stdout.write(`${summary}\n`);
         }
-        process.exitCode = 1;
-      } else {
-        process.stdout.write(`${summary}\n`);
-      }
-    });
+      },
+    );
+}
+
+/** validate, then the campaigns that passed against the account of the stack (or the environment). */
+async function validateOnline(
+  paths: string[],
+  options: { cwd?: string; stack?: string },
+): Promise<{ summary: string; problems: CampaignProblem[] }> {
+  const settings = await serviceSettings(options);
+  const client = clientFor(settings);
+  try {
+    const result = await validate(paths, serviceFacts(client, settings.apiKey as string));
+    return { ...result, summary: `${result.summary}, against the account at ${client.baseUrl}` };
+  } finally {
+    await client.close();
+  }
 }
 
 /**
@@ -52,7 +87,10 @@ export function githubAnnotation(problem: CampaignProblem, shownPath: string): s
   return `::error file=${property(shownPath)},line=${problem.line},col=${problem.column}::${data(problem.message)}`;
 }
 
-export async function validate(paths: string[]): Promise<{ summary: string; problems: CampaignProblem[] }> {
+export async function validate(
+  paths: string[],
+  online?: ServiceFacts,
+): Promise<{ summary: string; problems: CampaignProblem[] }> {
   const files = new Set<string>();
   const problems: CampaignProblem[] = [];
   for (const given of paths) {
@@ -78,10 +116,16 @@ export async function validate(paths: string[]): Promise<{ summary: string; prob
   const unreadablePaths = problems.length;
   const loaded = await loadCampaignFiles([...files]);
   problems.push(...loaded.problems);
+  const invalidFiles = new Set(loaded.invalidFiles);
+  if (online) {
+    const found = await checkCampaignsOnline(loaded.campaigns, online);
+    for (const problem of found) invalidFiles.add(problem.file);
+    problems.push(...found);
+  }
   return {
     summary: summarize({
       files: files.size,
-      invalidFiles: loaded.invalidFiles.length,
+      invalidFiles: invalidFiles.size,
       campaigns: loaded.campaigns.length,
       unreadablePaths,
       problems: problems.length,

@@ -29,6 +29,18 @@ export {
   loadCampaignsDir,
 } from "./campaign/loader";
 export { CAMPAIGN_API_VERSION, CampaignDocument } from "./campaign/schema";
+/** Data functions: read templates, fonts, an order and orders' analytics without declaring a resource. */
+export {
+  getFonts,
+  getFontsOutput,
+  getOrder,
+  getOrderAnalytics,
+  getOrderAnalyticsOutput,
+  getOrderOutput,
+  getTemplates,
+  getTemplatesOutput,
+  type ServiceOptions,
+} from "./lookups/index";
 export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
 export { AddressBookEntryOutputFields } from "./resources/address-book-entry/outputs";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry/resource";

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
+import type { DeliveryProgress } from "../api/schemas/order";
 import { AddressBookEntry, type AddressBookEntryArgs } from "../resources/address-book-entry/resource";
 import { Checkout, type CheckoutArgs } from "../resources/checkout/resource";
 import { Order, type OrderArgs } from "../resources/order/resource";
@@ -64,6 +65,13 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
   readonly checkoutStatus: pulumi.Output<string | undefined>;
   /** What the checkout charged, in US dollars (null when it only recorded an earlier one); undefined without one. */
   readonly totalCharges: pulumi.Output<number | null | undefined>;
+  /**
+   * How many pieces are at each delivery stage, as the order's last read saw them (`pulumi refresh`
+   * reads them again: the Order's `delivery`); null when the service gave none.
+   */
+  readonly delivery: pulumi.Output<DeliveryProgress | null>;
+  /** QR code scans of the campaign's pieces, as the order's last read saw them (`pulumi refresh`). */
+  readonly qrScans: pulumi.Output<number>;
 
   constructor(name: string, args: CampaignArgs<Key>, opts?: pulumi.ComponentResourceOptions) {
     super("directmail:index:Campaign", name, {}, opts);
@@ -96,6 +104,8 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
     this.droppedSample = this.recipients.droppedSample;
     this.checkoutStatus = this.checkout ? this.checkout.orderStatus : pulumi.output(undefined);
     this.totalCharges = this.checkout ? this.checkout.totalCharges : pulumi.output(undefined);
+    this.delivery = this.order.delivery;
+    this.qrScans = this.order.qrScans;
     this.registerOutputs({
       orderId: this.orderId,
       orderStatus: this.orderStatus,
@@ -105,6 +115,8 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
       droppedSample: this.droppedSample,
       checkoutStatus: this.checkoutStatus,
       totalCharges: this.totalCharges,
+      delivery: this.delivery,
+      qrScans: this.qrScans,
     });
   }
 }

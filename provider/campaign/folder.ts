@@ -8,10 +8,15 @@
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import { DirectMailClient } from "../api/client";
+import { DirectMailError } from "../api/errors";
+import type { DeliveryProgress } from "../api/schemas/order";
+import { lookupSettings, serviceFacts } from "../lookups/index";
 import { projectRoot } from "../project";
 import type { Recipient } from "../resources/order-recipients/inputs";
 import { Campaign, type CampaignArgs } from "./component";
-import { formatProblems, type LoadedCampaign, loadCampaignsDir } from "./loader";
+import { type CampaignProblem, formatProblems, type LoadedCampaign, loadCampaignsDir } from "./loader";
+import { checkCampaignsOnline } from "./online-check";
 
 export interface CampaignFolderArgs {
   /**
@@ -39,6 +44,10 @@ export interface CampaignOutputs {
   checkoutStatus: string | undefined;
   /** What the checkout charged; undefined without one. */
   totalCharges: number | null | undefined;
+  /** Pieces at each delivery stage as `pulumi refresh` last read them; null when the service gave none. */
+  delivery: DeliveryProgress | null;
+  /** QR code scans of the campaign's pieces as `pulumi refresh` last read them. */
+  qrScans: number;
 }
 
 /** The campaigns of the folder by `metadata.name`: what `initialize` leaves for the constructor. */
@@ -87,6 +96,7 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
     const { campaigns, problems } = await loadCampaignsDir(path.resolve(root, input.args().dir), {
       relativeTo: root,
     });
+    if (problems.length === 0) problems.push(...(await onlineProblems(campaigns)));
     if (problems.length > 0) {
       const message = `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`;
       // RunError: the message alone. The SDK prints it so while the program runs, but a failure
@@ -104,6 +114,28 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
       });
     }
     return declared;
+  }
+}
+
+/**
+ * The campaigns checked against the live account (online-check.ts) when the service answers: a
+ * wrong template, font, QR setting or missing merge field fails the plan before anything is created
+ * or paid. Without a key, or when the service cannot be asked, nothing is judged here: the
+ * resources report what is wrong with the service when they call it.
+ */
+async function onlineProblems(campaigns: readonly LoadedCampaign[]): Promise<CampaignProblem[]> {
+  if (campaigns.length === 0) return [];
+  const { baseUrl, apiKey } = lookupSettings();
+  if (!apiKey) return [];
+  // One retry at most: an unreachable service must not hold the plan up.
+  const client = new DirectMailClient({ baseUrl, apiKey, retry: { maxAttempts: 2 } });
+  try {
+    return await checkCampaignsOnline(campaigns, serviceFacts(client, apiKey));
+  } catch (error) {
+    if (error instanceof DirectMailError) return [];
+    throw error;
+  } finally {
+    await client.close();
   }
 }
 
@@ -144,5 +176,7 @@ function outputsOf(campaign: Campaign): pulumi.Output<CampaignOutputs> {
     droppedSample: campaign.droppedSample,
     checkoutStatus: campaign.checkoutStatus,
     totalCharges: campaign.totalCharges,
+    delivery: campaign.delivery,
+    qrScans: campaign.qrScans,
   });
 }

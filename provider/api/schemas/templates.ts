@@ -21,11 +21,21 @@ export type Template = z.infer<typeof Template>;
 /** Payload of the templates listing (`GET /v1/templates` assumed). */
 export const TemplateList = z.array(Template).meta({ id: "TemplateList", description: "Active templates." });
 
-/** A handwriting font; `name` is what `handwritingFont` takes. Fields beyond it are not shown. */
+/**
+ * A handwriting font; `name` is what `handwritingFont` takes. Fields beyond it are not shown; `type`
+ * tells the service's styles (`Global`) from the account's uploaded fonts (`Uploaded`), which order
+ * creation rejects.
+ */
 export const Font = z
   .object({
     name: z.string(),
     displayName: z.string().nullish(),
+    type: z
+      .string()
+      .nullish()
+      .describe(
+        "`Global`: a handwriting style of the service; `Uploaded`: an account font (not for orders).",
+      ),
   })
   .meta({ id: "Font", description: "A handwriting style of the service (assumed shape)." });
 export type Font = z.infer<typeof Font>;

@@ -3,6 +3,7 @@
  * read, change or delete them, so every change is a replacement (a new entry) and `delete` only
  * forgets the entry: it stays in the address book.
  */
+import { NotFoundError } from "../../api/errors";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
@@ -28,8 +29,19 @@ export function addressBookEntryImplementation(ctx: ProviderContext): ResourceIm
       return { changes: changed.length > 0, replaces: changed };
     },
     async create(inputs: AddressBookEntryInputs) {
-      const { id } = await ctx.client().createAddressBookEntry(inputs);
-      progress(`Address-book entry ${id}`, `created for ${inputs.address1}, ${inputs.city}`);
+      const client = ctx.client();
+      let older = false;
+      const { id } = await client.createAddressBookEntry(inputs).catch((error: unknown) => {
+        // A 404 on a path without an id: a deployment that answers only at the older path, which
+        // behaves identically (spec). Nothing was created, so asking there is no second entry.
+        if (!(error instanceof NotFoundError)) throw error;
+        older = true;
+        return client.createAddressBookEntryLegacy(inputs);
+      });
+      progress(
+        `Address-book entry ${id}`,
+        `created for ${inputs.address1}, ${inputs.city}${older ? " (at the service's older address-book path)" : ""}`,
+      );
       return { id: String(id), outs: { ...inputs, entryId: id } };
     },
     // The service has no read of entries: the stored state is the best knowledge there is.

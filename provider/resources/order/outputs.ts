@@ -1,5 +1,6 @@
 /** What an `Order` reports, beside its inputs: one schema for the provider and the resource class. */
 import { z } from "zod";
+import { DeliveryProgress } from "../../api/schemas/order";
 import type { OutputOf } from "../types";
 import type { OrderInputs } from "./inputs";
 
@@ -24,6 +25,16 @@ export const OrderOutputFields = {
   updatedDate: z.string(),
   /** `true` when the order was adopted through `existingOrderId` rather than created. */
   adopted: z.boolean(),
+  /**
+   * How many pieces are at each delivery stage (`totalCards`, `mailed`, `inTransit`,
+   * `localFacility`, `delivered`, `undeliverable`, `waitingUSPS`) when last read; null when the
+   * service gave none. It changes at the service after the mailing; `pulumi refresh` reads it again.
+   */
+  delivery: DeliveryProgress.nullable(),
+  /** QR code scans of the order's pieces when last read (0 before any); `pulumi refresh` reads it again. */
+  qrScans: z.int(),
+  /** When the last QR code scan happened (ISO 8601 date-time); null before any. */
+  lastScan: z.string().nullable(),
 };
 export type OrderOutputFields = OutputOf<typeof OrderOutputFields>;
 

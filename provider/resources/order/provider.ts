@@ -1,6 +1,9 @@
 /** The provider hooks of `Order` (resource.ts): create or adopt, replace while editable, retire. */
 import { DirectMailHttpError, NotFoundError } from "../../api/errors";
+import type { OrderAnalyticsEntry } from "../../api/schemas/analytics";
+import { ENTRY_STATUS_SUCCESS } from "../../api/schemas/analytics";
 import type { OrderSummary } from "../../api/schemas/order";
+import { analyticsBatcher } from "../../lookups/analytics-batch";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { isDeletable, isEditable, notEditable } from "../order-status";
@@ -25,8 +28,30 @@ function inputsOf(props: OrderOutputs): OrderInputs {
 
 export function orderImplementation(ctx: ProviderContext): ResourceImplementation {
   const fetch = async (orderId: number): Promise<OrderSummary | undefined> => ctx.client().getOrder(orderId);
+  // A refresh reads every order's analytics; the reads of one moment share one request.
+  const analytics = analyticsBatcher(() => ctx.client());
 
-  const outputs = (inputs: OrderInputs, order: OrderSummary, adopted: boolean): OrderOutputs => ({
+  /** The engagement outputs: the delivery counts of the listing, the scans of the analytics when read. */
+  const engagement = (
+    order: OrderSummary,
+    entry: OrderAnalyticsEntry | undefined,
+    before: Partial<OrderOutputs>,
+  ): Pick<OrderOutputs, "delivery" | "qrScans" | "lastScan"> => {
+    const read = entry?.status === ENTRY_STATUS_SUCCESS ? entry : undefined;
+    return {
+      delivery: order.deliveryProgress ?? before.delivery ?? null,
+      qrScans: read?.qrCode?.totalScans ?? before.qrScans ?? 0,
+      lastScan: read?.qrCode?.lastScan ?? before.lastScan ?? null,
+    };
+  };
+
+  const outputs = (
+    inputs: OrderInputs,
+    order: OrderSummary,
+    adopted: boolean,
+    entry?: OrderAnalyticsEntry,
+    before: Partial<OrderOutputs> = {},
+  ): OrderOutputs => ({
     ...inputs,
     orderId: order.orderId,
     status: order.orderStatus,
@@ -36,6 +61,7 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
     createdDate: order.createdDate,
     updatedDate: order.updatedDate,
     adopted,
+    ...engagement(order, entry, before),
   });
 
   return {
@@ -91,10 +117,10 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
     },
 
     async read(id, props: OrderOutputs) {
-      const order = await fetch(Number(id));
+      const [order, entry] = await Promise.all([fetch(Number(id)), analytics(Number(id))]);
       // An order deleted elsewhere behaves as a nonexistent id: it leaves the state.
       if (!order) return {};
-      return { id, props: outputs(inputsOf(props), order, Boolean(props.adopted)) };
+      return { id, props: outputs(inputsOf(props), order, Boolean(props.adopted), entry, props) };
     },
 
     async delete(id, props: OrderOutputs) {

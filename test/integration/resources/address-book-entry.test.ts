@@ -57,4 +57,35 @@ describe("AddressBookEntry", () => {
     await entry.delete(id, outs);
     expect((await sb.control.addressBook(apiKey)).entries).toHaveLength(1);
   });
+
+  it("create uses the older path (entry 22) when the service answers 404 at /v1/address-book", async () => {
+    const before = (await sb.control.addressBook(apiKey)).entries.length;
+    await sb.control.addFault({
+      method: "POST",
+      path: "/v1/address-book",
+      kind: "status",
+      status: 404,
+      times: 1,
+    });
+    const said: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      said.push(String(chunk));
+      return true;
+    });
+    let id: string;
+    try {
+      ({ id } = await entry.create(
+        (await entry.check({}, { ...declared, address1: "3 Oak Street" })).inputs,
+      ));
+    } finally {
+      spy.mockRestore();
+      await sb.control.clearFaults();
+    }
+    expect(said.join("")).toContain(
+      `Address-book entry ${id}: created for 3 Oak Street, Springfield (at the service's older address-book path)`,
+    );
+    const entries = (await sb.control.addressBook(apiKey)).entries;
+    expect(entries).toHaveLength(before + 1);
+    expect(entries.at(-1)).toMatchObject({ id: Number(id) });
+  });
 });

@@ -1,0 +1,283 @@
+/**
+ * `directmail scans import FILE`: QR code scans collected elsewhere (a landing page's log, another
+ * tool's export), recorded at the service (entry 17, one scan record per request).
+ *
+ * All or nothing as far as the file goes: every line is checked first (its fields, then that each
+ * order and recipient exists at the service), and nothing is sent while any line has a problem;
+ * each problem is `file:line: field: what is wrong`. The records then go a few at a time. A record
+ * is never sent twice (a repeat would count the scan twice): when one fails, nothing more is
+ * started, and the message lists the lines that were not recorded.
+ */
+import { createReadStream } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import { type Command, InvalidArgumentError } from "commander";
+import { CsvError, parse as parseCsv } from "csv-parse";
+import type { z } from "zod";
+import type { DirectMailClient } from "../provider/api/client";
+import { NotFoundError } from "../provider/api/errors";
+import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
+import { type StackOptions, withStackOptions } from "./service-commands";
+import { clientFor, serviceSettings } from "./stack-settings";
+
+/** Problems listed; the rest are counted. */
+const MAX_PROBLEMS = 100;
+/** Records in flight at once: entry 17 takes one record per request and the spec sets no batch size. */
+const CONCURRENCY = 4;
+/** A progress line every this many records. */
+const PROGRESS_EVERY = 500;
+
+const SCAN_FIELDS = ["orderId", "orderRecipientId", "statisticValue", "statisticName"] as const;
+const ScanLine = RecipientStatistic.omit({ orderRecipient: true }).strict();
+type ScanLine = z.infer<typeof ScanLine>;
+
+export interface ScanRecord {
+  line: number;
+  scan: ScanLine;
+}
+
+export interface ScanProblem {
+  line: number;
+  message: string;
+}
+
+export interface ReadScans {
+  records: ScanRecord[];
+  problems: ScanProblem[];
+  problemCount: number;
+}
+
+function positiveInt(value: string): number {
+  const n = wholeNumberFromText(value);
+  if (n === undefined || n > 2_147_483_647) throw new InvalidArgumentError("expected a whole number");
+  return n;
+}
+
+export function registerScansCommand(program: Command): void {
+  const scans = program.command("scans").description("QR code scans of mailed pieces.");
+  withStackOptions(
+    scans
+      .command("import")
+      .description(
+        "Record QR code scans collected elsewhere: a CSV file (header row) or JSON Lines, one scan record per " +
+          "line with orderId, orderRecipientId, statisticValue (a whole number) and optionally statisticName.",
+      )
+      .argument("<file>", "a .csv, .jsonl or .ndjson file")
+      .option(
+        "--statistic-name <n>",
+        "statisticName of the lines that have none (its meanings are the service's)",
+        positiveInt,
+        1,
+      ),
+  ).action(async (file: string, options: StackOptions & { statisticName: number }) => {
+    const read = await readScans(file, options.statisticName);
+    const shown = path.relative(process.cwd(), path.resolve(file)) || file;
+    if (read.problemCount === 0 && read.records.length === 0) {
+      throw new Error(`${shown} holds no scan record; nothing was sent`);
+    }
+    const settings = await serviceSettings(options);
+    const client = clientFor(settings);
+    try {
+      if (read.problemCount === 0) read.problems.push(...(await unknownRecipients(client, read.records)));
+      const problems = read.problems;
+      const count = Math.max(read.problemCount, problems.length);
+      if (problems.length > 0) {
+        const lines = problems.slice(0, MAX_PROBLEMS).map((p) => `${shown}:${p.line}: ${p.message}`);
+        if (count > lines.length) lines.push(`${shown}: ${count - lines.length} more problems not listed`);
+        process.stderr.write(
+          `${lines.join("\n")}\n${count} problem${count === 1 ? "" : "s"} in ${shown}; nothing was sent: fix them and import the file again\n`,
+        );
+        process.exitCode = 1;
+        return;
+      }
+      const sent = await sendScans(client, read.records, (done) =>
+        process.stderr.write(`recorded ${done} of ${read.records.length} scan records\n`),
+      );
+      const orders = [...new Set(read.records.map((r) => r.scan.orderId))];
+      console.log(
+        `recorded ${sent} scan record${sent === 1 ? "" : "s"} from ${shown} ` +
+          `(order${orders.length === 1 ? "" : "s"} ${orders.join(", ")}); the service applies them shortly`,
+      );
+      console.log(`(${settings.from})`);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+/** Reads and checks every line of a CSV or JSON Lines file of scan records, in one pass. */
+export async function readScans(file: string, defaultName = 1): Promise<ReadScans> {
+  const ext = path.extname(file).toLowerCase();
+  const out: ReadScans = { records: [], problems: [], problemCount: 0 };
+  const problem = (line: number, message: string) => {
+    out.problemCount += 1;
+    if (out.problems.length < MAX_PROBLEMS) out.problems.push({ line, message });
+  };
+  const take = (line: number, fields: Record<string, unknown>) => {
+    const scan = checkLine(fields, defaultName);
+    if (scan.success) out.records.push({ line, scan: scan.data });
+    else for (const message of scan.messages) problem(line, message);
+  };
+  try {
+    await fs.access(file);
+  } catch {
+    throw new Error(`${file}: no such file`);
+  }
+  if (ext === ".csv") {
+    const parser = createReadStream(file).pipe(
+      parseCsv({ columns: true, bom: true, skip_empty_lines: true, info: true, trim: false }),
+    );
+    try {
+      for await (const { record, info } of parser as AsyncIterable<{
+        record: Record<string, string>;
+        info: { lines: number };
+      }>) {
+        take(info.lines, record);
+      }
+    } catch (error) {
+      if (!(error instanceof CsvError)) throw error;
+      const line = (error as CsvError & { lines?: number }).lines ?? 1;
+      problem(line, `the CSV cannot be read here: ${error.message.replace(/^Invalid [^:]*: /, "")}`);
+    }
+  } else if (ext === ".jsonl" || ext === ".ndjson") {
+    const lines = readline.createInterface({
+      input: createReadStream(file),
+      crlfDelay: Number.POSITIVE_INFINITY,
+    });
+    let n = 0;
+    for await (const text of lines) {
+      n += 1;
+      if (text.trim() === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        problem(n, `not JSON: ${(error as Error).message}`);
+        continue;
+      }
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        problem(
+          n,
+          'expected one scan record, an object such as {"orderId": 12, "orderRecipientId": 5, "statisticValue": "1"}',
+        );
+        continue;
+      }
+      take(n, value as Record<string, unknown>);
+    }
+  } else {
+    throw new Error(`${file}: use a .csv, .jsonl or .ndjson file of scan records`);
+  }
+  return out;
+}
+
+/**
+ * One line as a scan record: ids written as text (a CSV) become numbers, a whole-number
+ * statisticValue written as a JSON number becomes its text, then the service's schema judges it
+ * with the wording every other check uses.
+ */
+function checkLine(
+  fields: Record<string, unknown>,
+  defaultName: number,
+): { success: true; data: ScanLine } | { success: false; messages: string[] } {
+  const value: Record<string, unknown> = { statisticName: defaultName };
+  for (const [key, raw] of Object.entries(fields)) {
+    if (raw === "" || raw === null) continue;
+    if (key === "statisticValue") {
+      value[key] = typeof raw === "number" && Number.isInteger(raw) && raw >= 0 ? String(raw) : raw;
+    } else if ((SCAN_FIELDS as readonly string[]).includes(key) && typeof raw === "string") {
+      value[key] = wholeNumberFromText(raw) ?? raw;
+    } else {
+      value[key] = raw;
+    }
+  }
+  const parsed = ScanLine.safeParse(value, { error: plainWords });
+  if (parsed.success) return { success: true, data: parsed.data };
+  return {
+    success: false,
+    messages: parsed.error.issues.map((issue) => {
+      const field = issue.path.map(String).join(".");
+      const message =
+        issue.code === "unrecognized_keys"
+          ? `${issue.message} (the fields are ${SCAN_FIELDS.join(", ")})`
+          : issue.message;
+      return field ? `${field}: ${message}` : message;
+    }),
+  };
+}
+
+/**
+ * The lines whose order or recipient the account does not have: each order named is listed once
+ * (its recipients, page by page), so a wrong id stops the import before anything is sent.
+ */
+async function unknownRecipients(
+  client: DirectMailClient,
+  records: readonly ScanRecord[],
+): Promise<ScanProblem[]> {
+  const problems: ScanProblem[] = [];
+  const byOrder = new Map<number, ScanRecord[]>();
+  for (const record of records) {
+    const list = byOrder.get(record.scan.orderId);
+    if (list) list.push(record);
+    else byOrder.set(record.scan.orderId, [record]);
+  }
+  for (const [orderId, lines] of byOrder) {
+    const ids = new Set<number>();
+    try {
+      for await (const recipient of client.iterateRecipients(orderId, { pageSize: 1000 }))
+        ids.add(recipient.id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      for (const { line } of lines) {
+        problems.push({ line, message: `orderId: ${orderId} is not an order of this account; check the id` });
+      }
+      continue;
+    }
+    for (const { line, scan } of lines) {
+      if (!ids.has(scan.orderRecipientId)) {
+        problems.push({
+          line,
+          message: `orderRecipientId: ${scan.orderRecipientId} is not a recipient of order ${orderId}; check the id`,
+        });
+      }
+    }
+  }
+  return problems.sort((a, b) => a.line - b.line);
+}
+
+/**
+ * Sends every record, CONCURRENCY at a time. On a failure nothing more is started; the error lists
+ * the lines not recorded (the failed one included), since sending a recorded one again counts twice.
+ */
+export async function sendScans(
+  client: DirectMailClient,
+  records: readonly ScanRecord[],
+  progress: (done: number) => void = () => {},
+): Promise<number> {
+  const recorded = new Set<number>();
+  let next = 0;
+  let failure: { line: number; error: unknown } | undefined;
+  const worker = async () => {
+    while (failure === undefined && next < records.length) {
+      const record = records[next++] as ScanRecord;
+      try {
+        await client.recordQrScan(record.scan);
+        recorded.add(record.line);
+        if (recorded.size % PROGRESS_EVERY === 0) progress(recorded.size);
+      } catch (error) {
+        failure ??= { line: record.line, error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  if (failure) {
+    const left = records.filter((r) => !recorded.has(r.line)).map((r) => r.line);
+    const listed = left.slice(0, 20).join(", ") + (left.length > 20 ? `, ... (${left.length} lines)` : "");
+    throw new Error(
+      `line ${failure.line}: ${(failure.error as Error).message}. Recorded ${recorded.size} of ${records.length} ` +
+        `scan records; not recorded: line${left.length === 1 ? "" : "s"} ${listed}. Import only those lines again: ` +
+        "a recorded scan sent again counts twice",
+    );
+  }
+  return recorded.size;
+}

@@ -1,0 +1,280 @@
+/**
+ * `directmail status [campaign|order...]`: how the mailing went, per order: its status, the paid
+ * date, the delivery progress, the QR scans and the transactions, as a table or (`--json`) as JSON.
+ * Orders are named by id, or by campaign through the selected stack's state; without either, every
+ * order of the stack. One analytics call and one transactions call cover every order (entries 12
+ * and 13 take a list of ids); `--recipient` adds one delivery-status call per order (entry 25).
+ */
+import type { Command } from "commander";
+import type { DirectMailClient } from "../provider/api/client";
+import { NotFoundError } from "../provider/api/errors";
+import {
+  ENTRY_STATUS_SUCCESS,
+  type OrderAnalyticsEntry,
+  type OrderTransactionEntry,
+  type RecipientDeliveryStatus,
+} from "../provider/api/schemas";
+import { deployedResources } from "./review/plan";
+import { type StackOptions, withStackOptions } from "./service-commands";
+import { automation, clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "./stack-settings";
+
+/** Ids per analytics or transactions request: the list travels in the query string. */
+const IDS_PER_CALL = 200;
+
+export interface OrderStatusReport {
+  orderId: number;
+  /** The campaign (metadata.name) the order belongs to in the stack; null when named by id only. */
+  campaign: string | null;
+  /** The order's status, or why it could not be read (`NotFound`: no such order of this account). */
+  status: string;
+  found: boolean;
+  paidDate: string | null;
+  delivery: {
+    totalCards: number;
+    waitingUSPS: number;
+    mailed: number;
+    inTransit: number;
+    localFacility: number;
+    delivered: number;
+    undeliverable: number;
+    estimatedMin: string | null;
+    estimatedMax: string | null;
+  };
+  qrScans: { total: number; lastScan: string | null };
+  transactions: {
+    count: number;
+    /** Sum of the debits, US dollars. */
+    charged: number;
+    /** Sum of the credits, US dollars. */
+    credited: number;
+    entries: {
+      id: number;
+      amount: number;
+      isCredit: boolean;
+      description: string | null;
+      createdDate: string;
+    }[];
+  };
+  /** With `--recipient`: that recipient's latest carrier status in this order; null when none matches. */
+  recipient?: RecipientDeliveryStatus | null;
+}
+
+interface Target {
+  orderId: number;
+  campaign: string | null;
+}
+
+export function registerStatusCommand(program: Command): void {
+  withStackOptions(
+    program
+      .command("status")
+      .description(
+        "Show, per order, the status, paid date, delivery progress, QR scans and transactions (default: every order of the selected stack).",
+      )
+      .argument("[targets...]", "campaign names (from the stack) or order ids")
+      .option("--json", "print JSON, one object per order, for scripts")
+      .option(
+        "--recipient <who>",
+        'also show one recipient\'s latest carrier status in each order: "First Last" or an address line',
+      ),
+  ).action(async (targets: string[], options: StackOptions & { json?: boolean; recipient?: string }) => {
+    const settings = await serviceSettings(options);
+    const orders = await resolveTargets(targets, settings);
+    const client = clientFor(settings);
+    try {
+      const reports = await orderStatus(client, orders, options.recipient);
+      process.stdout.write(
+        options.json ? `${JSON.stringify(reports, null, 2)}\n` : `${formatStatusTable(reports)}\n`,
+      );
+      console.error(`(${settings.from})`);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+/** The orders the arguments name: ids as they are, campaign names through the stack's state. */
+async function resolveTargets(targets: string[], settings: ServiceSettings): Promise<Target[]> {
+  const ids = targets.filter((t) => /^\d+$/.test(t));
+  const names = targets.filter((t) => !/^\d+$/.test(t));
+  const inStack = ids.length === targets.length && targets.length > 0 ? [] : await stackOrders(settings);
+  const campaignOf = new Map(inStack.map((o) => [o.orderId, o.campaign]));
+  if (targets.length === 0) {
+    if (inStack.length === 0) {
+      throw new Error(
+        `stack "${settings.stack?.stackName}" has no order yet; run pulumi up, or give order ids`,
+      );
+    }
+    return inStack;
+  }
+  const found: Target[] = [];
+  for (const name of names) {
+    const orders = inStack.filter((o) => o.campaign === name);
+    if (orders.length === 0) {
+      const known = [...new Set(inStack.map((o) => o.campaign).filter((c) => c !== null))];
+      throw new Error(
+        `no campaign "${name}" in stack "${settings.stack?.stackName}"` +
+          (known.length > 0 ? ` (its campaigns: ${known.join(", ")})` : "") +
+          "; give a campaign name or an order id",
+      );
+    }
+    found.push(...orders);
+  }
+  for (const id of ids) found.push({ orderId: Number(id), campaign: campaignOf.get(Number(id)) ?? null });
+  const seen = new Set<number>();
+  return found.filter((t) => !seen.has(t.orderId) && seen.add(t.orderId));
+}
+
+/** The orders of the selected stack's state, with their campaigns, by campaign name. */
+async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
+  const selection = settings.stack;
+  if (selection === undefined) {
+    throw new Error(
+      "name the orders by id, or run in a Pulumi project with a stack selected to name campaigns " +
+        `(${settings.from})`,
+    );
+  }
+  const { Stack } = automation();
+  const stack = await pulumiCall(`cannot select stack "${selection.stackName}"`, () =>
+    Stack.select(selection.stackName, selection.workspace),
+  );
+  return (await deployedResources(stack))
+    .filter((r) => r.kind === "Order" && typeof r.outputs.orderId === "number")
+    .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
+    .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));
+}
+
+/** Reads every order's status: analytics and transactions in one call each per 200 orders. */
+export async function orderStatus(
+  client: DirectMailClient,
+  targets: readonly Target[],
+  recipient?: string,
+): Promise<OrderStatusReport[]> {
+  const analytics = new Map<number, OrderAnalyticsEntry>();
+  const transactions = new Map<number, OrderTransactionEntry>();
+  for (let i = 0; i < targets.length; i += IDS_PER_CALL) {
+    const ids = targets.slice(i, i + IDS_PER_CALL).map((t) => t.orderId);
+    const [a, t] = await Promise.all([client.getAnalytics(ids), client.getTransactions(ids)]);
+    for (const entry of a.orders) if (entry.orderId !== null) analytics.set(entry.orderId, entry);
+    for (const entry of t.orders) if (entry.orderId !== null) transactions.set(entry.orderId, entry);
+  }
+  const reports: OrderStatusReport[] = [];
+  for (const { orderId, campaign } of targets) {
+    const a = analytics.get(orderId);
+    const t = transactions.get(orderId);
+    const found = a?.status === ENTRY_STATUS_SUCCESS;
+    const entries = (found ? (t?.transactions ?? []) : []).map((e) => ({
+      id: e.id,
+      amount: e.amount,
+      isCredit: e.isCredit,
+      description: e.description,
+      createdDate: e.createdDate,
+    }));
+    const sum = (credit: boolean) =>
+      Math.round(entries.filter((e) => e.isCredit === credit).reduce((n, e) => n + e.amount, 0) * 100) / 100;
+    const report: OrderStatusReport = {
+      orderId,
+      campaign,
+      status: found ? (a.orderStatus ?? "unknown") : (a?.status ?? "NotFound"),
+      found,
+      paidDate: found ? a.paidDate : null,
+      delivery: {
+        totalCards: a?.totalCards ?? 0,
+        waitingUSPS: a?.waitingUSPS ?? 0,
+        mailed: a?.mailed ?? 0,
+        inTransit: a?.inTransit ?? 0,
+        localFacility: a?.localFacility ?? 0,
+        delivered: a?.delivered ?? 0,
+        undeliverable: a?.undeliverable ?? 0,
+        estimatedMin: a?.minEstimatedDeliveredDate ?? null,
+        estimatedMax: a?.maxEstimatedDeliveredDate ?? null,
+      },
+      qrScans: { total: a?.qrCode?.totalScans ?? 0, lastScan: a?.qrCode?.lastScan ?? null },
+      transactions: { count: entries.length, charged: sum(false), credited: sum(true), entries },
+    };
+    if (recipient !== undefined)
+      report.recipient = found ? await recipientStatus(client, orderId, recipient) : null;
+    reports.push(report);
+  }
+  return reports;
+}
+
+/** "First Last" by name; text with a digit (a house number) by address line. */
+export function recipientQuery(who: string): { firstName: string; lastName: string } | { address1: string } {
+  const text = who.trim();
+  const space = text.lastIndexOf(" ");
+  if (/\d/.test(text) || space < 0) return { address1: text };
+  return { firstName: text.slice(0, space).trim(), lastName: text.slice(space + 1) };
+}
+
+async function recipientStatus(
+  client: DirectMailClient,
+  orderId: number,
+  who: string,
+): Promise<RecipientDeliveryStatus | null> {
+  try {
+    return await client.getDeliveryStatus(orderId, recipientQuery(who));
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}
+
+const day = (iso: string | null) => (iso ? iso.slice(0, 10) : "-");
+const dollars = (n: number) => `$${n.toFixed(2)}`;
+
+/** The delivery progress in words: "20/23 delivered, 2 in transit, 1 undeliverable". */
+export function deliveryText(report: OrderStatusReport): string {
+  const d = report.delivery;
+  if (!report.found) return "-";
+  const more: [number, string][] = [
+    [d.waitingUSPS, "waiting on USPS"],
+    [d.mailed, "mailed"],
+    [d.inTransit, "in transit"],
+    [d.localFacility, "at the local facility"],
+    [d.undeliverable, "undeliverable"],
+  ];
+  // Before the mailing no piece is in any stage.
+  if (d.delivered + more.reduce((n, [count]) => n + count, 0) === 0) {
+    const pieces = `${d.totalCards} piece${d.totalCards === 1 ? "" : "s"}, not mailed`;
+    return report.paidDate && d.estimatedMax
+      ? `${pieces} yet (delivery expected by ${day(d.estimatedMax)})`
+      : pieces;
+  }
+  const parts = [`${d.delivered}/${d.totalCards} delivered`];
+  for (const [count, words] of more) if (count > 0) parts.push(`${count} ${words}`);
+  return parts.join(", ");
+}
+
+/** The reports as an aligned table, then one line per `--recipient` answer. */
+export function formatStatusTable(reports: readonly OrderStatusReport[]): string {
+  const header = ["ORDER", "CAMPAIGN", "STATUS", "PAID", "SCANS", "CHARGED", "TRANSACTIONS", "DELIVERY"];
+  const rows = reports.map((r) => [
+    String(r.orderId),
+    r.campaign ?? "-",
+    r.found ? r.status : `${r.status} (not an order of this account)`,
+    day(r.paidDate),
+    r.found ? String(r.qrScans.total) : "-",
+    r.found ? dollars(r.transactions.charged) : "-",
+    r.found ? String(r.transactions.count) : "-",
+    deliveryText(r),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number)))
+      .join("  ")
+      .trimEnd();
+  const lines = [line(header), ...rows.map(line)];
+  for (const r of reports) {
+    if (r.recipient === undefined) continue;
+    const who = r.recipient;
+    lines.push(
+      who === null
+        ? `order ${r.orderId}: no recipient matches`
+        : `order ${r.orderId}, recipient ${who.recipientId} (${[who.firstName, who.lastName].filter(Boolean).join(" ") || who.address1}): ` +
+            `${who.deliveryStatus ?? "not mailed yet"}${who.updatedDate ? ` since ${who.updatedDate}` : ""}`,
+    );
+  }
+  return lines.join("\n");
+}

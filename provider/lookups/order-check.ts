@@ -1,0 +1,162 @@
+/**
+ * The checks an order's declaration gets against the live account, before anything is created or
+ * paid: the template exists and is a template, the handwriting font is one the service accepts,
+ * the QR settings fit the template, and every merge field the template prints is filled in for
+ * every recipient. Each finding names the field and says what to do; where it is in a file is the
+ * caller's (campaign/online-check.ts, `directmail validate --online`).
+ */
+import type { Font, Template } from "../api/schemas/templates";
+import type { ServiceFacts } from "./facts";
+
+/** What an order declares, as far as these checks go. */
+export interface OrderDeclaration {
+  templateId: number;
+  useQr?: boolean | undefined;
+  qrUrl?: string | undefined;
+  handwritingFont?: string | undefined;
+}
+
+/** One recipient as declared: its row (1-based: line of a CSV or JSON Lines file, else position) and fields. */
+export interface DeclaredRow {
+  row: number;
+  fields: Readonly<Record<string, string | undefined>>;
+}
+
+export type CheckedField = "templateId" | "useQr" | "qrUrl" | "handwritingFont" | "recipients";
+
+export interface OnlineFinding {
+  field: CheckedField;
+  message: string;
+  /** For `recipients`: the first rows that lack the field (at most {@link MAX_ROWS_NAMED}). */
+  rows?: number[];
+}
+
+/** Rows named per missing merge field; the rest are counted. */
+export const MAX_ROWS_NAMED = 5;
+/** Templates or fonts named in a message; the rest are counted. */
+const MAX_NAMED = 10;
+
+const GLOBAL_FONT = "Global";
+
+/** Runs the checks of one order and its recipients (rows read once, in one pass). */
+export async function checkOrderOnline(
+  order: OrderDeclaration,
+  recipients: Iterable<DeclaredRow>,
+  facts: ServiceFacts,
+): Promise<OnlineFinding[]> {
+  const findings: OnlineFinding[] = [];
+  const [templates, fonts] = await Promise.all([
+    facts.templates(),
+    order.handwritingFont !== undefined ? facts.fonts() : Promise.resolve([]),
+  ]);
+  if (order.handwritingFont !== undefined) {
+    const problem = fontProblem(order.handwritingFont, fonts);
+    if (problem) findings.push({ field: "handwritingFont", message: problem });
+  }
+  const template = templates.find((t) => t.id === order.templateId);
+  if (!template) {
+    findings.push({
+      field: "templateId",
+      message: await missingTemplate(order.templateId, templates, facts),
+    });
+    return findings;
+  }
+  findings.push(...qrFindings(order, template));
+  findings.push(...mergeFieldFindings(template, recipients));
+  return findings;
+}
+
+function quoted(template: Template): string {
+  return `template ${template.id} ("${template.name}")`;
+}
+
+/** Up to MAX_NAMED items, then how many more. */
+function someOf(items: string[]): string {
+  const shown = items.slice(0, MAX_NAMED).join(", ");
+  return items.length > MAX_NAMED ? `${shown} and ${items.length - MAX_NAMED} more` : shown;
+}
+
+async function missingTemplate(id: number, templates: Template[], facts: ServiceFacts): Promise<string> {
+  const choices =
+    templates.length > 0
+      ? `use one of the account's templates: ${someOf(templates.map((t) => `${t.id} "${t.name}"`))}`
+      : "the account has no template yet; create one in the web application";
+  const order = await facts.order(id);
+  if (order) {
+    return (
+      `templateId: ${id} is an order${order.templateId !== null ? ` made from template ${order.templateId}` : ""}, ` +
+      `not a template; ${choices}`
+    );
+  }
+  return `templateId: ${id} is not a template of this account; ${choices}`;
+}
+
+function fontProblem(requested: string, fonts: Font[]): string | undefined {
+  const wanted = requested.trim().toLowerCase();
+  const styles = fonts.filter((f) => (f.type ?? GLOBAL_FONT) === GLOBAL_FONT).map((f) => f.name);
+  const found = fonts.find((f) => f.name.toLowerCase() === wanted);
+  if (found && (found.type ?? GLOBAL_FONT) === GLOBAL_FONT) return undefined;
+  const choose = `choose one of the service's handwriting styles: ${someOf(styles)}`;
+  return found
+    ? `handwritingFont: "${requested}" is a font uploaded to the account, which orders cannot use; ${choose}`
+    : `handwritingFont: "${requested}" is not a handwriting style of the service; ${choose}`;
+}
+
+function qrFindings(order: OrderDeclaration, template: Template): OnlineFinding[] {
+  const findings: OnlineFinding[] = [];
+  if (!template.hasQr) {
+    const other = "or choose a template with a QR code";
+    if (order.useQr !== undefined) {
+      findings.push({
+        field: "useQr",
+        message: `useQr: ${quoted(template)} has no QR code, and the service refuses useQr for it; remove useQr, ${other}`,
+      });
+    }
+    if (order.qrUrl !== undefined) {
+      findings.push({
+        field: "qrUrl",
+        message: `qrUrl: ${quoted(template)} has no QR code, so the URL would be printed nowhere; remove qrUrl, ${other}`,
+      });
+    }
+  } else if (order.useQr === false && order.qrUrl !== undefined) {
+    findings.push({
+      field: "qrUrl",
+      message:
+        "qrUrl: useQr is false, which removes the QR code, so the URL would be printed nowhere; " +
+        "remove qrUrl, or set useQr to true",
+    });
+  }
+  return findings;
+}
+
+function mergeFieldFindings(template: Template, recipients: Iterable<DeclaredRow>): OnlineFinding[] {
+  const printed = template.requiredMergeFields ?? [];
+  if (printed.length === 0) return [];
+  const missing = new Map<string, { count: number; rows: number[] }>(
+    printed.map((field) => [field, { count: 0, rows: [] }]),
+  );
+  let total = 0;
+  for (const { row, fields } of recipients) {
+    total += 1;
+    for (const [field, found] of missing) {
+      if ((fields[field] ?? "").trim() !== "") continue;
+      found.count += 1;
+      if (found.rows.length < MAX_ROWS_NAMED) found.rows.push(row);
+    }
+  }
+  const findings: OnlineFinding[] = [];
+  for (const [field, { count, rows }] of missing) {
+    if (count === 0) continue;
+    const more = count > rows.length ? ", ..." : "";
+    const which =
+      count === total ? `none of the ${total} recipients has` : `${count} of ${total} recipients have no`;
+    findings.push({
+      field: "recipients",
+      rows,
+      message:
+        `${which} ${field} (row${rows.length === 1 ? "" : "s"} ${rows.join(", ")}${more}), which ${quoted(template)} ` +
+        `prints; fill in ${field} for every recipient, or choose a template that does not print it`,
+    });
+  }
+  return findings;
+}
