@@ -51,8 +51,8 @@ export { CheckoutOutputFields, type CheckoutOutputs } from "./resources/checkout
 export { Checkout, type CheckoutArgs } from "./resources/checkout/resource";
 export { ConversionsInputFields, ConversionsInputs } from "./resources/conversions/inputs";
 export {
-  type ConversionsOutputs,
   ConversionsOutputFields,
+  type ConversionsOutputs,
   type ConversionUpload,
   ConversionUploadFields,
   type RejectedRecord,

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { AddressBookEntry, type AddressBookEntryArgs } from "../resources/address-book-entry/resource";
 import { Checkout, type CheckoutArgs } from "../resources/checkout/resource";
+import { Conversions, type ConversionsArgs } from "../resources/conversions/resource";
 import { Order, type OrderArgs } from "../resources/order/resource";
 import type { DropSample } from "../resources/order-recipients/outputs";
 import { OrderRecipients, type RecipientListArgs } from "../resources/order-recipients/resource";
@@ -21,6 +22,8 @@ export interface CampaignArgs<Key extends string = never> {
   checkout?: Omit<CheckoutArgs, "orderId">;
   /** Address-book entries to create with the campaign; each is named after its address. */
   addressBook?: AddressBookEntryArgs[];
+  /** Conversion records uploaded with the campaign (`<name>-conversions`), for matchback. See {@link ConversionsArgs}. */
+  conversions?: ConversionsArgs;
   /**
    * true: when the campaign leaves the stack, its resources stay at the service as they are, even a
    * draft order (`retainOnDelete` on each of them). Without it a draft is deleted at the service; an
@@ -44,6 +47,8 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
   readonly checkout: Checkout | undefined;
   /** The address-book entries, each named after its address. */
   readonly addressBook: AddressBookEntry[];
+  /** The conversion records (`<name>-conversions`); undefined without them. */
+  readonly conversions: Conversions | undefined;
 
   /** The order's id at the service. */
   readonly orderId: pulumi.Output<number>;
@@ -87,6 +92,10 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
     this.addressBook = (args.addressBook ?? []).map(
       (entry) => new AddressBookEntry(`${name}-address-${entryName(entry)}`, entry, child),
     );
+
+    this.conversions = args.conversions
+      ? new Conversions(`${name}-conversions`, args.conversions, child)
+      : undefined;
 
     this.orderId = this.order.orderId;
     this.orderStatus = this.checkout ? this.checkout.orderStatus : this.order.status;

@@ -24,7 +24,8 @@ let t: TestStack;
 let automationId: number;
 
 const CSV_HEADER = "uniqueId,firstName,lastName,address1,city,state,zipCode,revenue,primaryEmail";
-const sales = (rows: string[]) => fs.writeFileSync(path.join(t.workDir, "sales.csv"), `${[CSV_HEADER, ...rows].join("\n")}\n`);
+const sales = (rows: string[]) =>
+  fs.writeFileSync(path.join(t.workDir, "sales.csv"), `${[CSV_HEADER, ...rows].join("\n")}\n`);
 const ROWS = [
   "C-1,Ada,Lovelace,12 Main St,Springfield,IL,62701,120.00,ada@example.com",
   "C-2,Alan,Turing,14 Main St,Springfield,IL,62701,80.00,alan@example.com",
@@ -95,14 +96,19 @@ describe("Conversions under the real pulumi CLI", { timeout: 120_000 }, () => {
     expect(failed, output).toBe(false);
     const [upload] = await uploads();
     firstUpload = upload?.conversionId as number;
-    expect(await uploads()).toEqual([{ conversionId: firstUpload, status: "Processing", matched: false, records: 2 }]);
+    expect(await uploads()).toEqual([
+      { conversionId: firstUpload, status: "Processing", matched: false, records: 2 },
+    ]);
     expect(said(output, "Conversions")).toEqual([
       "[directmail] Conversions: 3 added, 0 removed, 0 changed: 0 uploads deleted, 3 records uploaded",
       '[directmail] Conversions: sales.csv row 4 (key "C-3") refused by the service: primaryEmail: Invalid email address',
       `[directmail] Conversions: upload 1 of 1 (id ${firstUpload}): 2 accepted, 1 refused`,
     ]);
     // At the service: one upload, of the two valid records.
-    expect(await client.getConversionStatus(firstUpload)).toMatchObject({ id: firstUpload, pendingDeletion: false });
+    expect(await client.getConversionStatus(firstUpload)).toMatchObject({
+      id: firstUpload,
+      pendingDeletion: false,
+    });
   });
 
   it("a preview with nothing changed changes nothing and says nothing", async () => {
@@ -113,7 +119,12 @@ describe("Conversions under the real pulumi CLI", { timeout: 120_000 }, () => {
   });
 
   it("a changed and a new record: the upload holding the change is deleted (waited for) and its records sent again", async () => {
-    sales([ROWS[0]?.replace("120.00", "150.00") as string, ROWS[1] as string, ROWS[2] as string, "C-4,Edsger,Dijkstra,18 Main St,Springfield,IL,62701,30.00,"]);
+    sales([
+      ROWS[0]?.replace("120.00", "150.00") as string,
+      ROWS[1] as string,
+      ROWS[2] as string,
+      "C-4,Edsger,Dijkstra,18 Main St,Springfield,IL,62701,30.00,",
+    ]);
     const plan = await preview();
     expect(said(plan.output, "Conversions")).toEqual([
       "[directmail] Conversions: 1 added, 0 removed, 1 changed: 1 upload deleted, 3 records uploaded",
@@ -156,12 +167,23 @@ describe("Conversions under the real pulumi CLI", { timeout: 120_000 }, () => {
 
 describe("AutomationRecipients and ProximitySearch under the real pulumi CLI", { timeout: 120_000 }, () => {
   it("create mails each recipient once; each 422 is reported per recipient with its reasonCode", async () => {
-    await sb.control.addDoNotMail({ apiKey, address1: "104 Oak Ave", city: "Springfield", state: "IL", zip: "62704" });
+    await sb.control.addDoNotMail({
+      apiKey,
+      address1: "104 Oak Ave",
+      city: "Springfield",
+      state: "IL",
+      zip: "62704",
+    });
     await setJson("automation", {
       integrationOrderId: automationId,
       keyField: "customerId",
       maxNew: 5,
-      recipients: [person(1), person(2), person(3, { returnFirstName: "Shop" }), person(4, { zipCode: "00000" })],
+      recipients: [
+        person(1),
+        person(2),
+        person(3, { returnFirstName: "Shop" }),
+        person(4, { zipCode: "00000" }),
+      ],
     });
     const { output, failed } = await up();
     expect(failed, output).toBe(false);
@@ -207,7 +229,13 @@ describe("AutomationRecipients and ProximitySearch under the real pulumi CLI", {
       integrationOrderId: automationId,
       keyField: "customerId",
       maxNew: 2,
-      recipients: [person(5), person(6), person(2), person(3, { returnFirstName: "Shop" }), person(4, { zipCode: "00000" })],
+      recipients: [
+        person(5),
+        person(6),
+        person(2),
+        person(3, { returnFirstName: "Shop" }),
+        person(4, { zipCode: "00000" }),
+      ],
     });
     const { output, failed } = await up();
     expect(failed, output).toBe(false);
@@ -223,7 +251,9 @@ describe("AutomationRecipients and ProximitySearch under the real pulumi CLI", {
     await setJson("search", {
       integrationOrderId: automationId,
       name: "Around the store",
-      addresses: [{ address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 2 }],
+      addresses: [
+        { address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 2 },
+      ],
       returnFirstName: "Shop",
       returnCity: "Springfield",
       yearBuiltFilter: { min: 2000, max: 1990 },
@@ -241,7 +271,9 @@ describe("AutomationRecipients and ProximitySearch under the real pulumi CLI", {
     await setJson("search", {
       integrationOrderId: automationId,
       name: "Around the store",
-      addresses: [{ address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 2 }],
+      addresses: [
+        { address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 2 },
+      ],
       returnFirstName: "Shop",
       returnLastName: "Owner",
       returnAddress1: "1 Market St",
@@ -261,7 +293,9 @@ describe("AutomationRecipients and ProximitySearch under the real pulumi CLI", {
     await setJson("search", {
       integrationOrderId: automationId,
       name: "Around the store",
-      addresses: [{ address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 5 }],
+      addresses: [
+        { address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 5 },
+      ],
       returnFirstName: "Shop",
       returnLastName: "Owner",
       returnAddress1: "1 Market St",

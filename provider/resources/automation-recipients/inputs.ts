@@ -12,7 +12,9 @@ export const AutomationRecipientsInputFields = {
    * The integration order (automation) that mails each recipient. It cannot change: its recipients
    * were mailed through it.
    */
-  integrationOrderId: z.int("integrationOrderId must be a whole number: the id of an integration order").positive(),
+  integrationOrderId: z
+    .int("integrationOrderId must be a whole number: the id of an integration order")
+    .positive(),
   /**
    * Recipients written in the program, each an object of the service's integration recipient
    * fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give

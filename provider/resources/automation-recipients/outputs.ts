@@ -28,7 +28,9 @@ export const AutomationRecipientsOutputFields = {
   /** Recipients the service refused (see `refused`); sent again only once they change. */
   refusedCount: z.int(),
   /** Up to ten refused recipients with their row, reason code and message. */
-  refused: z.array(z.object(RefusedRecipientFields)) as z.ZodArray<z.ZodObject<typeof RefusedRecipientFields>>,
+  refused: z.array(z.object(RefusedRecipientFields)) as z.ZodArray<
+    z.ZodObject<typeof RefusedRecipientFields>
+  >,
   /** The integration order's status when last read (`Active`, `Paused`). */
   integrationOrderStatus: z.string().nullable(),
 };

@@ -50,7 +50,10 @@ export function recipientShape(keyField: string | undefined): RecordShape<Record
       for (const [name, value] of Object.entries(row)) {
         if (!FIELD_SET.has(name)) {
           if (name !== keyField)
-            problems.push({ field: name, message: `unknown field "${shown(name)}"; a recipient has ${FIELDS.join(", ")}` });
+            problems.push({
+              field: name,
+              message: `unknown field "${shown(name)}"; a recipient has ${FIELDS.join(", ")}`,
+            });
           continue;
         }
         if (value === undefined || value === null || value === "") continue;
@@ -93,7 +96,8 @@ export function planRecipients(declared: Map<string, DeclaredRecipient>, current
   for (const [key, entry] of current) {
     const wanted = declared.get(key);
     if (wanted === undefined) forgotten += 1;
-    else if (entry.id !== REFUSED) keep.set(key, entry); // mailed: never sent again, whatever changed
+    else if (entry.id !== REFUSED)
+      keep.set(key, entry); // mailed: never sent again, whatever changed
     else if (wanted.content === entry.content) keep.set(key, entry);
     else retried += 1;
   }
@@ -118,7 +122,8 @@ function aboveMaxNew(integrationOrderId: number, count: number, maxNew: number):
 }
 
 export function automationRecipientsImplementation(ctx: ProviderContext): ResourceImplementation {
-  const tier = <T>(id: number, notDone: string, call: () => Promise<T>) => withTier(subject(id), notDone, call);
+  const tier = <T>(id: number, notDone: string, call: () => Promise<T>) =>
+    withTier(subject(id), notDone, call);
 
   const orderStatus = async (id: number): Promise<string | null | undefined> => {
     const orders = await ctx.client().listIntegrationOrders();
@@ -138,7 +143,11 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
     guard(inputs, plan);
   };
 
-  const sync = async (inputs: AutomationRecipientsInputs, current: RecipientIndex, refusedBefore: RefusedRecipient[]) => {
+  const sync = async (
+    inputs: AutomationRecipientsInputs,
+    current: RecipientIndex,
+    refusedBefore: RefusedRecipient[],
+  ) => {
     const id = inputs.integrationOrderId;
     const declared = await declaredOf(inputs);
     const plan = planRecipients(declared.byKey, current);
@@ -166,7 +175,10 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
         if (reasonCode === "DUPLICATE_RECIPIENT") {
           // Queued already (an interrupted run, or elsewhere): it was mailed; record it, never resend.
           index.set(recipient.key, { id: QUEUED_BEFORE, content: recipient.content, listed: 0 });
-          progress(subject(id), `${recordLabel(name, recipient)}: DUPLICATE_RECIPIENT, queued already: recorded, not mailed again`);
+          progress(
+            subject(id),
+            `${recordLabel(name, recipient)}: DUPLICATE_RECIPIENT, queued already: recorded, not mailed again`,
+          );
           continue;
         }
         if (ORDER_REASONS.has(reasonCode)) {
@@ -188,7 +200,12 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
     }
     progress(subject(id), `${plural(mailed, "recipient")} mailed, ${refused.length} refused`);
     const keptRefused = [...plan.keep.values()].some((e) => e.id === REFUSED);
-    return outputsOf(inputs, declared, index, [...refused, ...(keptRefused ? refusedBefore : [])].slice(0, SAMPLE));
+    return outputsOf(
+      inputs,
+      declared,
+      index,
+      [...refused, ...(keptRefused ? refusedBefore : [])].slice(0, SAMPLE),
+    );
   };
 
   const outputsOf = async (
@@ -248,7 +265,9 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
     },
 
     async create(inputs: AutomationRecipientsInputs) {
-      const outs = await tier(inputs.integrationOrderId, "nothing was mailed", () => sync(inputs, new Map(), []));
+      const outs = await tier(inputs.integrationOrderId, "nothing was mailed", () =>
+        sync(inputs, new Map(), []),
+      );
       return { id: `automation-${inputs.integrationOrderId}-${outs.digest.slice(0, 12)}`, outs };
     },
 
@@ -260,7 +279,9 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
     },
 
     async read(id, props: AutomationRecipientsOutputs) {
-      const status = await tier(props.integrationOrderId, "nothing was read", () => orderStatus(props.integrationOrderId));
+      const status = await tier(props.integrationOrderId, "nothing was read", () =>
+        orderStatus(props.integrationOrderId),
+      );
       if (status === undefined) {
         progress(
           subject(props.integrationOrderId),

@@ -41,9 +41,14 @@ export const ConversionsInputFields = {
 
 /** The inputs as `check` records them: the declaration, and what it computed from the records. */
 export const ConversionsInputs = z
-  .strictObject({ ...ConversionsInputFields, digest: z.string().optional(), declaredCount: z.int().optional() })
+  .strictObject({
+    ...ConversionsInputFields,
+    digest: z.string().optional(),
+    declaredCount: z.int().optional(),
+  })
   .refine((v) => (v.records === undefined) !== (v.file === undefined), {
-    message: "declare the conversion records either inline (records) or in a file (file), exactly one of the two",
+    message:
+      "declare the conversion records either inline (records) or in a file (file), exactly one of the two",
     path: ["file"],
   });
 export type ConversionsInputs = z.infer<typeof ConversionsInputs>;

@@ -41,7 +41,9 @@ export const ConversionsOutputFields = {
   /** Up to ten refused records, with their row and the service's message. */
   rejected: z.array(z.object(RejectedRecordFields)) as z.ZodArray<z.ZodObject<typeof RejectedRecordFields>>,
   /** The uploads holding the records, with their status. */
-  uploads: z.array(z.object(ConversionUploadFields)) as z.ZodArray<z.ZodObject<typeof ConversionUploadFields>>,
+  uploads: z.array(z.object(ConversionUploadFields)) as z.ZodArray<
+    z.ZodObject<typeof ConversionUploadFields>
+  >,
 };
 export type ConversionsOutputFields = OutputOf<typeof ConversionsOutputFields>;
 

@@ -104,7 +104,10 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
     }
     const total = pending.size;
     if (total === 0) return;
-    progress(SUBJECT, `deleting ${total} upload${total === 1 ? "" : "s"} (${[...pending].join(", ")}); waiting up to ${waitSeconds} s for the service`);
+    progress(
+      SUBJECT,
+      `deleting ${total} upload${total === 1 ? "" : "s"} (${[...pending].join(", ")}); waiting up to ${waitSeconds} s for the service`,
+    );
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
       for (const id of [...pending]) {
@@ -142,7 +145,11 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
       rejectedCount += 1;
       entries.set(record.key, { id: 0, content: record.content, listed: 0 });
       if (rejected.length < SAMPLE) {
-        rejected.push({ row: record.row, ...(record.keyValue !== undefined ? { key: record.keyValue } : {}), message });
+        rejected.push({
+          row: record.row,
+          ...(record.keyValue !== undefined ? { key: record.keyValue } : {}),
+          message,
+        });
         progress(SUBJECT, `${recordLabel(name, record)} refused by the service: ${message}`);
       }
     };
@@ -185,7 +192,8 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
           `${batch.length - refused} accepted, ${refused} refused`,
       );
     }
-    if (rejectedCount > rejected.length) progress(SUBJECT, `... and ${rejectedCount - rejected.length} more refused records`);
+    if (rejectedCount > rejected.length)
+      progress(SUBJECT, `... and ${rejectedCount - rejected.length} more refused records`);
     return { entries, rejected, rejectedCount };
   };
 
@@ -252,9 +260,11 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
     },
 
     async diff(_id, olds: ConversionsOutputs, news: ConversionsInputs) {
-      const recordsChanged = news.digest === undefined || news.digest !== olds.digest || news.keyField !== olds.keyField;
+      const recordsChanged =
+        news.digest === undefined || news.digest !== olds.digest || news.keyField !== olds.keyField;
       const waitChanged = news.deleteWaitSeconds !== olds.deleteWaitSeconds;
-      const sourceChanged = news.file !== olds.file || (news.records === undefined) !== (olds.records === undefined);
+      const sourceChanged =
+        news.file !== olds.file || (news.records === undefined) !== (olds.records === undefined);
       if (!recordsChanged && !waitChanged && !sourceChanged) return { changes: false };
       if (recordsChanged && news.digest !== undefined) {
         const declared = await declaredOf(news);
@@ -267,11 +277,16 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
     async create(inputs: ConversionsInputs) {
       const outs = await tier("nothing was uploaded", () => sync(inputs, new Map(), [], true));
       const first = outs.uploads[0]?.conversionId;
-      return { id: first !== undefined ? `conversions-${first}` : `conversions-${outs.digest.slice(0, 12)}`, outs };
+      return {
+        id: first !== undefined ? `conversions-${first}` : `conversions-${outs.digest.slice(0, 12)}`,
+        outs,
+      };
     },
 
     async update(_id, olds: ConversionsOutputs, news: ConversionsInputs) {
-      return { outs: await tier("nothing was changed", () => sync(news, indexOf(olds), olds.rejected ?? [], false)) };
+      return {
+        outs: await tier("nothing was changed", () => sync(news, indexOf(olds), olds.rejected ?? [], false)),
+      };
     },
 
     async read(id, props: ConversionsOutputs) {
@@ -297,7 +312,13 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
             );
           }
         }
-        const outs = await outputsOf(props, gone ? STALE : props.digest, props.declaredCount, index, props.rejected ?? []);
+        const outs = await outputsOf(
+          props,
+          gone ? STALE : props.digest,
+          props.declaredCount,
+          index,
+          props.rejected ?? [],
+        );
         return { id, props: outs };
       });
     },

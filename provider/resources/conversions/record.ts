@@ -43,7 +43,10 @@ export const conversionShape: RecordShape<Record<string, unknown>> = {
       const [head, sub, ...rest] = name.split(".");
       if (head !== undefined && ADDRESSES.has(head) && sub !== undefined && rest.length === 0) {
         if (!ADDRESS_FIELDS.has(sub)) {
-          problems.push({ field: name, message: `unknown address field "${shown(sub)}"; an address has ${[...ADDRESS_FIELDS].join(", ")}` });
+          problems.push({
+            field: name,
+            message: `unknown address field "${shown(sub)}"; an address has ${[...ADDRESS_FIELDS].join(", ")}`,
+          });
           continue;
         }
         const v = text(value, name, problems);
@@ -58,7 +61,10 @@ export const conversionShape: RecordShape<Record<string, unknown>> = {
         }
         for (const [sub, v] of Object.entries(value)) {
           if (!ADDRESS_FIELDS.has(sub)) {
-            problems.push({ field: `${name}.${sub}`, message: `unknown address field "${shown(sub)}"; an address has ${[...ADDRESS_FIELDS].join(", ")}` });
+            problems.push({
+              field: `${name}.${sub}`,
+              message: `unknown address field "${shown(sub)}"; an address has ${[...ADDRESS_FIELDS].join(", ")}`,
+            });
             continue;
           }
           const t = text(v, `${name}.${sub}`, problems);

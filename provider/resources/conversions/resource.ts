@@ -8,7 +8,8 @@ import { ConversionsOutputFields } from "./outputs";
 export interface ConversionsArgs extends ArgsOf<typeof ConversionsInputFields> {}
 
 // The resource's Output properties, merged into the class below.
-export interface Conversions extends OutputProperties<typeof ConversionsOutputFields, typeof ConversionsInputFields> {}
+export interface Conversions
+  extends OutputProperties<typeof ConversionsOutputFields, typeof ConversionsInputFields> {}
 
 /**
  * Conversion events uploaded for matchback and attribution, from a file (CSV, JSON, JSON Lines) or

@@ -30,7 +30,9 @@ export const ProximityAddressFields = {
 /** The fields a ProximitySearch declares. None can change once it ran (a search is paid and mails). */
 export const ProximitySearchInputFields = {
   /** The integration order (automation) that mails the addresses found. */
-  integrationOrderId: z.int("integrationOrderId must be a whole number: the id of an integration order").positive(),
+  integrationOrderId: z
+    .int("integrationOrderId must be a whole number: the id of an integration order")
+    .positive(),
   /** The search's name at the service. */
   name: z.string(),
   /** Owner or renter filter (enumerated by the service; meanings not shown). */

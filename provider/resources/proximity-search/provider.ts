@@ -59,7 +59,8 @@ export function proximitySearchImplementation(ctx: ProviderContext): ResourceImp
       const changed = Object.keys(ProximitySearchInputs.shape).filter(
         (key) =>
           isUnknown(news[key as keyof ProximitySearchInputs]) ||
-          JSON.stringify(olds[key as keyof ProximitySearchInputs]) !== JSON.stringify(news[key as keyof ProximitySearchInputs]),
+          JSON.stringify(olds[key as keyof ProximitySearchInputs]) !==
+            JSON.stringify(news[key as keyof ProximitySearchInputs]),
       );
       if (changed.length === 0) return { changes: false };
       throw new UserError(
@@ -96,7 +97,10 @@ export function proximitySearchImplementation(ctx: ProviderContext): ResourceImp
         read(props.integrationOrderId),
       );
       if (!order) {
-        progress(subject(props.integrationOrderId), "no longer exists at the service: its proximity search leaves this stack");
+        progress(
+          subject(props.integrationOrderId),
+          "no longer exists at the service: its proximity search leaves this stack",
+        );
         return {};
       }
       const searchStatus = (order.pendingProximitySearches ?? 0) > 0 ? "Processing" : "Complete";

@@ -11,8 +11,8 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { CsvError, parse as parseCsv } from "csv-parse";
-import { shown } from "../../text";
 import { projectRoot } from "../../project";
+import { shown } from "../../text";
 import { KEY_HEX_LENGTH } from "../recipients/source";
 import { UserError } from "../user-error";
 
@@ -123,11 +123,20 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
   }
   if (ext !== ".csv") fail(`unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`);
   const parser = createReadStream(file).pipe(
-    parseCsv({ skip_empty_lines: true, trim: true, info: true, bom: true, record_delimiter: ["\r\n", "\n", "\r"] }),
+    parseCsv({
+      skip_empty_lines: true,
+      trim: true,
+      info: true,
+      bom: true,
+      record_delimiter: ["\r\n", "\n", "\r"],
+    }),
   );
   let columns: string[] | undefined;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number };
+    }>) {
       if (columns === undefined) {
         columns = record;
         continue;
@@ -209,7 +218,13 @@ export async function loadRecords<T>(
         });
       continue;
     }
-    byKey.set(key, { key, content, row, ...(keyValue !== undefined ? { keyValue } : {}), record: shaped.record });
+    byKey.set(key, {
+      key,
+      content,
+      row,
+      ...(keyValue !== undefined ? { keyValue } : {}),
+      record: shaped.record,
+    });
   }
   const pairs = [...byKey.values()].map((r) => `${r.key} ${r.content}`).sort();
   const hash = createHash("sha256");
@@ -218,18 +233,27 @@ export async function loadRecords<T>(
 }
 
 /** How a record is named in a message: its row, and its key when there is a key field. */
-export function recordLabel(sourceName: string, record: Pick<LoadedRecord<unknown>, "row" | "keyValue">): string {
+export function recordLabel(
+  sourceName: string,
+  record: Pick<LoadedRecord<unknown>, "row" | "keyValue">,
+): string {
   return `${sourceName} row ${record.row}${record.keyValue !== undefined ? ` (key "${shown(record.keyValue)}")` : ""}`;
 }
 
 /** Refuses a source with problems: every problem on one line each, with its row and field. */
-export function refuseProblems(sourceName: string, loaded: Pick<LoadedRecords<unknown>, "problems" | "problemCount">): void {
+export function refuseProblems(
+  sourceName: string,
+  loaded: Pick<LoadedRecords<unknown>, "problems" | "problemCount">,
+): void {
   if (loaded.problemCount === 0) return;
-  const lines = loaded.problems.map((p) => `${sourceName} row ${p.row}${p.field ? `, ${shown(p.field)}` : ""}: ${p.message}`);
+  const lines = loaded.problems.map(
+    (p) => `${sourceName} row ${p.row}${p.field ? `, ${shown(p.field)}` : ""}: ${p.message}`,
+  );
   if (loaded.problemCount > loaded.problems.length)
     lines.push(`... and ${loaded.problemCount - loaded.problems.length} more problems`);
   throw new UserError(`${lines.join("\n")}\nNothing was sent; fix the records and run the command again.`);
 }
 
 /** The name of a source in messages: its file, or "records" for an inline list. */
-export const sourceName = (source: RecordSource, inlineName: string) => ("file" in source ? source.file : inlineName);
+export const sourceName = (source: RecordSource, inlineName: string) =>
+  "file" in source ? source.file : inlineName;
