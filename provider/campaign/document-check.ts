@@ -13,7 +13,7 @@ import {
   type Vocabulary,
 } from "../api/schemas/issues";
 import type { CampaignProblem, Path } from "./problem";
-import { CampaignDocument, DOCUMENT_KINDS, type DocumentKind } from "./schema";
+import { DOCUMENT_KINDS, type DocumentKind } from "./schema";
 import {
   isPlainObject,
   nodeAt,

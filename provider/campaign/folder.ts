@@ -134,15 +134,19 @@ function conversionsArgs(
  * `<name>` for conversions; `<name>-recipients` and `<name>-search-<search name>` for an automation
  * (renaming a search is a new search, which mails).
  */
-function declareResources(loaded: LoadedResourceDocument, root: string, parent: pulumi.Resource): void {
+function declareResources(loaded: LoadedResourceDocument, root: string, folder: pulumi.Resource): void {
+  let parent = folder;
   const { document } = loaded;
   const name = document.metadata.name;
   const file = fromProject(root, loaded.recordsFile);
   if (document.kind === "Conversions") {
-    new Conversions(name, conversionsArgs(document.spec, file), { parent });
+    new Conversions(name, conversionsArgs(document.spec, file), { parent: folder });
     return;
   }
   const { integrationOrderId, recipients, proximitySearches } = document.spec;
+  // One component per automation, named after it: `directmail review` reports it as one entry.
+  const group = new pulumi.ComponentResource("directmail:index:Automation", name, {}, { parent });
+  parent = group;
   if (recipients) {
     const { file: _file, inline, ...options } = recipients;
     new AutomationRecipients(

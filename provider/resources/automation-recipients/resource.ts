@@ -18,7 +18,6 @@ export interface AutomationRecipients
  * service's refusals (422) are reported per recipient with their reason code. `maxNew` stops a plan
  * that would mail more recipients than allowed. See docs/resources.md.
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
 export class AutomationRecipients extends pulumi.dynamic.Resource {
   constructor(name: string, args: AutomationRecipientsArgs, opts?: pulumi.CustomResourceOptions) {
     super(

@@ -19,7 +19,6 @@ export interface Conversions
  * upload's status; destroy deletes the uploads and waits for the service to complete it.
  * See docs/resources.md.
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
 export class Conversions extends pulumi.dynamic.Resource {
   constructor(name: string, args: ConversionsArgs, opts?: pulumi.CustomResourceOptions) {
     super(

@@ -17,7 +17,6 @@ export interface ProximitySearch
  * sending, each problem naming its field; create-only: a change is refused (declare a new one);
  * `refresh` follows the asynchronous discovery. Destroy forgets it. See docs/resources.md.
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
 export class ProximitySearch extends pulumi.dynamic.Resource {
   constructor(name: string, args: ProximitySearchArgs, opts?: pulumi.CustomResourceOptions) {
     super(
