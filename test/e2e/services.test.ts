@@ -35,6 +35,8 @@ const ROWS = [
 ];
 const setJson = (key: string, value: unknown) => t.stack.setConfig(key, { value: JSON.stringify(value) });
 const up = () => run((onOutput) => t.stack.up({ onOutput }));
+/** An up that goes on after a resource fails, so that every resource's refusal is shown. */
+const upEach = () => run((onOutput) => t.stack.up({ onOutput, continueOnError: true }));
 const preview = () => run((onOutput) => t.stack.preview({ onOutput }));
 const exists = async (conversionId: number) =>
   client.getConversionStatus(conversionId).then(
@@ -209,7 +211,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
     expect((await queued()).map((r) => r.lastName)).toEqual(["Number1", "Number5", "Number6"]);
   });
 
-  it("refused at preview, nothing sent: a plan over maxNew, and a proximity search that breaks the spec's rules (each naming its field)", async () => {
+  it("refused when planned (check and diff, as in a preview), nothing sent: a plan over maxNew, and a proximity search that breaks the spec's rules (each naming its field)", async () => {
     await setJson("automation", {
       integrationOrderId: automationId,
       keyField: "customerId",
@@ -223,7 +225,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       returnAddress1: undefined,
       yearBuiltFilter: { min: 2000, max: 1990 },
     });
-    const { output, failed } = await preview();
+    const { output, failed } = await upEach();
     expect(failed).toBe(true);
     const d = diagnostics(output);
     expect(d[resource("AutomationRecipients", "welcome")]).toEqual([
@@ -314,7 +316,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       recipients: [person(5), person(6), person(7)],
     });
     const before = await queued();
-    const { output, failed } = await up();
+    const { output, failed } = await upEach();
     await sb.control.updateAccount({ apiKey, tier: "pro" });
     expect(failed).toBe(true);
     const d = diagnostics(output);

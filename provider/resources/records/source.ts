@@ -122,15 +122,17 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
     return;
   }
   if (ext !== ".csv") fail(`unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`);
-  const parser = createReadStream(file).pipe(
-    parseCsv({
-      skip_empty_lines: true,
-      trim: true,
-      info: true,
-      bom: true,
-      record_delimiter: ["\r\n", "\n", "\r"],
-    }),
-  );
+  const parser = parseCsv({
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    bom: true,
+    record_delimiter: ["\r\n", "\n", "\r"],
+  });
+  // pipe() does not pass a read error on: without this the parser would wait forever.
+  createReadStream(file)
+    .on("error", (error) => parser.destroy(error))
+    .pipe(parser);
   let columns: string[] | undefined;
   try {
     for await (const { record, info } of parser as AsyncIterable<{

@@ -78,6 +78,24 @@ describe("AutomationRecipients hooks", () => {
     expect((await sb.control.integrationRecipients(apiKey, id)).recipients).toEqual([]);
   });
 
+  it("maxNew fails the plan: check for a new resource, diff for a change (the hooks a preview runs)", async () => {
+    const { id } = await sb.control.createIntegrationOrder({ apiKey, name: "M", templateId });
+    const message = (n: number) =>
+      `Integration order ${id}: this change would mail ${n} new recipients, more than maxNew 1; nothing was mailed.`;
+    await expect(
+      automation.check({}, { integrationOrderId: id, recipients: [recipient(6), recipient(7)], maxNew: 1 }),
+    ).rejects.toThrow(message(2));
+    const { inputs } = await automation.check(
+      {},
+      { integrationOrderId: id, recipients: [recipient(6)], maxNew: 1 },
+    );
+    const { outs } = await automation.create(inputs);
+    const more = { ...inputs, recipients: [recipient(6), recipient(7), recipient(8)] };
+    const { inputs: checked } = await automation.check(inputs, more);
+    await expect(automation.diff("x", outs, checked)).rejects.toThrow(message(2));
+    expect((await sb.control.integrationRecipients(apiKey, id)).recipients).toHaveLength(1);
+  });
+
   it("maxNew is enforced again when applied (an up without a preview), before anything is sent", async () => {
     const { id } = await sb.control.createIntegrationOrder({ apiKey, name: "G", templateId });
     const inputs = { integrationOrderId: id, recipients: [recipient(4), recipient(5)], maxNew: 1 };
