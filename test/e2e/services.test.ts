@@ -211,13 +211,22 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
     expect((await queued()).map((r) => r.lastName)).toEqual(["Number1", "Number5", "Number6"]);
   });
 
-  it("refused when planned (check and diff, as in a preview), nothing sent: a plan over maxNew, and a proximity search that breaks the spec's rules (each naming its field)", async () => {
+  it("refused at preview, nothing sent: a plan over maxNew; a proximity search that breaks the spec's rules, each naming its field", async () => {
     await setJson("automation", {
       integrationOrderId: automationId,
       keyField: "customerId",
       maxNew: 1,
       recipients: [person(5), person(6), person(7), person(8)],
     });
+    const guarded = await preview();
+    expect(guarded.failed).toBe(true);
+    expect(diagnostics(guarded.output)[resource("AutomationRecipients", "welcome")]).toEqual([
+      `error: Integration order ${automationId}: this change would mail 2 new recipients, more than maxNew 1; nothing was ` +
+        "mailed. Raise maxNew if that many are intended, or declare fewer recipients.",
+    ]);
+
+    // One refusal at a time: the engine stops a preview at the first resource that fails.
+    await t.stack.removeConfig("automation");
     await setJson("search", {
       ...SEARCH,
       integrationOrderId: automationId,
@@ -225,16 +234,11 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       returnAddress1: undefined,
       yearBuiltFilter: { min: 2000, max: 1990 },
     });
-    const { output, failed } = await upEach();
+    const { output, failed } = await preview();
     expect(failed).toBe(true);
-    const d = diagnostics(output);
-    expect(d[resource("AutomationRecipients", "welcome")]).toEqual([
-      `error: Integration order ${automationId}: this change would mail 2 new recipients, more than maxNew 1; nothing was ` +
-        "mailed. Raise maxNew if that many are intended, or declare fewer recipients.",
-    ]);
     const problem =
       "error: pulumi-nodejs:dynamic/directmail:ProximitySearch resource 'around-store' has a problem:";
-    expect(d[resource("ProximitySearch", "around-store")]).toEqual([
+    expect(diagnostics(output)[resource("ProximitySearch", "around-store")]).toEqual([
       `${problem} yearBuiltFilter.max: min must not exceed max`,
       `${problem} returnLastName: returnFirstName and returnLastName are given together`,
       `${problem} returnAddress1: returnAddress1 is required when any other return address field is given`,
