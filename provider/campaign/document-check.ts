@@ -30,6 +30,11 @@ const FILE_WORDS: Vocabulary = {
 };
 
 const KIND_MESSAGE = `kind: write one of ${Object.keys(DOCUMENT_KINDS).join(", ")}`;
+/** What an unknown kind was, for its message; nothing when it is missing. (A document of an unknown kind is checked as a Campaign.) */
+const kindFound = (value: unknown) => {
+  const kind = valueAt(value, ["kind"]);
+  return kind === undefined ? "" : `; found ${JSON.stringify(kind)}`;
+};
 
 /** Checks one document against the schema of its kind; each problem goes to `problems`. */
 export function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): void {
@@ -42,12 +47,6 @@ export function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[
         "not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign " +
         "(a campaigns folder holds campaign files only)",
     });
-    return;
-  }
-  // An unknown kind: one problem, not the campaign schema's every complaint about another kind of document.
-  const kind = valueAt(parsed.value, ["kind"]);
-  if (typeof kind === "string" && !Object.hasOwn(DOCUMENT_KINDS, kind)) {
-    problems.push({ file: parsed.file, ...positionOf(parsed, ["kind"]), message: KIND_MESSAGE });
     return;
   }
   const root = schemaOf(parsed.value);
@@ -63,7 +62,7 @@ export function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[
       problems.push({
         file: parsed.file,
         ...positionOf(parsed, ["kind"]),
-        message: KIND_MESSAGE,
+        message: `${KIND_MESSAGE}${kindFound(parsed.value)}`,
       });
       continue;
     }

@@ -591,7 +591,9 @@ describe("Conversions and Automation documents", () => {
       '7:3: spec: unknown key "keyfield" (did you mean "keyField"?); allowed keys: file, inline, keyField, deleteWaitSeconds',
       "14:23: spec.integrationOrderId: must be greater than 0; found 0",
       "16:5: spec.recipients: give the recipients either as a file or inline, exactly one of the two",
-      "20:7: kind: write one of Campaign, Conversions, Automation",
+      '20:7: kind: write one of Campaign, Conversions, Automation; found "Mailing"',
+      "23:7: spec: order is required (a section with templateId, useQr, qrUrl, handwritingFont, existingOrderId)",
+      "23:7: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
     ]);
   });
 });
