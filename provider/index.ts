@@ -44,9 +44,33 @@ export {
 export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
 export { AddressBookEntryOutputFields } from "./resources/address-book-entry/outputs";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry/resource";
+export {
+  AutomationRecipientsInputFields,
+  AutomationRecipientsInputs,
+} from "./resources/automation-recipients/inputs";
+export {
+  AutomationRecipientsOutputFields,
+  type AutomationRecipientsOutputs,
+  type RefusedRecipient,
+  RefusedRecipientFields,
+} from "./resources/automation-recipients/outputs";
+export {
+  AutomationRecipients,
+  type AutomationRecipientsArgs,
+} from "./resources/automation-recipients/resource";
 export { CheckoutInputFields, CheckoutInputs } from "./resources/checkout/inputs";
 export { CheckoutOutputFields, type CheckoutOutputs } from "./resources/checkout/outputs";
 export { Checkout, type CheckoutArgs } from "./resources/checkout/resource";
+export { ConversionsInputFields, ConversionsInputs } from "./resources/conversions/inputs";
+export {
+  ConversionsOutputFields,
+  type ConversionsOutputs,
+  type ConversionUpload,
+  ConversionUploadFields,
+  type RejectedRecord,
+  RejectedRecordFields,
+} from "./resources/conversions/outputs";
+export { Conversions, type ConversionsArgs } from "./resources/conversions/resource";
 export { OrderInputFields, OrderInputs } from "./resources/order/inputs";
 export { OrderOutputFields, type OrderOutputs } from "./resources/order/outputs";
 export { Order, type OrderArgs } from "./resources/order/resource";
@@ -71,6 +95,16 @@ export {
 export { ProviderInfoInputFields, ProviderInfoInputs } from "./resources/provider-info/inputs";
 export { ProviderInfoOutputFields } from "./resources/provider-info/outputs";
 export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info/resource";
+export {
+  ProximityAddressFields,
+  ProximitySearchInputFields,
+  ProximitySearchInputs,
+} from "./resources/proximity-search/inputs";
+export {
+  ProximitySearchOutputFields,
+  type ProximitySearchOutputs,
+} from "./resources/proximity-search/outputs";
+export { ProximitySearch, type ProximitySearchArgs } from "./resources/proximity-search/resource";
 export {
   DeclaredRecipient,
   IDENTITY_FIELDS,

@@ -184,8 +184,12 @@ const CREATES = new Set(["create", "create-replacement", "replace"]);
 const DELETES = new Set(["delete", "delete-replaced", "discard", "replace"]);
 const UPDATES = new Set(["update", "import", "import-replacement"]);
 
-/** Resource types that send recipients to an automation (integration order). */
-const AUTOMATION_TYPE = /directmail:(?:index:)?(?:Integration|Automation)\w*$/;
+/**
+ * Resources that send recipients to an automation (integration order), which mails them:
+ * AutomationRecipients, and ProximitySearch (the addresses it finds). Resources only: the
+ * `directmail:index:Automation` component that groups them is not one.
+ */
+const AUTOMATION_TYPE = /\/directmail:(?:(?:Integration|Automation)\w*|ProximitySearch)$/;
 
 /**
  * The actions of a campaign. From the plan when the preview reached the campaign; else from its

@@ -8,6 +8,9 @@ import { pulumiMessage } from "../stack-settings";
 
 /** The type of the `Campaign` component: its resource name is the campaign's `metadata.name`. */
 export const CAMPAIGN_TYPE = "directmail:index:Campaign";
+/** The component of a campaign file's `kind: Automation` document, reviewed as a campaign of that name. */
+export const AUTOMATION_COMPONENT_TYPE = "directmail:index:Automation";
+const GROUP_TYPES = new Set([CAMPAIGN_TYPE, AUTOMATION_COMPONENT_TYPE]);
 
 export interface PlannedStep {
   op: string;
@@ -62,8 +65,8 @@ export function kindOf(type: string): string {
 
 /** The campaign a resource belongs to: its parent's name when the parent is a Campaign. */
 function campaignOf(urn: string, type: string, parent: string | undefined): string | undefined {
-  if (type === CAMPAIGN_TYPE) return nameOf(urn);
-  if (parent && typeOf(parent) === CAMPAIGN_TYPE) return nameOf(parent);
+  if (GROUP_TYPES.has(type)) return nameOf(urn);
+  if (parent && GROUP_TYPES.has(typeOf(parent))) return nameOf(parent);
   return undefined;
 }
 
@@ -146,10 +149,10 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
 function campaignFromUrn(urn: string): string | undefined {
   const parts = urn.split("::");
   const chain = (parts[parts.length - 2] ?? "").split("$");
-  if (chain[chain.length - 1] === CAMPAIGN_TYPE) return nameOf(urn);
-  if (chain[chain.length - 2] !== CAMPAIGN_TYPE) return undefined;
+  if (GROUP_TYPES.has(chain[chain.length - 1] ?? "")) return nameOf(urn);
+  if (!GROUP_TYPES.has(chain[chain.length - 2] ?? "")) return undefined;
   const name = nameOf(urn);
-  return name.replace(/-(recipients|checkout|address-[0-9a-f]+)$/, "");
+  return name.replace(/-(recipients|checkout|address-[0-9a-f]+|search-[a-z0-9-]+)$/, "");
 }
 
 /** Inputs without the serialized provider (`__provider`), which is code, not data of the resource. */

@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { DeliveryProgress } from "../api/schemas/order";
 import { AddressBookEntry, type AddressBookEntryArgs } from "../resources/address-book-entry/resource";
 import { Checkout, type CheckoutArgs } from "../resources/checkout/resource";
+import { Conversions, type ConversionsArgs } from "../resources/conversions/resource";
 import { Order, type OrderArgs } from "../resources/order/resource";
 import type { DropSample } from "../resources/order-recipients/outputs";
 import { OrderRecipients, type RecipientListArgs } from "../resources/order-recipients/resource";
@@ -22,6 +23,8 @@ export interface CampaignArgs<Key extends string = never> {
   checkout?: Omit<CheckoutArgs, "orderId">;
   /** Address-book entries to create with the campaign; each is named after its address. */
   addressBook?: AddressBookEntryArgs[];
+  /** Conversion records uploaded with the campaign (`<name>-conversions`), for matchback. See {@link ConversionsArgs}. */
+  conversions?: ConversionsArgs;
   /**
    * true: when the campaign leaves the stack, its resources stay at the service as they are, even a
    * draft order (`retainOnDelete` on each of them). Without it a draft is deleted at the service; an
@@ -45,6 +48,8 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
   readonly checkout: Checkout | undefined;
   /** The address-book entries, each named after its address. */
   readonly addressBook: AddressBookEntry[];
+  /** The conversion records (`<name>-conversions`); undefined without them. */
+  readonly conversions: Conversions | undefined;
 
   /** The order's id at the service. */
   readonly orderId: pulumi.Output<number>;
@@ -95,6 +100,10 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
     this.addressBook = (args.addressBook ?? []).map(
       (entry) => new AddressBookEntry(`${name}-address-${entryName(entry)}`, entry, child),
     );
+
+    this.conversions = args.conversions
+      ? new Conversions(`${name}-conversions`, args.conversions, child)
+      : undefined;
 
     this.orderId = this.order.orderId;
     this.orderStatus = this.checkout ? this.checkout.orderStatus : this.order.status;

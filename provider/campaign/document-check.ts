@@ -13,7 +13,7 @@ import {
   type Vocabulary,
 } from "../api/schemas/issues";
 import type { CampaignProblem, Path } from "./problem";
-import { CampaignDocument } from "./schema";
+import { DOCUMENT_KINDS, type DocumentKind } from "./schema";
 import {
   isPlainObject,
   nodeAt,
@@ -29,7 +29,14 @@ const FILE_WORDS: Vocabulary = {
   list: 'a list (lines starting with "- ")',
 };
 
-/** Checks one document against the campaign schema; each problem goes to `problems`. */
+const KIND_MESSAGE = `kind: write one of ${Object.keys(DOCUMENT_KINDS).join(", ")}`;
+/** What an unknown kind was, for its message; nothing when it is missing. (A document of an unknown kind is checked as a Campaign.) */
+const kindFound = (value: unknown) => {
+  const kind = valueAt(value, ["kind"]);
+  return kind === undefined ? "" : `; found ${JSON.stringify(kind)}`;
+};
+
+/** Checks one document against the schema of its kind; each problem goes to `problems`. */
 export function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[]): void {
   // Some other YAML (a Pulumi.yaml, a CI workflow): one problem says so, not one per key.
   if (isPlainObject(parsed.value) && !("apiVersion" in parsed.value) && !("kind" in parsed.value)) {
@@ -42,9 +49,23 @@ export function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[
     });
     return;
   }
-  const result = CampaignDocument.safeParse(parsed.value);
+  const root = schemaOf(parsed.value);
+  const result = root.safeParse(parsed.value);
   if (result.success) return;
+  const schemaAt = (at: Path) => schemaIn(root, at);
+  const label = (at: Path) => labelIn(kindOf(parsed.value), at);
+  const unknownKey = (at: Path, name: string) =>
+    `${at.length > 0 ? `${label(at)}: ` : ""}${unknownKeyMessage(name, keysAt(schemaAt(at)))}`;
+  const allowedText = (at: Path) => allowedTextOf(schemaAt(at), at);
   for (const issue of result.error.issues) {
+    if (issue.path.length === 1 && issue.path[0] === "kind") {
+      problems.push({
+        file: parsed.file,
+        ...positionOf(parsed, ["kind"]),
+        message: `${KIND_MESSAGE}${kindFound(parsed.value)}`,
+      });
+      continue;
+    }
     if (issue.code === "unrecognized_keys") {
       const { node } = nodeAt(parsed, issue.path);
       const keys = isMap(node) ? parsed.entries.get(node) : undefined;
@@ -74,9 +95,21 @@ export function checkDocument(parsed: ParsedDocument, problems: CampaignProblem[
     problems.push({
       file: parsed.file,
       ...nodePosition(parsed, node, key),
-      message: `${label(issue.path)}: ${issueText(issue, valueAt(parsed.value, issue.path), node)}`,
+      message: `${label(issue.path)}: ${issueText(issue, valueAt(parsed.value, issue.path), node, schemaAt)}`,
     });
   }
+}
+
+/** The document's kind when it names a known one (a document without a kind is read as a Campaign). */
+export function kindOf(value: unknown): DocumentKind {
+  const kind = valueAt(value, ["kind"]);
+  return typeof kind === "string" && Object.hasOwn(DOCUMENT_KINDS, kind)
+    ? (kind as DocumentKind)
+    : "Campaign";
+}
+
+function schemaOf(value: unknown): z.ZodType {
+  return DOCUMENT_KINDS[kindOf(value)];
 }
 
 /** The campaign's name, when the document gives one as text. */
@@ -85,13 +118,8 @@ export function nameOf(value: unknown): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
-function unknownKey(at: Path, name: string): string {
-  return `${at.length > 0 ? `${label(at)}: ` : ""}${unknownKeyMessage(name, keysAt(at))}`;
-}
-
 /** What the schema allows at `at`, in words, for a missing key. */
-function allowedText(at: Path): string {
-  const schema = schemaAt(at);
+function allowedTextOf(schema: z.ZodType | undefined, at: Path): string {
   if (!schema) return "see docs/campaign-format.md";
   if (schema instanceof z.ZodLiteral)
     return `write ${String(at[at.length - 1])}: ${[...schema.values].join(", ")}`;
@@ -110,7 +138,12 @@ function describeType(schema: z.ZodType): string {
   return "see docs/campaign-format.md";
 }
 
-function issueText(issue: z.core.$ZodIssue, value: unknown, node: Node | null): string {
+function issueText(
+  issue: z.core.$ZodIssue,
+  value: unknown,
+  node: Node | null,
+  schemaAt: (at: Path) => z.ZodType | undefined,
+): string {
   const int = issue.code === "invalid_type" && isIntSchema(schemaAt(issue.path));
   const text = plainMessage(issue, { value, int, words: FILE_WORDS }) ?? issue.message;
   // YAML reads 02134 as the number 2134: a ZIP code or an id written bare loses its zeros.
@@ -126,8 +159,8 @@ function issueText(issue: z.core.$ZodIssue, value: unknown, node: Node | null): 
 }
 
 /** The zod schema at a document path (optional wrappers removed), for allowed keys and descriptions. */
-function schemaAt(at: Path): z.ZodType | undefined {
-  let schema: z.ZodType | undefined = CampaignDocument;
+function schemaIn(root: z.ZodType, at: Path): z.ZodType | undefined {
+  let schema: z.ZodType | undefined = root;
   for (const segment of at) {
     schema = unwrap(schema);
     if (schema instanceof z.ZodObject) {
@@ -146,12 +179,16 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   return current;
 }
 
-function keysAt(at: Path): string[] {
-  const schema = schemaAt(at);
+function keysAt(schema: z.ZodType | undefined): string[] {
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
 }
 
 /** A path as a marketer reads it: spec.addressBook[0].zip; the document itself when empty. */
 export function label(at: Path): string {
-  return at.length === 0 ? "the campaign" : formatPath(at);
+  return labelIn("Campaign", at);
+}
+
+function labelIn(kind: DocumentKind, at: Path): string {
+  if (at.length > 0) return formatPath(at);
+  return kind === "Campaign" ? "the campaign" : kind === "Automation" ? "the automation" : "the conversions";
 }

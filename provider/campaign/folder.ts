@@ -8,15 +8,26 @@
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
 import { DirectMailClient } from "../api/client";
 import { DirectMailError } from "../api/errors";
 import type { DeliveryProgress } from "../api/schemas/order";
 import { lookupSettings, serviceFacts } from "../lookups/index";
 import { projectRoot } from "../project";
+import { AutomationRecipients } from "../resources/automation-recipients/resource";
+import { Conversions, type ConversionsArgs } from "../resources/conversions/resource";
 import type { Recipient } from "../resources/order-recipients/inputs";
+import { ProximitySearch } from "../resources/proximity-search/resource";
 import { Campaign, type CampaignArgs } from "./component";
-import { type CampaignProblem, formatProblems, type LoadedCampaign, loadCampaignsDir } from "./loader";
+import {
+  type CampaignProblem,
+  formatProblems,
+  type LoadedCampaign,
+  type LoadedResourceDocument,
+  loadCampaignsDir,
+} from "./loader";
 import { checkCampaignsOnline } from "./online-check";
+import type { CampaignConversions } from "./schema";
 
 export interface CampaignFolderArgs {
   /**
@@ -93,7 +104,7 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
     opts?: pulumi.ComponentResourceOptions,
   ): Promise<Campaigns> {
     const root = projectRoot();
-    const { campaigns, problems } = await loadCampaignsDir(path.resolve(root, input.args().dir), {
+    const { campaigns, resources, problems } = await loadCampaignsDir(path.resolve(root, input.args().dir), {
       relativeTo: root,
     });
     if (problems.length === 0) problems.push(...(await onlineProblems(campaigns)));
@@ -113,6 +124,7 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
         aliases: [{ parent: opts?.parent ?? pulumi.rootStackResource }],
       });
     }
+    for (const loaded of resources) declareResources(loaded, root, this);
     return declared;
   }
 }
@@ -139,9 +151,60 @@ async function onlineProblems(campaigns: readonly LoadedCampaign[]): Promise<Cam
   }
 }
 
+/**
+ * A file named by a document, as the provider reads it: relative to the project folder, so that the
+ * state stays the same on every machine and checkout folder.
+ */
+const fromProject = (root: string, absolute: string | undefined) =>
+  absolute === undefined ? undefined : path.relative(root, absolute);
+
+/** A `conversions` section (a campaign's, or a Conversions document's spec) as a Conversions' arguments. */
+function conversionsArgs(
+  section: z.infer<typeof CampaignConversions>,
+  file: string | undefined,
+): ConversionsArgs {
+  const { file: _file, inline, ...options } = section;
+  return { ...options, ...(file !== undefined ? { file } : { records: inline ?? [] }) };
+}
+
+/**
+ * The resources of a Conversions or Automation document, named after its `metadata.name`:
+ * `<name>` for conversions; `<name>-recipients` and `<name>-search-<search name>` for an automation
+ * (renaming a search is a new search, which mails).
+ */
+function declareResources(loaded: LoadedResourceDocument, root: string, folder: pulumi.Resource): void {
+  let parent = folder;
+  const { document } = loaded;
+  const name = document.metadata.name;
+  const file = fromProject(root, loaded.recordsFile);
+  if (document.kind === "Conversions") {
+    new Conversions(name, conversionsArgs(document.spec, file), { parent: folder });
+    return;
+  }
+  const { integrationOrderId, recipients, proximitySearches } = document.spec;
+  // One component per automation, named after it: `directmail review` reports it as one entry.
+  const group = new pulumi.ComponentResource("directmail:index:Automation", name, {}, { parent });
+  parent = group;
+  if (recipients) {
+    const { file: _file, inline, ...options } = recipients;
+    new AutomationRecipients(
+      `${name}-recipients`,
+      { integrationOrderId, ...options, ...(file !== undefined ? { file } : { recipients: inline ?? [] }) },
+      { parent },
+    );
+  }
+  for (const search of proximitySearches ?? []) {
+    const slug = search.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "");
+    new ProximitySearch(`${name}-search-${slug}`, { integrationOrderId, ...search }, { parent });
+  }
+}
+
 /** A checked campaign document as the arguments of its Campaign. */
 export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs<string> {
-  const { order, recipients, checkout, addressBook, retain } = loaded.document.spec;
+  const { order, recipients, checkout, addressBook, conversions, retain } = loaded.document.spec;
   const { file: _file, inline, ...recipientOptions } = recipients;
   return {
     order,
@@ -162,6 +225,9 @@ export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs
     },
     ...(checkout ? { checkout } : {}),
     ...(addressBook ? { addressBook } : {}),
+    ...(conversions
+      ? { conversions: conversionsArgs(conversions, fromProject(root, loaded.conversionsFile)) }
+      : {}),
     ...(retain ? { retain } : {}),
   };
 }

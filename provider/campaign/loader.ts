@@ -13,11 +13,11 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { LineTracker, notTextAt } from "../text";
-import { checkDocument, nameOf } from "./document-check";
+import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
 import { checkRecipients, type RecipientsCheck } from "./recipients-check";
-import { CampaignDocument } from "./schema";
-import { parseFile, positionOf } from "./yaml-document";
+import { CampaignDocument, DOCUMENT_KINDS, type ResourceDocument } from "./schema";
+import { type ParsedDocument, parseFile, positionOf, valueAt } from "./yaml-document";
 
 export type { CampaignProblem } from "./problem";
 export { MAX_RECIPIENT_PROBLEMS } from "./recipients-check";
@@ -31,11 +31,25 @@ export interface LoadedCampaign {
   document: CampaignDocument;
   /** Absolute path of the recipients file, resolved relative to the campaign file; unset for inline recipients. */
   recipientsFile?: string;
+  /** Absolute path of the conversions file (`spec.conversions.file`), resolved as recipientsFile. */
+  conversionsFile?: string;
+}
+
+/** A document of another kind than Campaign (`Conversions`, `Automation`), checked. */
+export interface LoadedResourceDocument {
+  /** Absolute path of the file that holds it. */
+  file: string;
+  documentIndex: number;
+  document: ResourceDocument;
+  /** Absolute path of its records file (`spec.file`, `spec.recipients.file`), resolved relative to its file. */
+  recordsFile?: string;
 }
 
 export interface LoadResult {
-  /** The documents that passed every check, in file order then document order. */
+  /** The Campaign documents that passed every check, in file order then document order. */
   campaigns: LoadedCampaign[];
+  /** The documents of other kinds (Conversions, Automation) that passed every check, in the same order. */
+  resources: LoadedResourceDocument[];
   problems: CampaignProblem[];
   /** The campaign files with a problem, in themselves or in a recipients file they name. */
   invalidFiles: string[];
@@ -85,6 +99,7 @@ export async function loadCampaignsDir(dir: string, options: LoadOptions = {}): 
 /** Loads and checks the given campaign files (paths relative to the cwd or absolute). */
 export async function loadCampaignFiles(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
   const campaigns: LoadedCampaign[] = [];
+  const resources: LoadedResourceDocument[] = [];
   const problems: CampaignProblem[] = [];
   const invalidFiles: string[] = [];
   /** metadata.name → where it was first declared. */
@@ -131,6 +146,23 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
           names.set(name, { file, position });
         }
       }
+      const kind = kindOf(parsed.value);
+      if (kind !== "Campaign") {
+        const at = kind === "Conversions" ? ["spec", "file"] : ["spec", "recipients", "file"];
+        const recordsFile =
+          fileProblems.length + lateProblems.length === before
+            ? await namedFile(parsed, at, fileProblems)
+            : undefined;
+        if (fileProblems.length + lateProblems.length === before) {
+          resources.push({
+            file,
+            documentIndex: parsed.index,
+            document: DOCUMENT_KINDS[kind].parse(parsed.value) as ResourceDocument,
+            ...(recordsFile !== undefined ? { recordsFile } : {}),
+          });
+        }
+        continue;
+      }
       const recipientsFile = await checkRecipients(
         parsed,
         fileProblems,
@@ -138,6 +170,10 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
         recipientChecks,
         options.relativeTo,
       );
+      const conversionsFile =
+        fileProblems.length + lateProblems.length === before
+          ? await namedFile(parsed, ["spec", "conversions", "file"], fileProblems)
+          : undefined;
       if (fileProblems.length + lateProblems.length === before) {
         const document = CampaignDocument.parse(parsed.value);
         campaigns.push({
@@ -145,6 +181,7 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
           documentIndex: parsed.index,
           document,
           ...(recipientsFile !== undefined ? { recipientsFile } : {}),
+          ...(conversionsFile !== undefined ? { conversionsFile } : {}),
         });
       }
     }
@@ -152,7 +189,33 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
     problems.push(...fileProblems, ...lateProblems);
     if (fileProblems.length + lateProblems.length > 0) invalidFiles.push(file);
   }
-  return { campaigns, problems: dedupe(problems), invalidFiles };
+  return { campaigns, resources, problems: dedupe(problems), invalidFiles };
+}
+
+/**
+ * The file a document names at `at` (relative to the document's file), as an absolute path; a
+ * problem at that value when it cannot be read. Undefined when the document names none. Its records
+ * are checked by their resource at plan time, each problem with its row and field.
+ */
+async function namedFile(
+  parsed: ParsedDocument,
+  at: string[],
+  problems: CampaignProblem[],
+): Promise<string | undefined> {
+  const named = valueAt(parsed.value, at);
+  if (typeof named !== "string") return undefined;
+  const absolute = path.resolve(path.dirname(parsed.file), named);
+  try {
+    await fs.access(absolute, fs.constants.R_OK);
+    return absolute;
+  } catch (error) {
+    problems.push({
+      file: parsed.file,
+      ...positionOf(parsed, at),
+      message: `${at.join(".")}: ${fileError(error, "file")}`,
+    });
+    return undefined;
+  }
 }
 
 /**
@@ -195,7 +258,12 @@ export function formatProblems(
 // Helpers
 
 function problemOnly(file: string, message: string): LoadResult {
-  return { campaigns: [], problems: [{ file, line: 1, column: 1, message }], invalidFiles: [] };
+  return {
+    campaigns: [],
+    resources: [],
+    problems: [{ file, line: 1, column: 1, message }],
+    invalidFiles: [],
+  };
 }
 
 function folderError(error: unknown): string {

@@ -8,7 +8,14 @@ import * as path from "node:path";
 import { z } from "zod";
 import { DeclaredRecipient } from "../resources/recipients/declared";
 import { MAX_ALIAS_VALUES, MAX_NESTING, MAX_PRINTED_PROBLEMS, MAX_RECIPIENT_PROBLEMS } from "./loader";
-import { CampaignDocument, CampaignRecipients } from "./schema";
+import {
+  AutomationDocument,
+  AutomationRecipientList,
+  CampaignConversions,
+  CampaignDocument,
+  CampaignRecipients,
+  ConversionsDocument,
+} from "./schema";
 
 /** Where the rendered files are committed, relative to the repository root. */
 export const SCHEMA_FILE = path.join("schema", "campaign.schema.json");
@@ -36,26 +43,41 @@ type JsonSchema = {
   [key: string]: unknown;
 };
 
-/** The JSON Schema (draft 2020-12) of a campaign document. */
+/** Sections whose refine is "a file or inline, exactly one". */
+const FILE_OR_INLINE: z.ZodType[] = [CampaignRecipients, CampaignConversions, AutomationRecipientList];
+
+/** The document kinds, in the order the reference lists them, with their section titles. */
+const KINDS = [
+  { id: "CampaignDocument", title: "The campaign document" },
+  { id: "ConversionsDocument", title: "The Conversions document" },
+  { id: "AutomationDocument", title: "The Automation document" },
+] as const;
+
+/**
+ * The JSON Schema (draft 2020-12) of a document of a campaign file: exactly one of the kinds
+ * (`kind` tells them apart), each under $defs.
+ */
 export function campaignJsonSchema(): JsonSchema {
-  const generated = z.toJSONSchema(CampaignDocument, {
+  const generated = z.toJSONSchema(z.union([CampaignDocument, ConversionsDocument, AutomationDocument]), {
     target: "draft-2020-12",
     io: "input",
     override: (ctx) => {
       // The refine "a file or inline, exactly one" has no JSON Schema form of its own; this is it,
       // so editors flag both or neither.
-      if (ctx.zodSchema === CampaignRecipients) {
+      if (FILE_OR_INLINE.includes(ctx.zodSchema as unknown as z.ZodType)) {
         ctx.jsonSchema.oneOf = [{ required: ["file"] }, { required: ["inline"] }];
       }
     },
   }) as JsonSchema;
-  // The document's id puts it under $defs behind a root $ref; hoisted to the root so that editors
-  // show its title and description, and draft-07 tools (which ignore $ref's siblings) read it too.
-  const { $ref, $defs = {}, ...rest } = generated;
-  const rootName = $ref?.replace("#/$defs/", "");
-  const { [rootName ?? ""]: root, ...defs } = $defs;
-  if (!root) throw new Error("expected the campaign document under $defs");
-  return { ...rest, ...root, $defs: defs };
+  const { anyOf, $defs = {}, ...rest } = generated as JsonSchema & { anyOf?: JsonSchema[] };
+  if (!anyOf || KINDS.some((k) => !$defs[k.id])) throw new Error("expected every document kind under $defs");
+  return {
+    ...rest,
+    title: "directmail campaign file document",
+    description: "One document of a campaign file: a Campaign, Conversions or Automation (kind tells which).",
+    oneOf: KINDS.map((k) => ({ $ref: `#/$defs/${k.id}` })),
+    $defs,
+  };
 }
 
 export function renderCampaignJsonSchema(): string {
@@ -126,11 +148,66 @@ or refunded, and its order, recipients and checkout leave the stack, one line ea
 the file.
 
 Quote values that must stay text: YAML reads \`zip: 02134\` as the number 2134.
+
+## Other kinds: conversions and automations
+
+Beside \`kind: Campaign\`, a campaign file may hold documents of two more kinds (in the same file,
+separated by \`---\`, or in files of their own). Their \`metadata.name\` shares the one namespace of
+campaign names.
+
+- \`kind: Conversions\`: conversion records uploaded for matchback (a \`Conversions\` resource named
+  after the document). A campaign may also carry its own, under \`spec.conversions\`
+  (\`<name>-conversions\`).
+- \`kind: Automation\`: recipients of a standing automation (an integration order) and proximity
+  searches around addresses (an \`AutomationRecipients\` resource, \`<name>-recipients\`, and one
+  \`ProximitySearch\` per search, \`<name>-search-<search name>\`). **They mail**: a recipient or a
+  search sent cannot be recalled, and \`directmail review\` flags them ⚠.
+
+\`\`\`yaml
+apiVersion: directmail/v1
+kind: Conversions
+metadata:
+  name: q2-sales
+spec:
+  file: q2-sales.csv # relative to this file
+  keyField: uniqueId
+---
+apiVersion: directmail/v1
+kind: Automation
+metadata:
+  name: welcome
+spec:
+  integrationOrderId: 3001
+  recipients:
+    file: new-customers.csv
+    keyField: customerId
+    maxNew: 200 # a change that would mail more fails at preview, nothing mailed
+  proximitySearches:
+    - name: around-the-store
+      addresses:
+        - { address1: 200 Elm St, city: Springfield, state: IL, zip: "62701", desiredCount: 50 }
+\`\`\`
+
+What each change does:
+
+| Change | Conversions | Automation recipients | Proximity search |
+| --- | --- | --- | --- |
+| records or recipients added | uploaded (an update) | mailed, each once (an update; \`maxNew\` guards) | — |
+| a record or recipient changed | its upload is deleted and its records uploaded again | a mailed one: nothing (it cannot be unsent); a refused one: sent again | — |
+| removed | its upload is deleted and the others of that upload uploaded again | forgotten, with a message; nothing is sent | — |
+| \`keyField\` | every record uploaded again | refused (every recipient would be mailed again) | — |
+| \`integrationOrderId\` | — | refused | refused |
+| any field of a search | — | — | refused: declare a new search (another name) |
+| document deleted, or \`pulumi destroy\` | uploads deleted at the service, waited for | forgotten (the mail stays sent) | forgotten (the addresses found stay queued) |
+
+Never a replacement: a replacement would upload or mail everything again. The service's refusals
+are reported per record (row, key, field) and per recipient (row, key, \`reasonCode\`); an account
+whose tier lacks conversions or automations gets one error per resource saying so (403).
 `;
 
-const DOCUMENT = "The campaign document";
+const TOP: readonly string[] = KINDS.map((k) => k.title);
 
-/** docs/campaign-format.md: the intro above, then every field of the schema. */
+/** docs/campaign-format.md: the intro above, then every field of each kind of document. */
 export function renderCampaignFormatDoc(schema: JsonSchema = campaignJsonSchema()): string {
   const defs = schema.$defs ?? {};
   const resolve = (node: JsonSchema): JsonSchema =>
@@ -138,7 +215,7 @@ export function renderCampaignFormatDoc(schema: JsonSchema = campaignJsonSchema(
   const sections: string[] = [];
 
   const section = (title: string, node: JsonSchema) => {
-    const lines = [title === DOCUMENT ? `### ${title}` : `### \`${title}\``, ""];
+    const lines = [TOP.includes(title) ? `### ${title}` : `### \`${title}\``, ""];
     if (node.description) lines.push(sentence(node.description), "");
     if (node.oneOf?.every((s) => s.required?.length === 1)) {
       const names = node.oneOf.map((s) => `\`${s.required?.[0]}\``);
@@ -151,17 +228,20 @@ export function renderCampaignFormatDoc(schema: JsonSchema = campaignJsonSchema(
       const required = node.required?.includes(name) ? "yes" : "no";
       lines.push(`| \`${name}\` | ${typeOf(field, resolve)} | ${required} | ${cell(describe(field))} |`);
       const child = field.type === "array" && field.items ? resolve(field.items) : field;
-      const childTitle = title === DOCUMENT ? name : `${title}.${name}`;
+      const prefix =
+        TOP.includes(title) && title !== KINDS[0].title
+          ? `${KINDS.find((k) => k.title === title)?.id.replace("Document", "")}: `
+          : "";
+      const childTitle = TOP.includes(title) ? `${prefix}${name}` : `${title}.${name}`;
       if (child.properties) nested.push([field.type === "array" ? `${childTitle}[]` : childTitle, child]);
     }
     sections.push(lines.join("\n"));
     for (const [childTitle, child] of nested) section(childTitle, child);
   };
 
-  const top = { ...schema, description: undefined };
   const lines = [INTRO, "## Fields", ""];
   if (schema.description) lines.push(sentence(schema.description), "");
-  section(DOCUMENT, top);
+  for (const kind of KINDS) section(kind.title, resolve({ $ref: `#/$defs/${kind.id}` }));
   lines.push(sections.join("\n\n"), "", recipientFields(), limits());
   return `${lines.join("\n").trimEnd()}\n`;
 }

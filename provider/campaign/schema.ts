@@ -5,9 +5,12 @@
  */
 import { z } from "zod";
 import { AddressBookEntryInputFields } from "../resources/address-book-entry/inputs";
+import { AutomationRecipientsInputFields } from "../resources/automation-recipients/inputs";
 import { CheckoutInputFields } from "../resources/checkout/inputs";
+import { ConversionsInputFields } from "../resources/conversions/inputs";
 import { OrderInputFields } from "../resources/order/inputs";
 import { OrderRecipientsInputFields } from "../resources/order-recipients/inputs";
+import { ProximitySearchInputFields } from "../resources/proximity-search/inputs";
 import { DECLARED_FIELDS } from "../resources/recipients/declared";
 import type { Fields } from "../resources/types";
 
@@ -108,12 +111,92 @@ export const CampaignAddressBookEntry = z
   .strictObject(textFields(AddressBookEntryInputFields))
   .describe("An address-book entry (the service cannot change or delete entries).");
 
+const { records: _records, file: conversionsFile, ...conversionOptions } = ConversionsInputFields;
+
+export const CampaignConversions = z
+  .strictObject({
+    ...fileFields(
+      { file: conversionsFile },
+      {
+        file: "CSV (header row), JSON array or JSON Lines file of conversion records, relative to this file.",
+      },
+    ),
+    inline: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe("Conversion records written in the file (small lists), each by field name."),
+    ...fileFields(conversionOptions, {
+      keyField: "The field that identifies a record (uniqueId, orderId...); without it, the content does.",
+      deleteWaitSeconds: "How long a deletion waits for the service to complete it (default 60).",
+    }),
+  })
+  .refine((r) => (r.file === undefined) !== (r.inline === undefined), {
+    message: "give the conversion records either as a file or inline, exactly one of the two",
+  })
+  .describe(
+    "Conversion records uploaded for matchback, in uploads of at most 5,000. A changed or removed record " +
+      "re-uploads its upload; deleting deletes the uploads at the service",
+  );
+
+const {
+  integrationOrderId: _automation,
+  recipients: _automationInline,
+  file: automationFile,
+  ...automationOptions
+} = AutomationRecipientsInputFields;
+
+export const AutomationRecipientList = z
+  .strictObject({
+    ...fileFields(
+      { file: automationFile },
+      { file: "CSV (header row), JSON array or JSON Lines file of recipients, relative to this file." },
+    ),
+    inline: z
+      .array(z.record(z.string(), z.union([z.string(), z.number()])))
+      .optional()
+      .describe("Recipients written in the file, each by integration recipient field name."),
+    ...fileFields(automationOptions, {
+      keyField:
+        "The field or column that identifies a recipient (a customer id); without it, the content does.",
+      maxNew: "Refuse, mailing nothing, a change that would mail more recipients than this.",
+    }),
+  })
+  .refine((r) => (r.file === undefined) !== (r.inline === undefined), {
+    message: "give the recipients either as a file or inline, exactly one of the two",
+  })
+  .describe(
+    "Recipients mailed by the automation as each arrives: sent once, never replaced; a removed one is forgotten",
+  );
+
+const { integrationOrderId: _searched, ...searchFields } = ProximitySearchInputFields;
+
+export const AutomationProximitySearch = z
+  .strictObject(searchFields)
+  .describe(
+    "A proximity search: the service finds addresses around these and mails them. It cannot change once it " +
+      "ran; its name names its resource, so a new name is a new search",
+  );
+
+const apiVersion = z.literal(CAMPAIGN_API_VERSION).describe("Version of this format.");
+const metadata = (what: string) =>
+  z.strictObject({
+    name: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9-]{0,62}$/,
+        "name is lowercase letters, digits and dashes (at most 63), starting with a letter or digit",
+      )
+      .describe(`Names the ${what}'s resources: renaming it replaces them; renaming the file does not.`),
+    description: z.string().optional(),
+  });
+
 export const CampaignSpec = z
   .strictObject({
     order: CampaignOrder,
     recipients: CampaignRecipients,
     checkout: CampaignCheckout.optional(),
     addressBook: z.array(CampaignAddressBookEntry).optional(),
+    conversions: CampaignConversions.optional(),
     retain: z
       .boolean()
       .optional()
@@ -128,18 +211,9 @@ export type CampaignSpec = z.infer<typeof CampaignSpec>;
 
 export const CampaignDocument = z
   .strictObject({
-    apiVersion: z.literal(CAMPAIGN_API_VERSION).describe("Version of this format."),
+    apiVersion,
     kind: z.literal("Campaign"),
-    metadata: z.strictObject({
-      name: z
-        .string()
-        .regex(
-          /^[a-z0-9][a-z0-9-]{0,62}$/,
-          "name is lowercase letters, digits and dashes (at most 63), starting with a letter or digit",
-        )
-        .describe("Names the campaign's resources: renaming it replaces them; renaming the file does not."),
-      description: z.string().optional(),
-    }),
+    metadata: metadata("campaign"),
     spec: CampaignSpec,
   })
   .meta({
@@ -148,3 +222,52 @@ export const CampaignDocument = z
     description: "A direct-mail campaign declared as data.",
   });
 export type CampaignDocument = z.infer<typeof CampaignDocument>;
+
+export const ConversionsDocument = z
+  .strictObject({
+    apiVersion,
+    kind: z.literal("Conversions"),
+    metadata: metadata("upload"),
+    spec: CampaignConversions,
+  })
+  .meta({
+    id: "ConversionsDocument",
+    title: "directmail conversions",
+    description: "Conversion records uploaded for matchback and attribution, on their own.",
+  });
+export type ConversionsDocument = z.infer<typeof ConversionsDocument>;
+
+export const AutomationSpec = z
+  .strictObject({
+    integrationOrderId: AutomationRecipientsInputFields.integrationOrderId.describe(
+      "The integration order (automation) that mails the recipients. It cannot change.",
+    ),
+    recipients: AutomationRecipientList.optional(),
+    proximitySearches: z.array(AutomationProximitySearch).optional(),
+  })
+  .describe("What the automation declares: recipients to mail, proximity searches, or both.");
+
+export const AutomationDocument = z
+  .strictObject({
+    apiVersion,
+    kind: z.literal("Automation"),
+    metadata: metadata("automation"),
+    spec: AutomationSpec,
+  })
+  .meta({
+    id: "AutomationDocument",
+    title: "directmail automation",
+    description: "Recipients and proximity searches of a standing automation (integration order): they mail.",
+  });
+export type AutomationDocument = z.infer<typeof AutomationDocument>;
+
+/** The kinds of document a campaign file may hold, and the schema of each. */
+export const DOCUMENT_KINDS = {
+  Campaign: CampaignDocument,
+  Conversions: ConversionsDocument,
+  Automation: AutomationDocument,
+} as const;
+export type DocumentKind = keyof typeof DOCUMENT_KINDS;
+
+/** A document of a kind other than Campaign: each declares resources of its own. */
+export type ResourceDocument = ConversionsDocument | AutomationDocument;

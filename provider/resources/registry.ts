@@ -6,13 +6,16 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { resolveSettings } from "../settings";
 import { addressBookEntryImplementation } from "./address-book-entry/provider";
+import { automationRecipientsImplementation } from "./automation-recipients/provider";
 import { reported } from "./boundary";
 import { checkoutImplementation } from "./checkout/provider";
 import { configure, context, type ResourceImplementation } from "./context";
+import { conversionsImplementation } from "./conversions/provider";
 import { exitWithEngine } from "./engine-watch";
 import { orderImplementation } from "./order/provider";
 import { orderRecipientsImplementation } from "./order-recipients/provider";
 import { providerInfoImplementation } from "./provider-info/provider";
+import { proximitySearchImplementation } from "./proximity-search/provider";
 import { UserError } from "./user-error";
 
 // Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
@@ -25,6 +28,9 @@ const implementations: Record<string, ResourceImplementation> = {
   OrderRecipients: orderRecipientsImplementation(context),
   Checkout: checkoutImplementation(context),
   AddressBookEntry: addressBookEntryImplementation(context),
+  Conversions: conversionsImplementation(context),
+  AutomationRecipients: automationRecipientsImplementation(context),
+  ProximitySearch: proximitySearchImplementation(context),
 };
 
 /** Inputs as the user declared them, without the engine's bookkeeping property. */

@@ -38,8 +38,8 @@ describe("a CampaignFolder whose outputs nobody waits for", { timeout: 120_000 }
       "    error: the campaign files have problems; nothing was changed:",
       "    camps/bad.yaml:1:1: the campaign: apiVersion is required (write apiVersion: directmail/v1)",
       "    camps/bad.yaml:1:1: the campaign: metadata is required (a section with name, description)",
-      "    camps/bad.yaml:1:1: the campaign: spec is required (a section with order, recipients, checkout, addressBook, retain)",
-      '    camps/bad.yaml:1:7: kind: must be Campaign; found "Nope"',
+      "    camps/bad.yaml:1:1: the campaign: spec is required (a section with order, recipients, checkout, addressBook, conversions, retain)",
+      '    camps/bad.yaml:1:7: kind: write one of Campaign, Conversions, Automation; found "Nope"',
     ]);
   });
 

@@ -126,12 +126,14 @@ describe("the GitOps template's steps, run locally", () => {
     try {
       const result = await script("validate.sh");
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('campaigns/broken.yaml:2:7: kind: must be Campaign; found "Nope"\n');
+      expect(result.stderr).toContain(
+        'campaigns/broken.yaml:2:7: kind: write one of Campaign, Conversions, Automation; found "Nope"\n',
+      );
       // In GitHub Actions, an annotation on the file's line.
       const annotated = await script("validate.sh", [], { GITHUB_ACTIONS: "true" });
       expect(annotated.code).toBe(1);
       expect(`${annotated.stdout}${annotated.stderr}`).toContain(
-        '::error file=campaigns/broken.yaml,line=2,col=7::kind: must be Campaign; found "Nope"\n',
+        '::error file=campaigns/broken.yaml,line=2,col=7::kind: write one of Campaign, Conversions, Automation; found "Nope"\n',
       );
     } finally {
       fs.rmSync(broken);

@@ -19,6 +19,12 @@ export const IntegrationOrder = z
     postageType: openEnum(["Standard", "FirstClass"]).nullable(),
     integrationOrderStatus: IntegrationOrderStatus.nullable(),
     templateId: id().nullish().describe("The template it mails; null when none is configured (assumption)."),
+    recipientCount: int()
+      .nullish()
+      .describe("Recipients queued on it, added one by one or found by proximity searches (assumption)."),
+    pendingProximitySearches: int()
+      .nullish()
+      .describe("Proximity searches still discovering addresses (assumption)."),
   })
   .meta({ id: "IntegrationOrder", description: "A standing order that mails each recipient added to it." });
 export type IntegrationOrder = z.infer<typeof IntegrationOrder>;

@@ -55,7 +55,7 @@ function at(result: LoadResult, file: string): string[] {
 }
 
 const TOP_KEYS = "allowed keys: apiVersion, kind, metadata, spec";
-const SPEC_KEYS = "allowed keys: order, recipients, checkout, addressBook, retain";
+const SPEC_KEYS = "allowed keys: order, recipients, checkout, addressBook, conversions, retain";
 const TOO_DEEP = `YAML: sections and lists are nested more than ${MAX_NESTING} levels deep here; a campaign needs a few levels (see docs/campaign-format.md)`;
 
 describe("many keys, in linear time", () => {

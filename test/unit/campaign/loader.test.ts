@@ -461,6 +461,7 @@ describe("campaign folders", () => {
     const dir = path.join(tmp.dir, "no-such-folder");
     expect(await loadCampaignsDir(dir)).toEqual({
       campaigns: [],
+      resources: [],
       problems: [{ file: dir, line: 1, column: 1, message: "campaign folder not found" }],
       invalidFiles: [],
     });
@@ -537,5 +538,62 @@ describe("invalidFiles", () => {
     expect(invalidFiles).toEqual([bad, listA, listB, missing]);
     // The recipients file's problem is printed once although both campaigns name it.
     expect(problems.map((p) => path.basename(p.file))).toEqual(["bad.yaml", "people.csv", "gone.yaml"]);
+  });
+});
+
+describe("Conversions and Automation documents", () => {
+  const conversions = (name: string, spec: string) =>
+    `apiVersion: directmail/v1\nkind: Conversions\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
+  const automation = (name: string, spec: string) =>
+    `apiVersion: directmail/v1\nkind: Automation\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
+
+  it("loads them beside campaigns, their files resolved relative to the document's file", async () => {
+    tmp.write("kinds/lists/sales.csv", "uniqueId,revenue\nA-1,10\n");
+    const file = tmp.write(
+      "kinds/all.yaml",
+      [
+        `${inlineCampaign("with-conversions")}  conversions:\n    inline:\n      - { uniqueId: A-1, revenue: "10" }\n    keyField: uniqueId\n`,
+        conversions("q2-sales", "  file: lists/sales.csv\n  keyField: uniqueId\n"),
+        automation(
+          "welcome",
+          "  integrationOrderId: 3001\n  recipients:\n    inline:\n      - { firstName: Ada, address1: 1 Main St }\n    maxNew: 5\n" +
+            '  proximitySearches:\n    - name: around\n      addresses:\n        - { address1: 200 Elm St, city: Springfield, state: IL, zip: "62701", desiredCount: 2 }\n',
+        ),
+      ].join("---\n"),
+    );
+    const result = await loadCampaignFiles([file]);
+    expect(result.problems).toEqual([]);
+    expect(result.campaigns.map((c) => c.document.spec.conversions)).toEqual([
+      { inline: [{ uniqueId: "A-1", revenue: "10" }], keyField: "uniqueId" },
+    ]);
+    expect(result.resources.map((r) => [r.document.kind, r.document.metadata.name, r.recordsFile])).toEqual([
+      ["Conversions", "q2-sales", path.join(path.dirname(file), "lists/sales.csv")],
+      ["Automation", "welcome", undefined],
+    ]);
+  });
+
+  it("checks each kind against its own schema, names the kinds allowed, and a missing file at its value", async () => {
+    const file = tmp.write(
+      "kinds/bad.yaml",
+      [
+        conversions("bad-conv", "  file: nope.csv\n  keyfield: id\n"),
+        automation("bad-auto", "  integrationOrderId: 0\n  recipients:\n    inline: []\n    file: x.csv\n"),
+        "apiVersion: directmail/v1\nkind: Mailing\nmetadata:\n  name: other\nspec: {}\n",
+      ].join("---\n"),
+    );
+    const missing = tmp.write("kinds/missing.yaml", conversions("missing-file", "  file: nope.csv\n"));
+    expect(at((await loadCampaignFiles([missing])).problems, missing)).toEqual([
+      "6:9: spec.file: file not found",
+    ]);
+    const result = await loadCampaignFiles([file]);
+    expect(result.resources).toEqual([]);
+    expect(at(result.problems, file)).toEqual([
+      '7:3: spec: unknown key "keyfield" (did you mean "keyField"?); allowed keys: file, inline, keyField, deleteWaitSeconds',
+      "14:23: spec.integrationOrderId: must be greater than 0; found 0",
+      "16:5: spec.recipients: give the recipients either as a file or inline, exactly one of the two",
+      '20:7: kind: write one of Campaign, Conversions, Automation; found "Mailing"',
+      "23:7: spec: order is required (a section with templateId, useQr, qrUrl, handwritingFont, existingOrderId)",
+      "23:7: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
+    ]);
   });
 });

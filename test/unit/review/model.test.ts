@@ -180,6 +180,19 @@ describe("flags, problems and the exit code", () => {
     ]);
   });
 
+  it("AutomationRecipients and ProximitySearch are flagged; the Automation component that groups them is not", () => {
+    const steps = [
+      step("AutomationRecipients", "create", { name: "welcome-recipients" }),
+      step("ProximitySearch", "create", { name: "welcome-search-around" }),
+      { ...step("Automation", "create", { name: "welcome" }), type: "directmail:index:Automation" },
+      step("AutomationRecipients", "same", { name: "other-recipients" }),
+    ];
+    expect(reviewCampaign(facts({ steps })).flags).toEqual([
+      { kind: "automation-recipients", detail: "AutomationRecipients welcome-recipients (create)" },
+      { kind: "automation-recipients", detail: "ProximitySearch welcome-search-around (create)" },
+    ]);
+  });
+
   it("the preview's errors are the campaign's problems, its other messages are kept as messages", () => {
     const r = reviewCampaign(
       facts({

@@ -1,0 +1,31 @@
+import * as pulumi from "@pulumi/pulumi";
+import { thinProvider } from "../thin-provider";
+import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
+import type { ProximitySearchInputFields } from "./inputs";
+import { ProximitySearchOutputFields } from "./outputs";
+
+/** The arguments of a {@link ProximitySearch}. */
+export interface ProximitySearchArgs extends ArgsOf<typeof ProximitySearchInputFields> {}
+
+// The resource's Output properties, merged into the class below.
+export interface ProximitySearch
+  extends OutputProperties<typeof ProximitySearchOutputFields, typeof ProximitySearchInputFields> {}
+
+/**
+ * One proximity search of an integration order: the service finds addresses around the given ones,
+ * with the filters, and mails each (a paid search; the pieces cannot be recalled). Validated before
+ * sending, each problem naming its field; create-only: a change is refused (declare a new one);
+ * `refresh` follows the asynchronous discovery. Destroy forgets it. See docs/resources.md.
+ */
+export class ProximitySearch extends pulumi.dynamic.Resource {
+  constructor(name: string, args: ProximitySearchArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      thinProvider("ProximitySearch"),
+      name,
+      { ...args, ...outputPlaceholders(ProximitySearchOutputFields) },
+      opts,
+      "directmail",
+      "ProximitySearch",
+    );
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * Records declared inline or in a file (CSV with a header row, JSON array, JSON Lines), each with
+ * its line (or position) and an identity key, for the resources that send records one set at a
+ * time: `Conversions` and `AutomationRecipients`. Like recipients (recipients/source.ts), a record
+ * is identified by a key field the user names or, without one, by its content; the state keeps
+ * keys and content digests (recipients/index-codec.ts), never the records of a file.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import { CsvError, parse as parseCsv } from "csv-parse";
+import { projectRoot } from "../../project";
+import { shown } from "../../text";
+import { KEY_HEX_LENGTH } from "../recipients/source";
+import { UserError } from "../user-error";
+
+export interface LoadedRecord<T> {
+  /** 64-bit hex: the key field's value hashed, or the content digest without a key field. */
+  key: string;
+  /** 64-bit hex digest of the record's content. */
+  content: string;
+  /** 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list. */
+  row: number;
+  /** The key field's value, when there is a key field (shown in messages). */
+  keyValue?: string;
+  record: T;
+}
+
+export interface RecordProblem {
+  row: number;
+  field?: string;
+  message: string;
+}
+
+export interface LoadedRecords<T> {
+  byKey: Map<string, LoadedRecord<T>>;
+  /** Rows identical to an earlier row, or with its key: sent once. */
+  duplicateRows: number;
+  /** sha256 over the sorted (key, content) pairs: any change of any record changes it. */
+  digest: string;
+  problems: RecordProblem[];
+  problemCount: number;
+}
+
+export type RecordSource = { file: string } | { inline: unknown[] };
+
+export interface RecordShape<T> {
+  /** What a record is called in messages: "conversion record", "recipient". */
+  noun: string;
+  /**
+   * A raw row (an object, CSV cells as text) as a record, or the problems that keep it from being
+   * one, each naming its field. Checks only what the service would not report itself (unknown
+   * fields, which it would silently drop; a value of the wrong kind).
+   */
+  shape(row: Record<string, unknown>): { record: T } | { problems: { field?: string; message: string }[] };
+}
+
+const MAX_PROBLEMS = 20;
+
+const hashKey = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, KEY_HEX_LENGTH);
+
+/** The digest of a record's content: field order and blank fields do not matter. */
+export function recordDigest(value: unknown): string {
+  return hashKey(JSON.stringify(canonical(value)));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== "object") return value;
+  return Object.entries(value)
+    .filter(([, v]) => v !== undefined && v !== null && v !== "")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => [k, canonical(v)]);
+}
+
+/** The file of a source as a path from the project's folder and the name shown in messages. */
+function fileOf(file: string): string {
+  return path.resolve(projectRoot(), file);
+}
+
+/** Rows of a source as plain values with their row numbers. Errors of the file itself are thrown. */
+async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; value: unknown }> {
+  if ("inline" in source) {
+    for (const [index, value] of source.inline.entries()) yield { row: index + 1, value };
+    return;
+  }
+  const file = fileOf(source.file);
+  const ext = path.extname(file).toLowerCase();
+  const fail = (reason: string, line?: number): never => {
+    throw new UserError(`${source.file}${line ? `:${line}` : ""}: ${reason}`);
+  };
+  await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+    fail(
+      `${error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`} (paths are relative to ${projectRoot()})`,
+    );
+  });
+  if (ext === ".json") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await fs.readFile(file, "utf8"));
+    } catch (error) {
+      return fail(`not valid JSON: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(parsed)) fail("expected a JSON array of records");
+    for (const [index, value] of (parsed as unknown[]).entries()) yield { row: index + 1, value };
+    return;
+  }
+  if (ext === ".jsonl" || ext === ".ndjson") {
+    const lines = readline.createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity });
+    let line = 0;
+    for await (const text of lines) {
+      line += 1;
+      if (text.trim() === "") continue;
+      try {
+        yield { row: line, value: JSON.parse(text) };
+      } catch (error) {
+        yield { row: line, value: new SyntaxError(`not valid JSON: ${(error as Error).message}`) };
+      }
+    }
+    return;
+  }
+  if (ext !== ".csv") fail(`unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`);
+  const parser = parseCsv({
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    bom: true,
+    record_delimiter: ["\r\n", "\n", "\r"],
+  });
+  // pipe() does not pass a read error on: without this the parser would wait forever.
+  createReadStream(file)
+    .on("error", (error) => parser.destroy(error))
+    .pipe(parser);
+  let columns: string[] | undefined;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number };
+    }>) {
+      if (columns === undefined) {
+        columns = record;
+        continue;
+      }
+      const value: Record<string, string> = Object.create(null);
+      record.forEach((cell, i) => {
+        const name = columns?.[i];
+        if (name !== undefined && cell !== "") value[name] = cell;
+      });
+      yield { row: info.lines, value };
+    }
+  } catch (error) {
+    if (error instanceof CsvError) {
+      const line = (error as CsvError & { lines?: number }).lines;
+      fail(
+        error.code === "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH"
+          ? 'this row has a different number of values than the header has columns (a comma inside a value needs "quotes")'
+          : error.message,
+        line,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Reads and shapes every record of a source. Problems are collected, not thrown, so the user sees
+ * all of them at once (the first 20, and their count); the caller refuses to send anything when
+ * there is any. `keyField` names the field that identifies a record (it is sent, as it is part of
+ * the record).
+ */
+export async function loadRecords<T>(
+  source: RecordSource,
+  shape: RecordShape<T>,
+  keyField: string | undefined,
+): Promise<LoadedRecords<T>> {
+  const byKey = new Map<string, LoadedRecord<T>>();
+  const problems: RecordProblem[] = [];
+  let problemCount = 0;
+  let duplicateRows = 0;
+  const problem = (p: RecordProblem) => {
+    problemCount += 1;
+    if (problems.length < MAX_PROBLEMS) problems.push(p);
+  };
+  for await (const { row, value } of rowsOf(source)) {
+    if (value instanceof Error) {
+      problem({ row, message: value.message });
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      problem({ row, message: `expected an object: one ${shape.noun}` });
+      continue;
+    }
+    const shaped = shape.shape(value as Record<string, unknown>);
+    if ("problems" in shaped) {
+      for (const p of shaped.problems) problem({ row, ...p });
+      continue;
+    }
+    const content = recordDigest(shaped.record);
+    let key = content;
+    let keyValue: string | undefined;
+    if (keyField !== undefined) {
+      const raw = (value as Record<string, unknown>)[keyField];
+      keyValue = raw === undefined || raw === null ? "" : String(raw).trim();
+      if (keyValue === "") {
+        problem({ row, field: keyField, message: `${keyField} (the key field) is empty` });
+        continue;
+      }
+      key = hashKey(`key:${keyValue}`);
+    }
+    const earlier = byKey.get(key);
+    if (earlier) {
+      if (earlier.content === content) duplicateRows += 1;
+      else
+        problem({
+          row,
+          field: keyField,
+          message: `${keyField} "${shown(keyValue ?? "")}" is used by row ${earlier.row} too, with different details`,
+        });
+      continue;
+    }
+    byKey.set(key, {
+      key,
+      content,
+      row,
+      ...(keyValue !== undefined ? { keyValue } : {}),
+      record: shaped.record,
+    });
+  }
+  const pairs = [...byKey.values()].map((r) => `${r.key} ${r.content}`).sort();
+  const hash = createHash("sha256");
+  for (const line of pairs) hash.update(`${line}\n`);
+  return { byKey, duplicateRows, digest: hash.digest("hex"), problems, problemCount };
+}
+
+/** How a record is named in a message: its row, and its key when there is a key field. */
+export function recordLabel(
+  sourceName: string,
+  record: Pick<LoadedRecord<unknown>, "row" | "keyValue">,
+): string {
+  return `${sourceName} row ${record.row}${record.keyValue !== undefined ? ` (key "${shown(record.keyValue)}")` : ""}`;
+}
+
+/** Refuses a source with problems: every problem on one line each, with its row and field. */
+export function refuseProblems(
+  sourceName: string,
+  loaded: Pick<LoadedRecords<unknown>, "problems" | "problemCount">,
+): void {
+  if (loaded.problemCount === 0) return;
+  const lines = loaded.problems.map(
+    (p) => `${sourceName} row ${p.row}${p.field ? `, ${shown(p.field)}` : ""}: ${p.message}`,
+  );
+  if (loaded.problemCount > loaded.problems.length)
+    lines.push(`... and ${loaded.problemCount - loaded.problems.length} more problems`);
+  throw new UserError(`${lines.join("\n")}\nNothing was sent; fix the records and run the command again.`);
+}
+
+/** The name of a source in messages: its file, or "records" for an inline list. */
+export const sourceName = (source: RecordSource, inlineName: string) =>
+  "file" in source ? source.file : inlineName;
