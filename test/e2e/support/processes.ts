@@ -31,4 +31,5 @@ export function processesOfRun(marker: string, run: string): RunProcess[] {
 }
 
 /** The dynamic provider's process (node running @pulumi/pulumi's dynamic-provider host). */
-export const isDynamicProvider = (p: RunProcess) => /^node .*\/@pulumi\/pulumi\/cmd\/dynamic-provider\//.test(p.cmdline);
+export const isDynamicProvider = (p: RunProcess) =>
+  /^node .*\/@pulumi\/pulumi\/cmd\/dynamic-provider\//.test(p.cmdline);

@@ -158,7 +158,9 @@ describe("Checkout", { timeout: 30_000 }, () => {
         times: 1,
       });
       const checked = await inputs();
-      await expect(checkout.create(checked)).rejects.toThrow(/has not been checked out; run `pulumi up` again/);
+      await expect(checkout.create(checked)).rejects.toThrow(
+        /has not been checked out; run `pulumi up` again/,
+      );
       expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
       const retry = await checkout.create(checked);
       expect(SETTLED).toContain(retry.outs.orderStatus);
