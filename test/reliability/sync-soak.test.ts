@@ -393,7 +393,8 @@ async function cliSeries(series: number, count: number, rnd: Prng): Promise<Edit
         );
         await sb.control.clearFaults();
         // The documented recovery: the killed CLI left its lock, which `pulumi cancel` removes.
-        if (target === "pulumi") await t.stack.cancel();
+        if (target === "pulumi")
+          await t.stack.cancel().catch((error) => e.attempts.push(`pulumi cancel failed: ${failure(error)}`));
         attempt = 1;
       }
       for (; attempt <= GIVE_UP_AFTER; attempt++) {
