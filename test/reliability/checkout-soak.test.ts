@@ -31,9 +31,12 @@ const DIRECT_RUNS = atScale(6, 160);
  */
 const CLI_RUNS = atScale(1, 40);
 
-/** The client's timeout in the direct runs, and the delay that outlasts it. */
+/**
+ * The client's timeout in the direct runs, and the delays that outlast it: the service applies a
+ * delayed checkout while the provider still watches the order's status, or once the run failed.
+ */
 const CLIENT_TIMEOUT_MS = 1500;
-const PAST_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 1500;
+const PAST_TIMEOUT_MS = [CLIENT_TIMEOUT_MS + 1500, CLIENT_TIMEOUT_MS + 4500];
 
 const DIRECT_FAULTS = [
   "reset-before",
@@ -189,15 +192,9 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
         after,
         times: 1,
       });
-    if (fault.startsWith("timeout-"))
-      await direct.control.addFault({
-        method: "POST",
-        path: at,
-        kind: "delay",
-        delayMs: PAST_TIMEOUT_MS,
-        after,
-        times: 1,
-      });
+    const delayMs = fault.startsWith("timeout-") ? rnd.pick(PAST_TIMEOUT_MS) : 0;
+    if (delayMs > 0)
+      await direct.control.addFault({ method: "POST", path: at, kind: "delay", delayMs, after, times: 1 });
     // Now and then the status reads fail too: they are retried, so they never change the outcome.
     if (rnd.chance(0.3))
       await direct.control.addFault({
@@ -226,7 +223,7 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
       else if (!NOT_CHECKED_OUT.test(said)) r.extraRecovery = "the failure did not say what to do";
       if (fault === "timeout-before" && rnd.chance(0.5)) {
         // The delayed checkout reaches the service after the client gave up: rerun once it did.
-        await sleep(PAST_TIMEOUT_MS);
+        await sleep(delayMs);
       }
       if (!(await create("rerun"))) r.extraRecovery ??= "the rerun failed";
     } else if (fault === "payment-hangs") {
@@ -236,7 +233,7 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
       await direct.control.updateAccount({ apiKey, payment: "succeed" });
     }
     // Whatever is still in flight at the sandbox lands, and settlement runs.
-    if (fault.startsWith("timeout-")) await sleep(PAST_TIMEOUT_MS);
+    await sleep(delayMs);
     await direct.control.clearFaults();
     await direct.control.advanceClock(5);
     r.paid = paidCheckouts(await direct.control.ledger(apiKey), orderId);
