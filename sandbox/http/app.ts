@@ -186,7 +186,9 @@ export function buildApp(parts: AppParts): FastifyInstance {
     const fault = faults.take(request.method, path);
     if (fault && !fault.after) {
       if (fault.kind === "delay") {
-        await sleep(fault.delayMs ?? 0);
+        // Waited once the body is in (preHandler): a request received in full runs after the
+        // delay even when its client has given up meanwhile, as on a slow service.
+        request.fault = fault;
       } else if (fault.kind === "reset") {
         request.raw.socket.destroy();
         reply.hijack();
@@ -202,9 +204,17 @@ export function buildApp(parts: AppParts): FastifyInstance {
     scheduler.tick();
   });
 
+  app.addHook("preHandler", async (request) => {
+    const fault = request.fault;
+    if (fault?.kind !== "delay" || fault.after) return;
+    request.fault = undefined;
+    await sleep(fault.delayMs ?? 0);
+    scheduler.tick();
+  });
+
   app.addHook("onSend", async (request, reply, payload) => {
     const fault = request.fault;
-    if (!fault) return payload;
+    if (!fault?.after) return payload;
     request.fault = undefined;
     if (fault.kind === "delay") {
       await sleep(fault.delayMs ?? 0);

@@ -4,7 +4,7 @@ import type { Fault } from "./faults";
 /** What the HTTP layer keeps on a request between its hooks and handlers. */
 declare module "fastify" {
   interface FastifyRequest {
-    /** A fault to apply once the request has taken effect (`after: true`). */
+    /** A fault still to apply: a delay before the handler, or one once the request has taken effect (`after: true`). */
     fault?: Fault;
     /** The account of the request's X-API-KEY (v1 routes, after authentication). */
     account?: Account;

@@ -1,8 +1,7 @@
 /**
  * A `pulumi up` killed with SIGKILL leaves no process behind: the language host, the program and
  * the dynamic provider notice that the engine is gone and exit within seconds. Every process of
- * the run is found through /proc by a marker in its environment, which the CLI passes on to the
- * plugins it starts and they to their children.
+ * the run is found through /proc by a marker in its environment (support/processes.ts).
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -11,35 +10,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { recipientsCsv } from "./support/campaign";
+import { processesOfRun as processesOfRunMarked } from "./support/processes";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const MARKER = "DIRECTMAIL_E2E_RUN";
 
-interface RunProcess {
-  pid: number;
-  cmdline: string;
-}
-
-/** The live (not zombie) processes whose environment holds `MARKER=<run>`. */
-function processesOfRun(run: string): RunProcess[] {
-  const needle = `${MARKER}=${run}`;
-  const found: RunProcess[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = fs.readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
-      if (!environ.includes(needle)) continue;
-      // The state follows the parenthesized command name: "pid (comm) S ...".
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
-      found.push({ pid: Number(entry), cmdline });
-    } catch {
-      // The process exited while being read, or is not ours to read.
-    }
-  }
-  return found;
-}
+/** The live processes of this run. */
+const processesOfRun = (run: string) => processesOfRunMarked(MARKER, run);
 
 async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + seconds * 1000;

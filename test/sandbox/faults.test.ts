@@ -96,6 +96,24 @@ describe("fault injection (control API: POST/GET/DELETE /_sandbox/faults)", () =
     expect(Date.now() - t).toBeGreaterThanOrEqual(1490);
   });
 
+  test("delay before: a request received in full runs after the delay even when its client gave up", async () => {
+    // A slow service: the client times out and hangs up, the service still applies the request.
+    await sb.control.addFault({ method: "POST", path: "/v1/order", kind: "delay", delayMs: 800, times: 1 });
+    const before = await orderCount();
+    const gaveUp = fetch(`${sb.url}/v1/order`, {
+      method: "POST",
+      headers: { "x-api-key": a.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ templateId: a.templateId }),
+      signal: AbortSignal.timeout(200),
+    });
+    await expect(gaveUp).rejects.toThrow();
+    expect(await orderCount()).toBe(before);
+    const t = Date.now();
+    let count = before;
+    while (count === before && Date.now() - t < 3000) count = await orderCount();
+    expect(count).toBe(before + 1);
+  });
+
   test("times counts firings; without times a fault fires until cleared", async () => {
     await sb.control.addFault({ path: "/v1/me", kind: "status", status: 502, times: 2 });
     const statuses = [];

@@ -28,6 +28,9 @@ const MONEY_INPUTS = [
 
 const subject = (orderId: number) => `Checkout of order ${orderId}`;
 
+/** How long the order's status is watched after a checkout whose answer was lost. */
+const LOST_ANSWER_GRACE_SECONDS = 3;
+
 /** What the service prices and charges: the terms of the checkout. */
 const termsOf = (inputs: CheckoutInputs) => ({
   postageType: inputs.postageType,
@@ -135,6 +138,19 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     }
   };
 
+  /**
+   * The order after a checkout whose answer was lost: a request that timed out may still be at work
+   * at the service, so a status that still allows a checkout is read again for a few seconds.
+   */
+  const statusAfterLostAnswer = async (orderId: number): Promise<OrderSummary> => {
+    const deadline = Date.now() + LOST_ANSWER_GRACE_SECONDS * 1000;
+    for (;;) {
+      const order = await orderOrFail(orderId);
+      if (isCheckedOut(order.orderStatus) || Date.now() >= deadline) return order;
+      await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
+    }
+  };
+
   const checkOut = async (inputs: CheckoutInputs): Promise<CheckoutOutputs> => {
     const { orderId } = inputs;
     const client = ctx.client();
@@ -175,11 +191,15 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       if (!(error instanceof CheckoutOutcomeUnknownError)) throw error;
       // The request may have reached the service. Never send it again: the order's status says
       // whether it took effect.
-      const after = await orderOrFail(orderId);
+      const after = await statusAfterLostAnswer(orderId);
       if (!isCheckedOut(after.orderStatus)) {
+        // Not "nothing is pending": a slow service may still apply the request later. The next
+        // `up` reads the order first, so such a checkout is recorded then, never sent again.
         throw new UserError(
           `The checkout of order ${orderId} got no answer (${error.message}). The order is still ` +
-            `"${after.orderStatus}", so it was not checked out and no charge is pending; run \`pulumi up\` again.`,
+            `"${after.orderStatus}" ${LOST_ANSWER_GRACE_SECONDS} s later, so it has not been checked out; run ` +
+            "`pulumi up` again: it reads the order's status first, so a checkout that the service applies even " +
+            "later is recorded, never charged twice.",
         );
       }
       progress(

@@ -1,8 +1,10 @@
+import { setTimeout } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import { UNKNOWN } from "../../../provider/resources/check";
 import { CheckoutInputs } from "../../../provider/resources/checkout/inputs";
+import { checkoutImplementation } from "../../../provider/resources/checkout/provider";
 import { paidCheckouts } from "../../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, countingRequests, printedBy, recipient } from "./support";
@@ -156,7 +158,9 @@ describe("Checkout", { timeout: 30_000 }, () => {
         times: 1,
       });
       const checked = await inputs();
-      await expect(checkout.create(checked)).rejects.toThrow(/not checked out and no charge is pending/);
+      await expect(checkout.create(checked)).rejects.toThrow(
+        /has not been checked out; run `pulumi up` again/,
+      );
       expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
       const retry = await checkout.create(checked);
       expect(SETTLED).toContain(retry.outs.orderStatus);
@@ -183,6 +187,44 @@ describe("Checkout", { timeout: 30_000 }, () => {
       await client.close();
     },
   );
+
+  it("a checkout the service applies after the client gave up: seen while waiting, or recorded by the next up; charged once", async () => {
+    /** The hooks with a client that gives up after 1 s, and a checkout the service applies after `delayMs`. */
+    const slowService = async (delayMs: number) => {
+      const order = await setup();
+      const impatient = new DirectMailClient({ baseUrl: sb.url, apiKey: order.apiKey, timeoutMs: 1000 });
+      const settings = { baseUrl: sb.url, apiKey: order.apiKey, baseUrlSource: "config" as const };
+      const checkout = checkoutImplementation({ settings: () => settings, client: () => impatient });
+      const path = `/v1/order/${order.orderId}/checkout`;
+      await sb.control.addFault({ method: "POST", path, kind: "delay", delayMs, times: 1 });
+      const paid = async () => paidCheckouts(await sb.control.ledger(order.apiKey), order.orderId);
+      return { ...order, checkout, checked: await order.inputs(), paid, impatient };
+    };
+
+    // Applied 1 s after the client gave up: the status, read again for a while, shows it.
+    const soon = await slowService(2000);
+    const { outs } = await soon.checkout.create(soon.checked);
+    expect(SETTLED).toContain(outs.orderStatus);
+    expect(outs.recordedExisting).toBe(false);
+    expect(await soon.paid()).toBe(1);
+
+    // Applied later still: the run fails without claiming that nothing is pending, and the next
+    // one records the checkout the service applied meanwhile, charging nothing more.
+    const late = await slowService(5500);
+    await expect(late.checkout.create(late.checked)).rejects.toThrow(
+      `The order is still "Draft" 3 s later, so it has not been checked out; run \`pulumi up\` again: it reads ` +
+        "the order's status first, so a checkout that the service applies even later is recorded, never charged twice.",
+    );
+    await setTimeout(2000);
+    const again = await late.checkout.create(late.checked);
+    expect(again.outs.recordedExisting).toBe(true);
+    await sb.control.advanceClock(5);
+    expect(await late.paid()).toBe(1);
+    for (const o of [soon, late]) {
+      await o.impatient.close();
+      await o.client.close();
+    }
+  });
 
   it("after payment a changed term fails the plan and never replaces; a changed guard updates in place", async () => {
     const { client, orderId, checkout, inputs } = await setup();
