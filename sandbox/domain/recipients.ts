@@ -56,13 +56,14 @@ export class Recipients {
       // statement get consecutive ids (AUTOINCREMENT, one writer in this transaction), so the ids
       // of the chunk's recipients follow from the last one.
       const values: SQLInputValue[] = [];
-      const chunk: OrderRecipient[] = [];
+      // Each row of the chunk, with the object of the answer that shows its id (null: none does).
+      const chunk: ({ id: number } | null)[] = [];
       const flush = () => {
         if (chunk.length === 0) return;
         const { lastInsertRowid } = this.store.prepare(insertSql(chunk.length)).run(...values);
         const first = Number(lastInsertRowid) - chunk.length + 1;
-        chunk.forEach((stored, i) => {
-          stored.id = first + i;
+        chunk.forEach((shown, i) => {
+          if (shown) shown.id = first + i;
         });
         values.length = 0;
         chunk.length = 0;
@@ -143,17 +144,20 @@ export class Recipients {
           now,
           packRecipient(stored),
         );
-        chunk.push(stored);
-        if (chunk.length === INSERT_CHUNK) flush();
         if (dnm) {
           // Kept on the order, marked, never mailed, charged or proofed.
           doNotMail++;
-          undeliverable.push({
+          const marked = {
             ...stored,
             reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
-          });
-          return;
+          };
+          undeliverable.push(marked);
+          chunk.push(marked);
+        } else {
+          chunk.push(null);
         }
+        if (chunk.length === INSERT_CHUNK) flush();
+        if (dnm) return;
         accepted++;
         if (result.dpv === "Y") validated++;
         else invalidated++;
