@@ -18,7 +18,7 @@ const run = promisify(execFile);
 /** The keys of bench-results.json each part writes. */
 const keysOf: Record<string, string[]> = {
   recipients: ["recipientsRatio", "oneChangeRequests", "peakRssMiB1M"],
-  sandbox: ["sandboxAppendPerSec", "meRatio"],
+  sandbox: ["sandboxAppendPerSec", "sandboxStoreAppendPerSec", "meRatio"],
   engine: ["engineRatioPreview", "engineRatioUp"],
   validate: ["validateGrowth"],
 };
