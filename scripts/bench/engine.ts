@@ -171,6 +171,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
   const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", "bench-engine-"));
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-engine-"));
+  fs.mkdirSync(path.join(state, "backend"));
   const cleanUp = () => {
     sandbox.child.kill();
     fs.rmSync(root, { recursive: true, force: true });
@@ -186,7 +187,9 @@ async function main(): Promise<void> {
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      PULUMI_BACKEND_URL: `file://${state}`,
+      PULUMI_BACKEND_URL: `file://${state}/backend`,
+      // A home of its own: nothing of the user's ~/.pulumi is read or written.
+      PULUMI_HOME: path.join(state, "home"),
       PULUMI_CONFIG_PASSPHRASE: "bench",
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
