@@ -9,8 +9,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { type BenchFigure, parseFigures } from "./bench/result";
 
-/** Every part, in the order it runs. */
-export const benchParts: string[] = [];
+/**
+ * Every part, in the order it runs: the provider against the bare client (recipients), the
+ * sandbox's throughput, the engine floor, and the campaign loader's growth on hostile files.
+ */
+export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate"];
 
 function main() {
   const args = process.argv.slice(2);
@@ -18,9 +21,16 @@ function main() {
   const chosen = args.filter((a) => !a.startsWith("--"));
   const parts = chosen.length > 0 ? chosen : benchParts;
   const figures: BenchFigure[] = [];
+  const skipped: string[] = [];
   const started = performance.now();
   for (const part of parts) {
     const script = path.join(__dirname, "bench", `${part}.js`);
+    if (!fs.existsSync(script)) {
+      // A part this checkout does not have (yet): said in the summary, never silently dropped.
+      process.stderr.write(`bench: no part ${part} (${path.relative(process.cwd(), script)}); skipped\n`);
+      skipped.push(part);
+      continue;
+    }
     process.stderr.write(`bench: ${part}…\n`);
     const stdout = execFileSync(
       process.execPath,
@@ -47,10 +57,12 @@ function main() {
   fs.writeFileSync("bench-results.json", `${JSON.stringify(flat, null, 2)}\n`);
   const missed = figures.filter((f) => !f.ok).length;
   const seconds = Math.round((performance.now() - started) / 1000);
+  const notRun = skipped.length > 0 ? `; not run: ${skipped.join(", ")}` : "";
   console.log(
-    `\n${missed === 0 ? "every target met" : `${missed} targets missed`} in ${seconds} s; written to bench-results.json`,
+    `\n${missed === 0 ? "every target met" : `${missed} targets missed`} in ${seconds} s${notRun}; written to bench-results.json`,
   );
-  if (missed > 0) process.exitCode = 1;
+  // At smoke sizes the figures mean nothing: the run only shows that every part still reports.
+  if (missed > 0 && !smoke) process.exitCode = 1;
 }
 
 if (require.main === module) main();

@@ -11,6 +11,19 @@ import type * as pulumi from "@pulumi/pulumi";
  * folder shows no spurious change.
  */
 export function thinProvider(kind: string): pulumi.dynamic.ResourceProvider {
+  // One object per kind: Pulumi serializes a provider object once and reuses the text for every
+  // resource given the same object, and serializing inspects the closure (tens of ms each).
+  let provider = providers.get(kind);
+  if (!provider) {
+    provider = serializedProvider(kind);
+    providers.set(kind, provider);
+  }
+  return provider;
+}
+
+const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
+
+function serializedProvider(kind: string): pulumi.dynamic.ResourceProvider {
   // Everything below is serialized as source text: keep it self-contained.
   const load = () => {
     const nodeModule = require("node:module");

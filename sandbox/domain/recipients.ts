@@ -1,3 +1,4 @@
+import type { SQLInputValue } from "node:sqlite";
 import type { AppendResult, OrderRecipient } from "../../provider/api/schemas";
 import { type OrderRow, packRecipient, type RecipientRow } from "../storage/rows";
 import type { Store } from "../storage/store";
@@ -8,6 +9,14 @@ import { ApiError, notFound } from "./errors";
 import { checkImage, IMAGE_FIELDS, type ImageIssue } from "./images";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";
+
+/** Rows per INSERT of an append: 9 parameters a row stays far below SQLite's limit of 32,766. */
+const INSERT_CHUNK = 100;
+
+/** The INSERT of `rows` recipient rows (one text per row count; the store keeps each prepared). */
+function insertSql(rows: number): string {
+  return `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, search, created, data) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+}
 
 /** The recipients of orders: appends (validation, duplicates, do-not-mail, images), listings, deletes. */
 export class Recipients {
@@ -43,10 +52,22 @@ export class Recipients {
       let doNotMail = 0;
       let invalid = 0;
       let accepted = 0;
-      const insert = this.store.db.prepare(
-        `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, search, created, data)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
+      // Rows are inserted INSERT_CHUNK at a time, one statement call per chunk; the rows of one
+      // statement get consecutive ids (AUTOINCREMENT, one writer in this transaction), so the ids
+      // of the chunk's recipients follow from the last one.
+      const values: SQLInputValue[] = [];
+      // Each row of the chunk, with the object of the answer that shows its id (null: none does).
+      const chunk: ({ id: number } | null)[] = [];
+      const flush = () => {
+        if (chunk.length === 0) return;
+        const { lastInsertRowid } = this.store.prepare(insertSql(chunk.length)).run(...values);
+        const first = Number(lastInsertRowid) - chunk.length + 1;
+        chunk.forEach((shown, i) => {
+          if (shown) shown.id = first + i;
+        });
+        values.length = 0;
+        chunk.length = 0;
+      };
       // One read of the account's do-not-mail list per append, not one per recipient.
       const doNotMailKeys = this.accounts.doNotMailKeys(accountId);
 
@@ -60,7 +81,7 @@ export class Recipients {
         }
         if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
 
-        const result = validateAddress({ ...submitted.address, zipCode: submitted.address.zipCode });
+        const result = validateAddress(submitted.address);
         if (!result.standard) {
           invalid++;
           undeliverable.push({
@@ -112,7 +133,7 @@ export class Recipients {
           .filter(Boolean)
           .join(" ")
           .toLowerCase();
-        const { lastInsertRowid } = insert.run(
+        values.push(
           orderId,
           dnm ? 1 : 0,
           result.dpv,
@@ -123,20 +144,25 @@ export class Recipients {
           now,
           packRecipient(stored),
         );
-        stored.id = Number(lastInsertRowid);
         if (dnm) {
           // Kept on the order, marked, never mailed, charged or proofed.
           doNotMail++;
-          undeliverable.push({
+          const marked = {
             ...stored,
             reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
-          });
-          return;
+          };
+          undeliverable.push(marked);
+          chunk.push(marked);
+        } else {
+          chunk.push(null);
         }
+        if (chunk.length === INSERT_CHUNK) flush();
+        if (dnm) return;
         accepted++;
         if (result.dpv === "Y") validated++;
         else invalidated++;
       });
+      flush();
 
       this.store.run(
         `UPDATE orders SET cum_validated = cum_validated + ?, cum_duplicated = cum_duplicated + ?,

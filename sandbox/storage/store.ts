@@ -6,7 +6,9 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
  * The sandbox's state, in SQLite through Node's built-in `node:sqlite`.
  *
  * A file database uses WAL with synchronous=NORMAL: every committed transaction is in the WAL file
- * before the request answers, so a SIGKILL of the process loses nothing that was acknowledged.
+ * (the operating system's copy of it) before the request answers, so a SIGKILL of the process loses
+ * nothing that was acknowledged; a power loss or kernel crash may lose the last commits (only
+ * checkpoints are synced to disk), which a local sandbox accepts for the speed of its writes.
  * Rows that carry a whole wire object keep it as JSON in a `data` column; the columns beside it are
  * the ones queries filter or sort on.
  */
@@ -223,6 +225,9 @@ export class Store {
     if (location !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
     this.db = new DatabaseSync(location);
     if (location !== ":memory:") {
+      // 16 KiB pages for a new file (an existing one keeps its size): an append of 5,000 rows
+      // writes a quarter of the page frames and b-tree splits, about a fifth less CPU.
+      this.db.exec("PRAGMA page_size = 16384");
       this.db.exec("PRAGMA journal_mode = WAL");
       this.db.exec("PRAGMA synchronous = NORMAL");
     }
@@ -238,7 +243,8 @@ export class Store {
     }
   }
 
-  private prepare(sql: string): StatementSync {
+  /** The statement of `sql`, prepared once per store and reused. */
+  prepare(sql: string): StatementSync {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);

@@ -164,6 +164,60 @@ describe("directmail sandbox", () => {
     expect((await two.exited).code).toBe(0);
   });
 
+  test("an acknowledged append of thousands survives SIGKILL, each recipient under the id it was given", async () => {
+    // Rows are written a hundred to a statement: 4,321 is 43 full statements and a short one.
+    const args = ["--port", "0", "--data", tempDir(), "--seed", "demo", "--quiet"];
+    const one = await start(args);
+    const key = one.first.apiKey as string;
+    // One address of the batch is on the do-not-mail list: the append answers with its id.
+    await controlClient(one.first.url).addDoNotMail({
+      apiKey: key,
+      address1: "150 Oak Avenue",
+      city: "Springfield",
+      state: "IL",
+      zip: "62701",
+    });
+    const orderId = (
+      await http(one.first.url, "POST", "/v1/order", {
+        apiKey: key,
+        body: { templateId: one.first.templates.postcard },
+      })
+    ).json.payload.orderId as number;
+    const batch = recipients(4321);
+    const appended = await http(one.first.url, "PUT", `/v1/order/${orderId}/recipients`, {
+      apiKey: key,
+      body: { recipients: batch },
+    });
+    expect(appended.status).toBe(200);
+    expect(appended.json.payload.totalRecipients).toBe(4321);
+    const marked = appended.json.payload.undeliverable.undeliverableRecipients as any[];
+    expect(marked.map((r) => [r.personal.firstName, r.reason.split(":")[0]])).toEqual([
+      ["R150", "DO_NOT_MAIL"],
+    ]);
+    // Killed right after the answer: what was acknowledged is in the WAL file.
+    one.child.kill("SIGKILL");
+    expect((await one.exited).signal).toBe("SIGKILL");
+
+    const two = await start(args);
+    const listed: any[] = [];
+    for (let page = 1; ; page++) {
+      const rows = (
+        await http(two.first.url, "GET", `/v1/order/${orderId}/recipients?pageNumber=${page}&pageSize=1000`, {
+          apiKey: key,
+        })
+      ).json.payload.recipients as any[];
+      listed.push(...rows);
+      if (rows.length < 1000) break;
+    }
+    expect(listed.map((r) => r.personal.firstName)).toEqual(batch.map((r) => r.personal.firstName));
+    expect(listed.map((r) => r.address.address1)).toEqual(batch.map((_, i) => `${i + 1} OAK AVE`));
+    // Consecutive ids, and the marked recipient's id is the one the append reported.
+    expect(listed.map((r) => r.id - listed[0].id)).toEqual(listed.map((_, i) => i));
+    expect(listed.find((r) => r.id === marked[0].id)?.personal.firstName).toBe("R150");
+    two.child.kill("SIGTERM");
+    expect((await two.exited).code).toBe(0);
+  });
+
   test("a port in use is refused with advice, exit code 1", async () => {
     const first = await start(["--port", "0", "--data", ":memory:", "--quiet"]);
     const port = new URL(first.first.url).port;

@@ -16,7 +16,18 @@
  * send, read, retry, fail), and beside it the option, input and event types that are its contract.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { Agent, type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
+
+/**
+ * undici, loaded with the first request rather than with the package: a program that only
+ * declares resources, and a provider process whose plan sends nothing, never pay for loading it.
+ */
+let undici: typeof import("undici") | undefined;
+const loadUndici = (): typeof import("undici") => {
+  undici ??= require("undici") as typeof import("undici");
+  return undici;
+};
+
 import type { z } from "zod";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";
 import * as S from "../schemas";
@@ -152,8 +163,10 @@ const REDACTED = "[REDACTED]";
 export class Transport {
   readonly baseUrl: string;
   readonly #apiKey: string;
-  readonly #dispatcher: Dispatcher;
+  /** The caller's dispatcher, or the client's own `Agent` once the first request needs it. */
+  #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
+  readonly #agentOptions: { connections: number; connectTimeoutMs: number };
   readonly #timeoutMs: number;
   readonly #retry: RetryOptions;
   readonly #paths: Partial<Record<OperationId, string>>;
@@ -201,24 +214,34 @@ export class Transport {
     this.#onEvent = options.onEvent;
     this.#userAgent = `pulumi-directmail-client${options.userAgent ? ` ${options.userAgent}` : ""}`;
     this.#random = options.random ?? Math.random;
-    if (options.dispatcher) {
-      this.#dispatcher = options.dispatcher;
-      this.#ownsDispatcher = false;
-    } else {
-      this.#dispatcher = new Agent({
-        connections: options.connections ?? 8,
+    this.#dispatcher = options.dispatcher;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#agentOptions = {
+      connections: options.connections ?? 8,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    };
+  }
+
+  /** The dispatcher of the next request: the client's own `Agent` is made by the first one. */
+  #agent(): Dispatcher {
+    if (!this.#dispatcher) {
+      const agent = new (loadUndici().Agent)({
+        connections: this.#agentOptions.connections,
         keepAliveTimeout: 10_000,
-        connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+        connect: { timeout: this.#agentOptions.connectTimeoutMs },
       });
-      this.#ownsDispatcher = true;
+      // Closed before any request: a request now fails as one through a closed Agent does.
+      if (this.#closed) void agent.close();
+      this.#dispatcher = agent;
     }
+    return this.#dispatcher;
   }
 
   /** Closes the transport's own connections (waits for calls in flight). Calling it again does nothing. */
   async close(): Promise<void> {
     if (!this.#ownsDispatcher || this.#closed) return;
     this.#closed = true;
-    await this.#dispatcher.close();
+    await this.#dispatcher?.close();
   }
 
   /** Calls a JSON operation and parses its envelope with the operation's schema. */
@@ -309,8 +332,8 @@ export class Transport {
       let retryAfterMs: number | undefined;
       let response: Dispatcher.ResponseData | undefined;
       try {
-        response = await request(prepared.url, {
-          dispatcher: this.#dispatcher,
+        response = await loadUndici().request(prepared.url, {
+          dispatcher: this.#agent(),
           method: def.method,
           headers,
           body: prepared.body,

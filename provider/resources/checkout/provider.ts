@@ -240,7 +240,13 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
         progress(subject(news.orderId), `no price yet: ${unknown.join(", ")} is known only when applied`);
       } else {
         const { __provider: _provider, ...declared } = olds ?? {};
-        await planPrice(checked.inputs as CheckoutInputs, Object.keys(declared).length === 0);
+        const isNew = Object.keys(declared).length === 0;
+        // Terms the state already holds: diff finds no change and nothing is charged, so there is
+        // no price to plan and no reason to ask the service (a no-change preview sends nothing).
+        const inputs = checked.inputs as Record<string, unknown>;
+        const unchanged =
+          !isNew && Object.keys(CheckoutInputs.shape).every((key) => declared[key] === inputs[key]);
+        if (!unchanged) await planPrice(checked.inputs as CheckoutInputs, isNew);
       }
       return checked;
     },

@@ -305,6 +305,15 @@ describe("Checkout's plan: the price in `pulumi preview`", { timeout: 30_000 }, 
     await order.client.close();
   });
 
+  it("plans terms the state already holds without a request (nothing is charged for them); changed ones are priced", async () => {
+    const order = await setup({ balance: 0 });
+    // The inputs of the state: the order is still a draft, so new terms would be priced.
+    const olds = await order.inputs({ maxTotal: 100 });
+    expect(await plan(order, { maxTotal: 100 }, olds)).toEqual({ printed: "", operations: [] });
+    expect((await plan(order, { maxTotal: 50 }, olds)).operations).toEqual(["listOrders", "previewCheckout"]);
+    await order.client.close();
+  });
+
   it("says, without a request, that a new order's price is known once its draft is applied", async () => {
     const order = await setup();
     expect(await plan(order, { orderId: UNKNOWN })).toEqual({

@@ -4,7 +4,7 @@
  * linearly with the input. The sizes are those at which a quadratic cost showed: with yaml's
  * duplicate-key check, a scan per unknown key and a second parse of JSON files, 20,000 keys took
  * 8 to 13 s, 20,000 aliases 23 s, 100,000 keys 77 s; 100,000 keys now take 1 to 3 s. The time
- * bound is generous (the machine is shared); scripts/bench-validate.ts measures the growth.
+ * bound is generous (the machine is shared); scripts/bench/validate.ts measures the growth.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

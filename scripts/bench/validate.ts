@@ -1,0 +1,100 @@
+/**
+ * Benchmark part `validate` (not a test): the time `directmail validate` takes on each hostile file
+ * of scripts/hostile-files.ts at size N and 4N, in this process, with the loader the CLI uses.
+ * Linear time gives a ratio 4N/N of about 4, quadratic about 16; the figure is the worst case's
+ * ratio, beside the floor's (a valid campaign with a CSV of N and 4N recipients, measured in the
+ * same run). Each time is the best of 3 runs or more (the machine is shared and noisy).
+ *
+ *   node dist/scripts/bench/validate.js [--n 10000] [--json] [--smoke]
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { loadCampaignFiles } from "../../provider/campaign/loader";
+import { type HostileCase, hostile } from "../hostile-files";
+import { type BenchFigure, benchOptions, reportFigures } from "./result";
+
+/**
+ * The best time in ms of at least `runs` runs, and of more for a fast case (until 300 ms were
+ * spent, at most 30 runs): a case of a few ms is otherwise mostly noise, and its ratio too.
+ * With the last result's problem count.
+ */
+async function measure(
+  kind: HostileCase,
+  n: number,
+  runs: number,
+): Promise<{ ms: number; problems: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-validate-"));
+  try {
+    for (const [name, text] of Object.entries(hostile[kind](n))) fs.writeFileSync(path.join(dir, name), text);
+    let best = Number.POSITIVE_INFINITY;
+    let problems = 0;
+    let spent = 0;
+    for (let run = 0; run < runs || (spent < 300 && run < 30); run++) {
+      const started = performance.now();
+      const result = await loadCampaignFiles([path.join(dir, "campaign.yaml")]);
+      const ms = performance.now() - started;
+      best = Math.min(best, ms);
+      spent += ms;
+      problems = result.problems.length;
+    }
+    return { ms: best, problems };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const options = benchOptions();
+  const args = process.argv.slice(2);
+  const n = options.smoke ? 500 : Number(args[args.indexOf("--n") + 1]) || 10_000;
+  const runs = options.smoke ? 1 : 3;
+  const growth = async (kind: HostileCase) => {
+    const small = await measure(kind, n, runs);
+    const large = await measure(kind, 4 * n, runs);
+    return { kind, small: small.ms, large: large.ms, ratio: large.ms / small.ms, problems: large.problems };
+  };
+  const floor = await growth("floor");
+  const cases = [];
+  for (const kind of Object.keys(hostile) as HostileCase[])
+    if (kind !== "floor") cases.push(await growth(kind));
+  if (!options.json) {
+    const row = (cells: string[]) =>
+      console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(18) : cell.padStart(10))).join(""));
+    console.log(`N = ${n}; times in ms, the best of ${runs} runs or more`);
+    row(["case", "at N", "at 4N", "4N/N", "/floor", "problems"]);
+    for (const c of [floor, ...cases]) {
+      row([
+        c.kind,
+        String(Math.round(c.small)),
+        String(Math.round(c.large)),
+        c.ratio.toFixed(1),
+        (c.large / floor.large).toFixed(1),
+        String(c.problems),
+      ]);
+    }
+  }
+  const worst = cases.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const value = Number(worst.ratio.toFixed(1));
+  const figures: BenchFigure[] = [
+    {
+      key: "validateGrowth",
+      what: `directmail validate time at 4N / at N (N = ${n}), the worst hostile file (${worst.kind}); linear is about 4`,
+      value,
+      unit: "x",
+      floor: {
+        what: "a valid campaign with a CSV, 4N / N",
+        value: Number(floor.ratio.toFixed(1)),
+        unit: "x",
+      },
+      target: "<= 6",
+      ok: value <= 6,
+    },
+  ];
+  reportFigures(figures, options);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
