@@ -16,7 +16,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { Readable } from "node:stream";
-import { CsvError, parse as parseCsv } from "csv-parse";
+import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
 
@@ -135,23 +135,67 @@ async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
   yield checked(decoder.decode());
 }
 
+/** A CSV record with the line it starts on. */
+export interface CsvRecord {
+  record: string[];
+  line: number;
+}
+
+/** Where a CsvReader was after the last record it read: its last line, and the empty lines skipped so far. */
+interface CsvPosition {
+  line: number;
+  emptyLines: number;
+  /** Line ends csv-parse counted twice so far: a CR LF inside a quoted value is one line end. */
+  extraLines: number;
+}
+
+/**
+ * The one way recipients CSV files are read (the loader, and keyValuesByRow for the same rows):
+ * any line end, even mixed in one file (csv-parse would keep to the first one it sees), empty lines
+ * skipped, values trimmed. Records come as CsvRecord objects, numbered by the line each starts
+ * on. csv-parse counts a CR LF inside a quoted value as two lines: counted once here.
+ */
+export function csvReader(): { parser: Parser; position: CsvPosition } {
+  const position: CsvPosition = { line: 0, emptyLines: 0, extraLines: 0 };
+  // Called as each record is read, before an error further on drops the records not yet taken.
+  const numbered = ({ record }: { record: string[] }, { lines, empty_lines }: InfoRecord): CsvRecord => {
+    let lineEnds = 0;
+    for (const value of record) {
+      position.extraLines += value.split("\r\n").length - 1;
+      lineEnds += value.split(/\r\n|\r|\n/).length - 1;
+    }
+    position.line = lines - position.extraLines;
+    position.emptyLines = empty_lines;
+    return { record, line: position.line - lineEnds };
+  };
+  const parser = parseCsv({
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    record_delimiter: ["\r\n", "\n", "\r"],
+    // With `info`, a record comes as { record, info }; csv-parse's types do not say so.
+    on_record: numbered as unknown as Options["on_record"],
+  });
+  return { parser, position };
+}
+
 /**
  * A CSV file's own format broken, as csv-parse reports it, at its line. An unclosed quote is
- * reported where its record starts (csv-parse notices it only at the end of the file):
- * `lastRecord` is where csv-parse was after the last record it read.
+ * reported where its record starts (csv-parse notices it only at the end of the file): `last` is
+ * where the reader was after the last record it read.
  */
-function csvFileError(
-  error: unknown,
-  file: string,
-  lastRecord: { lines: number; empty_lines: number },
-): unknown {
+function csvFileError(error: unknown, file: string, last: CsvPosition): unknown {
   if (!(error instanceof CsvError)) return error;
   const { lines, empty_lines, record } = error as CsvError & {
     lines?: number;
     empty_lines?: number;
     record?: unknown;
   };
-  const line = lines !== undefined && lines > 0 ? lines : undefined;
+  // The record in error is not counted in `last` yet: its CR LF inside quotes, if csv-parse gave it.
+  const extra = Array.isArray(record)
+    ? record.reduce((n: number, value) => n + String(value).split("\r\n").length - 1, 0)
+    : 0;
+  const line = lines !== undefined && lines > 0 ? Math.max(1, lines - last.extraLines - extra) : undefined;
   switch (error.code) {
     case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH":
     case "CSV_RECORD_INCONSISTENT_COLUMNS":
@@ -166,7 +210,7 @@ function csvFileError(
         file,
         'a quoted value starts here and is never closed (a " is missing)',
         // The line after the last record, past the empty lines skipped since.
-        lastRecord.lines + 1 + (empty_lines ?? 0) - lastRecord.empty_lines,
+        last.line + 1 + (empty_lines ?? 0) - last.emptyLines,
       );
     default:
       return new RecipientFileError(file, error.message, line);
@@ -237,34 +281,21 @@ async function* rowsOf(
     if (failure !== undefined) throw failure;
     return;
   }
-  let lastRecord = { lines: 0, empty_lines: 0 };
-  // Any line end, even mixed in one file (csv-parse would keep to the first one it sees).
-  const parser = parseCsv({
-    skip_empty_lines: true,
-    trim: true,
-    info: true,
-    record_delimiter: ["\r\n", "\n", "\r"],
-    // Called as each record is read, before an error further on drops the records not yet taken.
-    on_record: (record, { lines, empty_lines }) => {
-      lastRecord = { lines, empty_lines };
-      return record;
-    },
-  });
+  const { parser, position } = csvReader();
   // pipe() does not pass a read error on: without this the parser would wait forever.
   Readable.from(textOf(file, source.file))
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
-  const records = parser as AsyncIterable<{ record: string[]; info: { lines: number } }>;
   try {
-    for await (const { record, info } of records) {
+    for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
       if (columns === undefined) {
         columns = record.map((name) => {
           if (keyColumn !== undefined && name === keyColumn) return name;
           const canonical = canonicalFieldName(name);
           if (canonical === undefined)
-            problem({ row: info.lines, field: name, message: `unknown column "${shown(name)}"` });
+            problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
           return canonical;
         });
         continue;
@@ -275,10 +306,10 @@ async function* rowsOf(
         const name = columns?.[i];
         if (name !== undefined) value[name] = cell;
       });
-      yield { row: info.lines, value, canonical: true };
+      yield { row: line, value, canonical: true };
     }
   } catch (error) {
-    throw csvFileError(error, source.file, lastRecord);
+    throw csvFileError(error, source.file, position);
   }
 }
 
