@@ -180,41 +180,30 @@ export function csvReader(): { parser: Parser; position: CsvPosition } {
 }
 
 /**
- * A CSV file's own format broken, as csv-parse reports it, at its line. An unclosed quote is
- * reported where its record starts (csv-parse notices it only at the end of the file): `last` is
- * where the reader was after the last record it read.
+ * A CSV file's own format broken, as csv-parse reports it, at the line where the row in error
+ * starts: the line after the last row read (`last`), past the empty lines skipped since.
+ * csv-parse's own line count is off after a CR LF inside quotes, and it notices an unclosed quote
+ * only at the end of the file.
  */
 function csvFileError(error: unknown, file: string, last: CsvPosition): unknown {
   if (!(error instanceof CsvError)) return error;
-  const { lines, empty_lines, record } = error as CsvError & {
-    lines?: number;
-    empty_lines?: number;
-    record?: unknown;
+  const { empty_lines, record } = error as CsvError & { empty_lines?: number; record?: unknown };
+  const line = last.line + 1 + (empty_lines ?? 0) - last.emptyLines;
+  const reasons: Record<string, string> = {
+    CSV_RECORD_INCONSISTENT_FIELDS_LENGTH:
+      `this row has ${Array.isArray(record) ? record.length : "a different number of"} values but the header ` +
+      'has a different number of columns (a comma inside a value needs "quotes")',
+    CSV_QUOTE_NOT_CLOSED: 'a quoted value starts here and is never closed (a " is missing)',
+    CSV_INVALID_CLOSING_QUOTE:
+      'a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")',
+    INVALID_OPENING_QUOTE:
+      'a value in this row has a " inside it: put the whole value in "quotes" and write the " as ""',
   };
-  // The record in error is not counted in `last` yet: its CR LF inside quotes, if csv-parse gave it.
-  const extra = Array.isArray(record)
-    ? record.reduce((n: number, value) => n + String(value).split("\r\n").length - 1, 0)
-    : 0;
-  const line = lines !== undefined && lines > 0 ? Math.max(1, lines - last.extraLines - extra) : undefined;
-  switch (error.code) {
-    case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH":
-    case "CSV_RECORD_INCONSISTENT_COLUMNS":
-      return new RecipientFileError(
-        file,
-        `this row has ${Array.isArray(record) ? record.length : "a different number of"} values but the header ` +
-          'has a different number of columns (a comma inside a value needs "quotes")',
-        line,
-      );
-    case "CSV_QUOTE_NOT_CLOSED":
-      return new RecipientFileError(
-        file,
-        'a quoted value starts here and is never closed (a " is missing)',
-        // The line after the last record, past the empty lines skipped since.
-        last.line + 1 + (empty_lines ?? 0) - last.emptyLines,
-      );
-    default:
-      return new RecipientFileError(file, error.message, line);
-  }
+  reasons.CSV_RECORD_INCONSISTENT_COLUMNS = reasons.CSV_RECORD_INCONSISTENT_FIELDS_LENGTH as string;
+  reasons.CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE = reasons.CSV_INVALID_CLOSING_QUOTE as string;
+  // Another error: csv-parse's text, without its line (counted its way) and with user text shown safely.
+  const reason = reasons[error.code] ?? shown(error.message.replace(/,? (at|on) line \d+/g, ""), 200);
+  return new RecipientFileError(file, reason, line);
 }
 
 /** A row of a source before validation; `fields` are already canonical for CSV files. */
@@ -252,7 +241,8 @@ async function* rowsOf(
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new RecipientFileError(source.file, `not valid JSON: ${(error as Error).message}`);
+      // JSON.parse quotes the text it could not read, line ends and all: shown on one line.
+      throw new RecipientFileError(source.file, `not valid JSON: ${shown((error as Error).message, 200)}`);
     }
     if (!Array.isArray(parsed))
       throw new RecipientFileError(source.file, "expected a JSON array of recipients");
@@ -275,7 +265,10 @@ async function* rowsOf(
       try {
         yield { row: line, value: JSON.parse(text) };
       } catch (error) {
-        yield { row: line, value: new SyntaxError(`not valid JSON: ${(error as Error).message}`) };
+        yield {
+          row: line,
+          value: new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`),
+        };
       }
     }
     if (failure !== undefined) throw failure;

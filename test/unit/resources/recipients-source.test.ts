@@ -251,6 +251,24 @@ describe("loading declared recipients", () => {
       column: 8,
       reason: "not text: a control character (\\u0000) here; remove it, or save the file as UTF-8 text",
     });
+    // A stray quote: where its row starts, said in the user's words, after a CR LF inside quotes
+    // (csv-parse counts it twice, and names its own line in its message).
+    const crlf = `firstName,address1,city,state,zipCode\r\n"Ada\r\nB",1 Way,X,IL,62701\r\n`;
+    expect(await failure("closing.csv", `${crlf}Bob,"1 Way"x,X,IL,62701\r\n`)).toEqual({
+      line: 4,
+      column: undefined,
+      reason:
+        'a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")',
+      message: `${path.join(dir, "closing.csv")}:4:1: a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")`,
+    });
+    expect(await failure("opening.csv", `${crlf}Bob,1 "Way",X,IL,62701\r\n`)).toMatchObject({
+      line: 4,
+      reason: 'a value in this row has a " inside it: put the whole value in "quotes" and write the " as ""',
+    });
+    // JSON.parse quotes the text it could not read: its line ends are shown escaped, on one line.
+    expect((await failure("two-lines.json", "oops\nmore\n")).reason).toMatch(
+      /^not valid JSON: [^\n]*\\n[^\n]*$/,
+    );
     const json = await failure("broken-array.json", "[{");
     expect(json.line).toBeUndefined();
     expect(json.reason).toMatch(/^not valid JSON: /);
