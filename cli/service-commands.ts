@@ -1,3 +1,4 @@
+import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { clientFor, serviceSettings } from "./stack-settings";
@@ -55,9 +56,12 @@ export function registerServiceCommands(program: Command): void {
       .option("--out <file>", "where to write the PDF", "proof.pdf"),
   ).action(async (orderId: number, options: StackOptions & { recipient?: number; out: string }) => {
     const settings = await serviceSettings(options);
+    const out = path.resolve(options.out);
+    // `--out proofs/draft.pdf` in a fresh checkout: the folder is made, as review makes its own.
+    await fs.mkdir(path.dirname(out), { recursive: true });
     const client = clientFor(settings);
     try {
-      const { file, bytes } = await client.downloadProof(orderId, path.resolve(options.out), {
+      const { file, bytes } = await client.downloadProof(orderId, out, {
         ...(options.recipient ? { recipientId: options.recipient } : {}),
       });
       console.log(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);

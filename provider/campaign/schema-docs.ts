@@ -280,6 +280,8 @@ function limits(): string {
     "- Campaign and recipients files are UTF-8 text, with or without a byte-order mark, with CRLF, LF or",
     "  CR line ends (even mixed). A byte that is not UTF-8, or a control character other than tab, is",
     "  one problem, where it is.",
+    "- A problem in a CSV or JSON Lines row is reported at its line; a CSV row whose quoted value spans",
+    "  several lines, at the line it starts on.",
     `- At most ${MAX_PRINTED_PROBLEMS} problems are listed per file, then one line says how many more`,
     `  there are and where they start. A recipients file or \`inline\` list reports at most`,
     `  ${MAX_RECIPIENT_PROBLEMS} problems; its \`file\` (or \`inline\`) value counts the rest.`,

@@ -47,7 +47,13 @@ export interface ParsedDocument {
 
 /** A file's documents, without the ones with syntax problems (those go to `problems`). */
 export function parseFile(file: string, text: string, problems: CampaignProblem[]): ParsedDocument[] {
+  // A lone CR ends a line for editors, not for yaml: as a LF, with every offset unchanged.
+  const source = text.replace(/\r(?!\n)/g, "\n");
+  // Line starts from the text itself: the parser reports only the line ends it reads as such, not
+  // those inside a token it could not read (a plain scalar over several lines, in an error).
   const lines = new LineCounter();
+  lines.addNewLine(0);
+  for (const end of source.matchAll(/\n/g)) lines.addNewLine(end.index + 1);
   const at = (offset: number): Position => {
     const { line, col } = lines.linePos(offset);
     return { line, column: col };
@@ -58,8 +64,7 @@ export function parseFile(file: string, text: string, problems: CampaignProblem[
   const docs: Document.Parsed[] = [];
   /** Per document, where it nests too deep, if it does. */
   const tooDeep: (number | undefined)[] = [];
-  // A lone CR ends a line for editors, not for yaml: as a LF, with every offset unchanged.
-  for (const token of new Parser(lines.addNewLine).parse(text.replace(/\r(?!\n)/g, "\n"))) {
+  for (const token of new Parser().parse(source)) {
     if (token.type === "document") {
       const offset = tooDeepAt(token);
       tooDeep.push(offset);

@@ -111,6 +111,8 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
 
   const S = ControlSchemas;
   call("POST", "/accounts", S.createAccount, R.account, (body) => {
+    if (body.apiKey !== undefined && accounts.authenticate(body.apiKey))
+      throw new ControlError(409, "this apiKey is already an account's key; choose another");
     const { apiKey, account } = accounts.create(body);
     return accountResult(apiKey, account);
   });

@@ -21,6 +21,8 @@ export const ControlSchemas = {
     firstName: z.string().optional(),
     lastName: z.string().optional(),
     company: z.string().optional(),
+    /** extension: the account's key, chosen (a distinctive one a test searches for); a new one otherwise. */
+    apiKey: apiKey.optional(),
   }),
   /** extension: change an account's tier, balance or payment behaviour. */
   updateAccount: z.object({

@@ -32,6 +32,18 @@ describe("control API (design brief contract)", () => {
     expect(ledger.entries.map((e) => [e.kind, e.method, e.amount])).toEqual([["credit", "balance", 12.5]]);
   });
 
+  test("POST /_sandbox/accounts with a chosen apiKey: that key works; a key taken is 409", async () => {
+    const chosen = `dm_test_${Date.now()}`;
+    const account = await sb.control.createAccount({ apiKey: chosen, balance: 3 });
+    expect(account.apiKey).toBe(chosen);
+    const profile = await http(sb.url, "GET", "/v1/me", { apiKey: chosen });
+    expect(profile.status).toBe(200);
+    expect((await sb.control.ledger(chosen)).balance).toBe(3);
+    const taken = await http(sb.url, "POST", "/_sandbox/accounts", { body: { apiKey: chosen } });
+    expect(taken.status).toBe(409);
+    expect(taken.json.error).toMatch(/already an account's key/);
+  });
+
   test("bad control bodies are 400 with a message; an unknown apiKey is 404", async () => {
     const bad = await http(sb.url, "POST", "/_sandbox/accounts", { body: { tier: "gold" } });
     expect(bad.status).toBe(400);

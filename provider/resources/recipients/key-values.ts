@@ -10,8 +10,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { Readable } from "node:stream";
-import { parse as parseCsv } from "csv-parse";
-import { formatOf, type RecipientSource } from "./source";
+import { type CsvRecord, csvReader, formatOf, type RecipientSource } from "./source";
 
 /**
  * Row → the key column's value (trimmed), for the `rows` asked for (every row when undefined) that
@@ -56,22 +55,18 @@ export async function keyValuesByRow(
     text.destroy();
     return values;
   }
-  // The loader's CSV options, so that `info.lines` numbers the rows alike.
-  const parser = text.pipe(
-    parseCsv({ skip_empty_lines: true, trim: true, info: true, record_delimiter: ["\r\n", "\n", "\r"] }),
-  );
+  // The loader's reader, so that rows are numbered alike.
+  const { parser } = csvReader();
+  text.pipe(parser);
   let column: number | undefined;
-  for await (const { record, info } of parser as AsyncIterable<{
-    record: string[];
-    info: { lines: number };
-  }>) {
+  for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
     if (column === undefined) {
       column = record.indexOf(keyColumn);
       if (column < 0) break;
       continue;
     }
-    if (info.lines > last) break;
-    keepValue(info.lines, record[column]);
+    if (line > last) break;
+    keepValue(line, record[column]);
   }
   parser.destroy();
   text.destroy();

@@ -16,7 +16,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { Readable } from "node:stream";
-import { CsvError, parse as parseCsv } from "csv-parse";
+import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
 
@@ -135,42 +135,75 @@ async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
   yield checked(decoder.decode());
 }
 
+/** A CSV record with the line it starts on. */
+export interface CsvRecord {
+  record: string[];
+  line: number;
+}
+
+/** Where a CsvReader was after the last record it read: its last line, and the empty lines skipped so far. */
+interface CsvPosition {
+  line: number;
+  emptyLines: number;
+  /** Line ends csv-parse counted twice so far: a CR LF inside a quoted value is one line end. */
+  extraLines: number;
+}
+
 /**
- * A CSV file's own format broken, as csv-parse reports it, at its line. An unclosed quote is
- * reported where its record starts (csv-parse notices it only at the end of the file):
- * `lastRecord` is where csv-parse was after the last record it read.
+ * The one way recipients CSV files are read (the loader, and keyValuesByRow for the same rows):
+ * any line end, even mixed in one file (csv-parse would keep to the first one it sees), empty lines
+ * skipped, values trimmed. Records come as CsvRecord objects, numbered by the line each starts
+ * on. csv-parse counts a CR LF inside a quoted value as two lines: counted once here.
  */
-function csvFileError(
-  error: unknown,
-  file: string,
-  lastRecord: { lines: number; empty_lines: number },
-): unknown {
-  if (!(error instanceof CsvError)) return error;
-  const { lines, empty_lines, record } = error as CsvError & {
-    lines?: number;
-    empty_lines?: number;
-    record?: unknown;
+export function csvReader(): { parser: Parser; position: CsvPosition } {
+  const position: CsvPosition = { line: 0, emptyLines: 0, extraLines: 0 };
+  // Called as each record is read, before an error further on drops the records not yet taken.
+  const numbered = ({ record }: { record: string[] }, { lines, empty_lines }: InfoRecord): CsvRecord => {
+    let lineEnds = 0;
+    for (const value of record) {
+      position.extraLines += value.split("\r\n").length - 1;
+      lineEnds += value.split(/\r\n|\r|\n/).length - 1;
+    }
+    position.line = lines - position.extraLines;
+    position.emptyLines = empty_lines;
+    return { record, line: position.line - lineEnds };
   };
-  const line = lines !== undefined && lines > 0 ? lines : undefined;
-  switch (error.code) {
-    case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH":
-    case "CSV_RECORD_INCONSISTENT_COLUMNS":
-      return new RecipientFileError(
-        file,
-        `this row has ${Array.isArray(record) ? record.length : "a different number of"} values but the header ` +
-          'has a different number of columns (a comma inside a value needs "quotes")',
-        line,
-      );
-    case "CSV_QUOTE_NOT_CLOSED":
-      return new RecipientFileError(
-        file,
-        'a quoted value starts here and is never closed (a " is missing)',
-        // The line after the last record, past the empty lines skipped since.
-        lastRecord.lines + 1 + (empty_lines ?? 0) - lastRecord.empty_lines,
-      );
-    default:
-      return new RecipientFileError(file, error.message, line);
-  }
+  const parser = parseCsv({
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    record_delimiter: ["\r\n", "\n", "\r"],
+    // With `info`, a record comes as { record, info }; csv-parse's types do not say so.
+    on_record: numbered as unknown as Options["on_record"],
+  });
+  return { parser, position };
+}
+
+/**
+ * A CSV file's own format broken, as csv-parse reports it, at the line where the row in error
+ * starts: the line after the last row read (`last`), past the empty lines skipped since.
+ * csv-parse's own line count is off after a CR LF inside quotes, and it notices an unclosed quote
+ * only at the end of the file.
+ */
+function csvFileError(error: unknown, file: string, last: CsvPosition): unknown {
+  if (!(error instanceof CsvError)) return error;
+  const { empty_lines, record } = error as CsvError & { empty_lines?: number; record?: unknown };
+  const line = last.line + 1 + (empty_lines ?? 0) - last.emptyLines;
+  const reasons: Record<string, string> = {
+    CSV_RECORD_INCONSISTENT_FIELDS_LENGTH:
+      `this row has ${Array.isArray(record) ? record.length : "a different number of"} values but the header ` +
+      'has a different number of columns (a comma inside a value needs "quotes")',
+    CSV_QUOTE_NOT_CLOSED: 'a quoted value starts here and is never closed (a " is missing)',
+    CSV_INVALID_CLOSING_QUOTE:
+      'a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")',
+    INVALID_OPENING_QUOTE:
+      'a value in this row has a " inside it: put the whole value in "quotes" and write the " as ""',
+  };
+  reasons.CSV_RECORD_INCONSISTENT_COLUMNS = reasons.CSV_RECORD_INCONSISTENT_FIELDS_LENGTH as string;
+  reasons.CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE = reasons.CSV_INVALID_CLOSING_QUOTE as string;
+  // Another error: csv-parse's text, without its line (counted its way) and with user text shown safely.
+  const reason = reasons[error.code] ?? shown(error.message.replace(/,? (at|on) line \d+/g, ""), 200);
+  return new RecipientFileError(file, reason, line);
 }
 
 /** A row of a source before validation; `fields` are already canonical for CSV files. */
@@ -208,7 +241,8 @@ async function* rowsOf(
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new RecipientFileError(source.file, `not valid JSON: ${(error as Error).message}`);
+      // JSON.parse quotes the text it could not read, line ends and all: shown on one line.
+      throw new RecipientFileError(source.file, `not valid JSON: ${shown((error as Error).message, 200)}`);
     }
     if (!Array.isArray(parsed))
       throw new RecipientFileError(source.file, "expected a JSON array of recipients");
@@ -231,40 +265,30 @@ async function* rowsOf(
       try {
         yield { row: line, value: JSON.parse(text) };
       } catch (error) {
-        yield { row: line, value: new SyntaxError(`not valid JSON: ${(error as Error).message}`) };
+        yield {
+          row: line,
+          value: new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`),
+        };
       }
     }
     if (failure !== undefined) throw failure;
     return;
   }
-  let lastRecord = { lines: 0, empty_lines: 0 };
-  // Any line end, even mixed in one file (csv-parse would keep to the first one it sees).
-  const parser = parseCsv({
-    skip_empty_lines: true,
-    trim: true,
-    info: true,
-    record_delimiter: ["\r\n", "\n", "\r"],
-    // Called as each record is read, before an error further on drops the records not yet taken.
-    on_record: (record, { lines, empty_lines }) => {
-      lastRecord = { lines, empty_lines };
-      return record;
-    },
-  });
+  const { parser, position } = csvReader();
   // pipe() does not pass a read error on: without this the parser would wait forever.
   Readable.from(textOf(file, source.file))
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
-  const records = parser as AsyncIterable<{ record: string[]; info: { lines: number } }>;
   try {
-    for await (const { record, info } of records) {
+    for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
       if (columns === undefined) {
         columns = record.map((name) => {
           if (keyColumn !== undefined && name === keyColumn) return name;
           const canonical = canonicalFieldName(name);
           if (canonical === undefined)
-            problem({ row: info.lines, field: name, message: `unknown column "${shown(name)}"` });
+            problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
           return canonical;
         });
         continue;
@@ -275,10 +299,10 @@ async function* rowsOf(
         const name = columns?.[i];
         if (name !== undefined) value[name] = cell;
       });
-      yield { row: info.lines, value, canonical: true };
+      yield { row: line, value, canonical: true };
     }
   } catch (error) {
-    throw csvFileError(error, source.file, lastRecord);
+    throw csvFileError(error, source.file, position);
   }
 }
 

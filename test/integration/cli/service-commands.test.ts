@@ -53,6 +53,19 @@ describe("directmail whoami and proof", () => {
     expect(fs.readFileSync(path.join(dir, "draft.pdf")).subarray(0, 5).toString()).toBe("%PDF-");
   });
 
+  it("proof writes into a folder that does not exist yet, creating it", async () => {
+    const { stdout } = await run(
+      "proof",
+      String(orderId),
+      "--out",
+      path.join("proofs", "spring", "draft.pdf"),
+    );
+    expect(stdout).toMatch(/wrote proofs\/spring\/draft\.pdf \(\d+ bytes\)/);
+    expect(fs.readFileSync(path.join(dir, "proofs/spring/draft.pdf")).subarray(0, 5).toString()).toBe(
+      "%PDF-",
+    );
+  });
+
   it("fails with the service's reason and exit code 1 for an unknown order, and asks for a key when none is set", async () => {
     await expect(run("proof", "999999")).rejects.toMatchObject({ code: 1 });
     env = { ...env, DIRECTMAIL_API_KEY: "" };

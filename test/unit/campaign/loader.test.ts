@@ -118,6 +118,21 @@ describe("YAML syntax errors", () => {
     ]);
   });
 
+  it("counts the lines of a value the parser could not read, so later problems stay on their lines", async () => {
+    // A stray word, then a comment: what follows is not read as YAML, and "b\n  c" (lines 3-4) is
+    // one token in error whose line end the parser does not report. The ":" after c is on line 4.
+    const lines = ["stray", "# a comment", "x: b", "  c: d"];
+    const file = tmp.write("stray.yaml", `${lines.join("\n")}\n`);
+    const { problems } = await loadCampaignFiles([file]);
+    expect(at(problems, file)).toEqual([
+      '3:1: YAML: Unexpected scalar token in YAML stream: "x"',
+      '3:2: YAML: Unexpected map-value-ind token in YAML stream: ":"',
+      '3:4: YAML: Unexpected scalar token in YAML stream: "b\\n  c"',
+      '4:4: YAML: Unexpected map-value-ind token in YAML stream: ":"',
+      '4:6: YAML: Unexpected scalar token in YAML stream: "d"',
+    ]);
+  });
+
   it("reports a key written twice in one section", async () => {
     const file = tmp.write("dup-key.yaml", `${inlineCampaign("dup-key")}kind: Campaign\n`);
     const { problems } = await loadCampaignFiles([file]);

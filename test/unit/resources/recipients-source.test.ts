@@ -82,6 +82,49 @@ describe("loading declared recipients", () => {
     expect([...loaded.byKey.values()].map((r) => r.row)).toEqual([4]);
   });
 
+  it.each([
+    ["LF", "\n"],
+    ["CR LF", "\r\n"],
+    ["CR", "\r"],
+  ])(
+    "numbers a row by the line it starts on, with quoted values over several lines (%s)",
+    async (what, end) => {
+      const lines = [
+        "firstName,address1,city,state,zipCode",
+        '"Ada',
+        'B",1 Way,Springfield,IL,62701', // lines 2-3
+        "Bob,1 Way,Springfield,IL,", // line 4: no ZIP code
+        '"C',
+        "",
+        'D",2 Way,Springfield,IL,', // lines 5-7: no ZIP code
+        "Eve,1 Way,Springfield,IL,62701,extra", // line 8: a value too many
+      ];
+      const csv = file(`multi-line-${what}.csv`.replaceAll(" ", ""), lines.join(end) + end);
+      const error = await loadRecipients({ file: csv }, opts).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RecipientFileError);
+      expect((error as RecipientFileError).line).toBe(8);
+      const valid = file(
+        `multi-line-valid-${what}.csv`.replaceAll(" ", ""),
+        lines.slice(0, -1).join(end) + end,
+      );
+      const loaded = await loadRecipients({ file: valid }, opts);
+      expect(loaded.problems.map((p) => `${p.row}: ${p.message}`)).toEqual([
+        "4: zipCode is required",
+        "5: zipCode is required",
+      ]);
+      expect([...loaded.byKey.values()].map((r) => r.row)).toEqual([2]);
+      // An unclosed quote after such rows: at its own line.
+      const unclosed = file(
+        `multi-line-unclosed-${what}.csv`.replaceAll(" ", ""),
+        [...lines.slice(0, 3), '"never closed,1 Way,X,IL,62701', "Zed,1 Way,X,IL,62701"].join(end) + end,
+      );
+      const quote = await loadRecipients({ file: unclosed }, opts).catch((e: unknown) => e);
+      expect(quote).toMatchObject({
+        line: 4,
+        reason: 'a quoted value starts here and is never closed (a " is missing)',
+      });
+    },
+  );
   it("refuses data in the identity field, naming the way out", async () => {
     const loaded = await loadRecipients(
       {
@@ -208,6 +251,24 @@ describe("loading declared recipients", () => {
       column: 8,
       reason: "not text: a control character (\\u0000) here; remove it, or save the file as UTF-8 text",
     });
+    // A stray quote: where its row starts, said in the user's words, after a CR LF inside quotes
+    // (csv-parse counts it twice, and names its own line in its message).
+    const crlf = `firstName,address1,city,state,zipCode\r\n"Ada\r\nB",1 Way,X,IL,62701\r\n`;
+    expect(await failure("closing.csv", `${crlf}Bob,"1 Way"x,X,IL,62701\r\n`)).toEqual({
+      line: 4,
+      column: undefined,
+      reason:
+        'a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")',
+      message: `${path.join(dir, "closing.csv")}:4:1: a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")`,
+    });
+    expect(await failure("opening.csv", `${crlf}Bob,1 "Way",X,IL,62701\r\n`)).toMatchObject({
+      line: 4,
+      reason: 'a value in this row has a " inside it: put the whole value in "quotes" and write the " as ""',
+    });
+    // JSON.parse quotes the text it could not read: its line ends are shown escaped, on one line.
+    expect((await failure("two-lines.json", "oops\nmore\n")).reason).toMatch(
+      /^not valid JSON: [^\n]*\\n[^\n]*$/,
+    );
     const json = await failure("broken-array.json", "[{");
     expect(json.line).toBeUndefined();
     expect(json.reason).toMatch(/^not valid JSON: /);
