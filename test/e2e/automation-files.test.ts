@@ -5,19 +5,17 @@
  * the records (checked at the service); a no-change preview is quiet; deleting the files deletes the
  * uploads and forgets the mailed recipients.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
 import { NotFoundError } from "../../provider/api/errors";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { directmailIn, gitIn } from "./support/commands";
 import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
-const BIN = path.resolve(__dirname, "../../bin/directmail.js");
 const STACK = "pulumi:pulumi:Stack (directmail-campaigns-e2e):";
 
 let sb: TestSandbox;
@@ -29,31 +27,9 @@ let automationId: number;
 const write = (file: string, text: string) => fs.writeFileSync(path.join(t.workDir, file), text);
 const queued = async () => (await sb.control.integrationRecipients(apiKey, automationId)).recipients;
 
-function git(...args: string[]) {
-  return promisify(execFile)("git", args, {
-    cwd: t.workDir,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@e.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@e.com",
-    },
-  });
-}
+const git = (...args: string[]) => gitIn(t.workDir, ...args);
 
-async function directmail(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
-      cwd: t.workDir,
-      env: t.env,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env: t.env }, ...args);
 
 const AUTOMATION = (id: number) => `apiVersion: directmail/v1
 kind: Automation

@@ -9,12 +9,10 @@
  * offline, and every chart must be drawn with the figures the sandbox holds (its analytics, its
  * ledger) and the drops the upload reported. Screenshots are kept in test-results/.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
@@ -22,9 +20,9 @@ import { newOrderRecipient } from "../../provider/api/recipients";
 import type { OrderAnalyticsEntry } from "../../provider/api/schemas";
 import { ensureChromium, launchChromium } from "../support/chromium";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { directmailIn } from "./support/commands";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
-const BIN = path.resolve(__dirname, "../../bin/directmail.js");
 const RESULTS = path.resolve(__dirname, "../../test-results");
 const HOSTILE = "<script>alert(1)</script>";
 const DAY = 86_400;
@@ -64,19 +62,10 @@ let hostileId: number;
 /** Each QR scan's day (when the sandbox applied it), by order and recipient. */
 const scanDays: { order: number; recipient: number; count: number; day: string }[] = [];
 
-/** Runs the built CLI, by default in the project with the stack's environment. */
-async function directmail(
+const directmail = (
   args: string[],
-  where: { cwd: string; env: Record<string, string> } = { cwd: t.workDir, env },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], where);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+  where: { cwd: string; env: NodeJS.ProcessEnv } = { cwd: t.workDir, env },
+) => directmailIn(where, ...args);
 
 /** Records a scan and lets the sandbox apply it; its day is the one the service will report. */
 async function scan(order: number, recipient: number, count: number): Promise<void> {

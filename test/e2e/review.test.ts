@@ -9,18 +9,15 @@
  *
  * `directmail whoami` in the same project reads the stack's configuration, not the environment.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { directmailIn, gitIn } from "./support/commands";
 import { createTestStack, pulumiCommand, type TestStack } from "./support/pulumi";
-
-const BIN = path.resolve(__dirname, "../../bin/directmail.js");
 
 const HEADER = "customerId,firstName,lastName,address1,city,state,zipCode";
 const BASE_CSV = [
@@ -88,32 +85,9 @@ const spring = (checkout?: string[]) =>
   campaign("spring", templateId, ["    file: spring.csv", "    keyColumn: customerId"], checkout);
 const autumn = (checkout?: string[]) => campaign("autumn", templateId, ["    inline:", ...INLINE], checkout);
 
-function git(...args: string[]) {
-  return promisify(execFile)("git", args, {
-    cwd: t.workDir,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  });
-}
+const git = (...args: string[]) => gitIn(t.workDir, ...args);
 
-/** Runs the built CLI in the project; its exit code and output. */
-async function directmail(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
-      cwd: t.workDir,
-      env,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env: env }, ...args);
 
 function report(out: string): { markdown: string; json: Review; text: string } {
   const markdown = read(`${out}/review.md`);

@@ -6,17 +6,15 @@
  * the stack's outputs; and `directmail status` in the project prints each campaign's order as the
  * service reports it.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import type { OrderAnalyticsEntry } from "../../provider/api/schemas";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { directmailIn } from "./support/commands";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
-const BIN = path.resolve(__dirname, "../../bin/directmail.js");
 const DAY = 86_400;
 
 let sb: TestSandbox;
@@ -47,17 +45,7 @@ function campaign(name: string, order: string[], custom1: [string, string], pay:
 }
 const write = (file: string, text: string) => fs.writeFileSync(path.join(t.workDir, file), text);
 
-async function directmail(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
-      cwd: t.workDir,
-      env,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    return error as { code: number; stdout: string; stderr: string };
-  }
-}
+const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env: env }, ...args);
 
 /** The Order resources of the stack's state, by campaign: their delivery and scan outputs. */
 function orderOutputs(): Record<
