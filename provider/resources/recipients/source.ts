@@ -19,6 +19,9 @@ import { Readable } from "node:stream";
 import { CsvError, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
+import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
+
+export { KEY_HEX_LENGTH };
 
 export type RecipientFormat = "csv" | "json" | "jsonl";
 
@@ -31,12 +34,11 @@ export interface RecipientSourceOptions {
   maxProblems?: number;
 }
 
-export interface LoadedRecipient {
-  key: string;
-  /** The digest of the declared content (contentKey); equal to `key` when there is no key column. */
-  content: string;
-  /** 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list. */
-  row: number;
+/**
+ * `content` is the digest of the declared content (contentKey); equal to `key` when there is no
+ * key column.
+ */
+export interface LoadedRecipient extends DeclaredKey {
   recipient: DeclaredRecipient;
 }
 
@@ -56,12 +58,12 @@ export interface LoadedRecipients {
   problemCount: number;
 }
 
-/** Length in hex characters of a recipient key (64 bits). */
-export const KEY_HEX_LENGTH = 16;
-
 function hashKey(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, KEY_HEX_LENGTH);
 }
+
+/** The key of a recipient under a key column, from the column's value (trimmed). */
+export const columnKey = (value: string) => hashKey(`column:${value}`);
 
 /** The key of a recipient from its declared content: field order and blank fields do not matter. */
 export function contentKey(recipient: DeclaredRecipient): string {
@@ -282,25 +284,19 @@ async function* rowsOf(
   }
 }
 
-/**
- * Reads and validates every recipient of a source. Problems are collected, not thrown, so a user
- * sees all of them at once; the caller refuses to change anything when there is any.
- */
-export async function loadRecipients(
+/** A valid row, before it is judged against the rows before it. */
+interface ValidRow extends LoadedRecipient {
+  /** The key column's value, under a key column. */
+  keyValue?: string;
+}
+
+/** Every valid recipient row of a source, in order, its problems reported (duplicates included). */
+async function* validRows(
   source: RecipientSource,
   options: RecipientSourceOptions,
-): Promise<LoadedRecipients> {
-  const maxProblems = options.maxProblems ?? 20;
-  const byKey = new Map<string, LoadedRecipient>();
-  const problems: RecipientProblem[] = [];
-  let problemCount = 0;
-  let duplicateRows = 0;
-  const problem = (p: RecipientProblem) => {
-    problemCount += 1;
-    if (problems.length < maxProblems) problems.push(p);
-  };
+  problem: (p: RecipientProblem) => void,
+): AsyncGenerator<ValidRow> {
   const keyColumn = options.keyColumn?.trim();
-
   for await (const { row, value, canonical: alreadyCanonical } of rowsOf(source, keyColumn, problem)) {
     if (value instanceof Error) {
       problem({ row, message: value.message });
@@ -348,30 +344,67 @@ export async function loadRecipients(
       continue;
     }
     const content = contentKey(parsed.data);
-    let key = content;
-    if (keyColumn !== undefined) {
-      if (!keyValue) {
-        problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
-        continue;
-      }
-      key = hashKey(`column:${keyValue}`);
-    }
-    const earlier = byKey.get(key);
-    if (earlier) {
-      if (earlier.content !== content) {
-        problem({
-          row,
-          field: keyColumn,
-          message: `${keyColumn} "${keyValue}" is used by row ${earlier.row} too, with different details`,
-        });
-      } else {
-        duplicateRows += 1;
-      }
+    if (keyColumn === undefined) {
+      yield { key: content, content, row, recipient: parsed.data };
       continue;
     }
-    byKey.set(key, { key, content, row, recipient: parsed.data });
+    if (!keyValue) {
+      problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
+      continue;
+    }
+    yield { key: columnKey(keyValue), content, row, recipient: parsed.data, keyValue };
   }
+}
 
+/**
+ * A row whose key an earlier row has: a duplicate (same content, sent once) or, under a key column,
+ * a problem. Says whether it is a duplicate.
+ */
+function isDuplicate(
+  earlier: DeclaredKey,
+  later: ValidRow,
+  options: RecipientSourceOptions,
+  problem: (p: RecipientProblem) => void,
+): boolean {
+  if (earlier.content === later.content) return true;
+  const keyColumn = options.keyColumn?.trim();
+  problem({
+    row: later.row,
+    field: keyColumn,
+    message: `${keyColumn} "${later.keyValue}" is used by row ${earlier.row} too, with different details`,
+  });
+  return false;
+}
+
+/** Problems collected up to `maxProblems`, all of them counted. */
+function problemCollector(options: RecipientSourceOptions) {
+  const maxProblems = options.maxProblems ?? 20;
+  const collected = { problems: [] as RecipientProblem[], problemCount: 0 };
+  const problem = (p: RecipientProblem) => {
+    collected.problemCount += 1;
+    if (collected.problems.length < maxProblems) collected.problems.push(p);
+  };
+  return { collected, problem };
+}
+
+/**
+ * Reads and validates every recipient of a source, keeping each one's fields. Problems are
+ * collected, not thrown, so a user sees all of them at once; the caller refuses to change anything
+ * when there is any. For lists of any size the provider uses scanRecipients instead.
+ */
+export async function loadRecipients(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+): Promise<LoadedRecipients> {
+  const byKey = new Map<string, LoadedRecipient>();
+  const { collected, problem } = problemCollector(options);
+  let duplicateRows = 0;
+  for await (const row of validRows(source, options, problem)) {
+    const { keyValue: _, ...recipient } = row;
+    const earlier = byKey.get(recipient.key);
+    if (earlier === undefined) byKey.set(recipient.key, recipient);
+    else if (isDuplicate(earlier, row, options, problem)) duplicateRows += 1;
+  }
   return {
     byKey,
     duplicateRows,
@@ -379,9 +412,62 @@ export async function loadRecipients(
       [...byKey.values()].map((r) => [r.key, r.content] as const),
       options.identityField,
     ),
-    problems,
-    problemCount,
+    ...collected,
   };
+}
+
+/** A recipient source read as scanRecipients reads it: keys, content digests and rows only. */
+export interface ScannedRecipients extends Omit<LoadedRecipients, "byKey"> {
+  set: DeclaredSet;
+}
+
+/**
+ * Reads and validates every recipient of a source as a stream, keeping only each one's key,
+ * content digest and row (DeclaredSet), so that its memory stays a few dozen bytes a recipient.
+ * The fields are read again, row by row, where they are sent (declaredRows).
+ */
+export async function scanRecipients(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+): Promise<ScannedRecipients> {
+  const set = new DeclaredSet();
+  const { collected, problem } = problemCollector(options);
+  let duplicateRows = 0;
+  for await (const recipient of validRows(source, options, problem)) {
+    const earlier = set.get(recipient.key);
+    if (earlier === undefined) set.add(recipient);
+    else if (isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
+  }
+  return {
+    set,
+    duplicateRows,
+    digest: digestOfSorted(set.sortedPairs(), options.identityField),
+    ...collected,
+  };
+}
+
+/**
+ * The recipients of a set, with their fields, read again from their source as a stream, in the
+ * list's order. A row the set does not hold as it is (a later duplicate) is skipped; a source
+ * that no longer yields every recipient of the set as scanned fails with `changed` (the file was
+ * edited since), as soon as that shows.
+ */
+export async function* declaredRows(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+  set: DeclaredSet,
+  changed: () => Error,
+): AsyncGenerator<LoadedRecipient> {
+  let seen = 0;
+  for await (const { keyValue: _, ...recipient } of validRows(source, options, () => {})) {
+    if (set.holds(recipient)) {
+      seen += 1;
+      yield recipient;
+    } else if (!set.has(recipient.key) || set.get(recipient.key)?.row === recipient.row) {
+      throw changed();
+    }
+  }
+  if (seen !== set.size) throw changed();
 }
 
 /**
@@ -395,8 +481,26 @@ export function digestOf(
   identityField: string,
 ): string {
   const lines = [...entries].map(([key, content]) => (content === key ? key : `${key} ${content}`));
+  return hashLines(lines.sort(), identityField);
+}
+
+/**
+ * digestOf of pairs already in key order, each key once, without holding them: their lines then
+ * sort as their keys do, the keys being of one length.
+ */
+export function digestOfSorted(
+  sorted: Iterable<readonly [key: string, content: string]>,
+  identityField: string,
+): string {
+  function* lines() {
+    for (const [key, content] of sorted) yield content === key ? key : `${key} ${content}`;
+  }
+  return hashLines(lines(), identityField);
+}
+
+function hashLines(sortedLines: Iterable<string>, identityField: string): string {
   const hash = createHash("sha256").update(`identity:${identityField}\n`);
-  for (const line of lines.sort()) hash.update(`${line}\n`);
+  for (const line of sortedLines) hash.update(`${line}\n`);
   return hash.digest("hex");
 }
 
