@@ -20,11 +20,24 @@ export interface OrderRecipientInput {
  */
 function fill<T>(group: z.ZodObject, given: Partial<T> | undefined): T {
   const out: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(group.shape as Record<string, z.ZodType>)) {
-    out[key] =
-      (given as Record<string, unknown> | undefined)?.[key] ?? (schema.safeParse(null).success ? null : "");
+  for (const [key, blank] of blanksOf(group)) {
+    out[key] = (given as Record<string, unknown> | undefined)?.[key] ?? blank;
   }
   return out as T;
+}
+
+/** Each key of a group with its blank value, worked out once per group (a list has many recipients). */
+const blanks = new WeakMap<z.ZodObject, [string, null | ""][]>();
+function blanksOf(group: z.ZodObject): [string, null | ""][] {
+  let found = blanks.get(group);
+  if (found === undefined) {
+    found = Object.entries(group.shape as Record<string, z.ZodType>).map(([key, schema]) => [
+      key,
+      schema.safeParse(null).success ? null : "",
+    ]);
+    blanks.set(group, found);
+  }
+  return found;
 }
 
 /**

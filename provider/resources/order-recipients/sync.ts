@@ -151,7 +151,8 @@ export async function reconcile(
 
 /**
  * The declared recipients found in the listing from page `fromPage` on, carrying the content they
- * are declared with: their ids and listed hashes into `found`, by key. Says how many were found.
+ * are declared with and not in `found` yet: their ids and listed hashes into `found`, by key. Says
+ * how many it found.
  */
 async function listAppended(
   client: DirectMailClient,
@@ -257,14 +258,11 @@ export async function sync(
     // New recipients come last in the listing: read from the page where they start, and fall
     // back to the whole listing if some accepted ones are not found there.
     const startPage = Math.floor(countBefore / PAGE_SIZE) + 1;
-    let listed = new RecipientIndex();
-    let found = await listAppended(client, orderId, identity, declared, startPage, listed);
-    if (found < accepted) {
-      listed = new RecipientIndex();
-      found = await listAppended(client, orderId, identity, declared, 1, listed);
-    }
+    // Found ones go straight into the index (the kept ones are there already); set again below.
+    let found = await listAppended(client, orderId, identity, declared, startPage, index);
+    if (found < accepted) found += await listAppended(client, orderId, identity, declared, 1, index);
     for (const r of plan.append) {
-      const seen = listed.get(r.key);
+      const seen = index.get(r.key);
       const reason = reasonByKey.get(r.key) ?? (seen === undefined ? "dropped" : undefined);
       const entry = { id: seen?.id ?? 0, content: r.content, listed: seen?.listed ?? 0 };
       if (reason === undefined) {
