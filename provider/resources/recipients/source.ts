@@ -290,11 +290,16 @@ interface ValidRow extends LoadedRecipient {
   keyValue?: string;
 }
 
-/** Every valid recipient row of a source, in order, its problems reported (duplicates included). */
+/**
+ * Every valid recipient row of a source, in order, its problems reported (duplicates included).
+ * `validated`: the source was found valid already, so the schema's only change to a row, trimming
+ * its values, is done without it (a row edited since then has another content digest).
+ */
 async function* validRows(
   source: RecipientSource,
   options: RecipientSourceOptions,
   problem: (p: RecipientProblem) => void,
+  validated = false,
 ): AsyncGenerator<ValidRow> {
   const keyColumn = options.keyColumn?.trim();
   for await (const { row, value, canonical: alreadyCanonical } of rowsOf(source, keyColumn, problem)) {
@@ -335,7 +340,10 @@ async function* validRows(
       });
       continue;
     }
-    const parsed = DeclaredRecipient.safeParse(fields);
+    if (validated) for (const name of Object.keys(fields)) fields[name] = fields[name]?.trim();
+    const parsed = validated
+      ? { success: true as const, data: fields as DeclaredRecipient }
+      : DeclaredRecipient.safeParse(fields);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const field = issue.path.map(String).join(".") || undefined;
@@ -459,7 +467,7 @@ export async function* declaredRows(
   changed: () => Error,
 ): AsyncGenerator<LoadedRecipient> {
   let seen = 0;
-  for await (const { keyValue: _, ...recipient } of validRows(source, options, () => {})) {
+  for await (const { keyValue: _, ...recipient } of validRows(source, options, () => {}, true)) {
     if (set.holds(recipient)) {
       seen += 1;
       yield recipient;

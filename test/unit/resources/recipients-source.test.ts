@@ -12,10 +12,12 @@ import {
 } from "../../../provider/resources/recipients/index-codec";
 import {
   contentKey,
+  declaredRows,
   describeProblems,
   digestOf,
   loadRecipients,
   RecipientFileError,
+  scanRecipients,
 } from "../../../provider/resources/recipients/source";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-"));
@@ -252,6 +254,66 @@ describe("loading declared recipients", () => {
     const former = createHash("sha256").update("identity:custom6\n");
     for (const key of [...loaded.byKey.keys()].sort()) former.update(`${key}\n`);
     expect(loaded.digest).toBe(former.digest("hex"));
+  });
+});
+
+describe("scanning a list, then reading its rows again as they are sent", () => {
+  const header = "firstName,lastName,address1,city,state,zipCode,customerId\n";
+  const row = (n: number, city = "Springfield") => `Ada${n},Lovelace,${n} Main St,${city},IL,62701,C-${n}\n`;
+  const read = async (
+    scanned: Awaited<ReturnType<typeof scanRecipients>>,
+    source: { file: string },
+    keyed: boolean,
+  ) => {
+    const rows = [];
+    const options = { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) };
+    for await (const r of declaredRows(source, options, scanned.set, () => new Error("changed")))
+      rows.push(r);
+    return rows;
+  };
+
+  it("keeps keys, digests and rows only, with the digest and duplicates of the full loader", async () => {
+    const source = {
+      file: file(
+        "scan.csv",
+        header + row(1) + row(2) + row(1) + `  Ada3 ,Lovelace,3 Main St,X,IL,62701,C-3\n`,
+      ),
+    };
+    for (const keyed of [false, true]) {
+      const options = { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) };
+      const scanned = await scanRecipients(source, options);
+      const loaded = await loadRecipients(source, options);
+      expect(scanned.digest).toBe(loaded.digest);
+      expect(scanned.duplicateRows).toBe(1);
+      expect([...scanned.set.values()]).toEqual(
+        [...loaded.byKey.values()].map(({ key, content, row: r }) => ({ key, content, row: r })),
+      );
+      // The second read gives each recipient once, first row, trimmed as the schema trims.
+      const rows = await read(scanned, source, keyed);
+      expect(rows.map((r) => [r.row, r.recipient])).toEqual(
+        [...loaded.byKey.values()].map((r) => [r.row, r.recipient]),
+      );
+    }
+  });
+
+  it("fails with the caller's error when the file no longer has a recipient as scanned", async () => {
+    const name = "edited.csv";
+    for (const keyed of [false, true]) {
+      const source = { file: file(name, header + row(1) + row(2)) };
+      const scanned = await scanRecipients(source, {
+        ...opts,
+        ...(keyed ? { keyColumn: "customerId" } : {}),
+      });
+      for (const edited of [
+        row(1) + row(2, "Shelbyville"),
+        row(1),
+        row(2) + row(1),
+        row(1) + row(2) + row(3),
+      ]) {
+        file(name, header + edited);
+        await expect(read(scanned, source, keyed)).rejects.toThrow("changed");
+      }
+    }
   });
 });
 
