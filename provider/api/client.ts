@@ -142,6 +142,27 @@ export class DirectMailClient {
   }
 
   /**
+   * `appendRecipients` with each recipient already serialized: the JSON text of a complete
+   * `OrderRecipient` (`JSON.stringify(newOrderRecipient(...))`), sent without being validated and
+   * serialized again, so that a large list's batches make little garbage. Only the count is checked.
+   */
+  async appendSerializedRecipients(
+    orderId: number,
+    recipients: readonly string[],
+    options?: CallOptions,
+  ): Promise<S.AppendResult> {
+    if (recipients.length < 1 || recipients.length > S.MAX_RECIPIENTS_PER_REQUEST)
+      throw new RangeError(
+        `an append carries 1 to ${S.MAX_RECIPIENTS_PER_REQUEST} recipients, got ${recipients.length}`,
+      );
+    return this.#payload(
+      "appendRecipients",
+      { pathParams: { id: orderId }, serializedBody: `{"recipients":[${recipients.join(",")}]}` },
+      options,
+    );
+  }
+
+  /**
    * Appends any number of recipients in requests of at most 5,000, in order, one after another.
    * After a failed batch the rest are skipped (unless `continueOnError`), so the report says exactly
    * which recipients reached the order.

@@ -223,17 +223,20 @@ export async function sync(
   const countBefore = expectedCount(plan.keep, unmanaged);
   let accepted = 0;
   const { keep } = plan;
+  // Each row is serialized as it is read: a batch holds its rows' JSON texts, not their objects.
+  // The wire shape is valid by construction (every declared value is text), so it is not validated again.
   async function* rowsToAppend() {
     if (toAppend === 0) return;
-    for await (const row of declared.rows()) if (!keep.has(row.key)) yield row;
+    for await (const row of declared.rows())
+      if (!keep.has(row.key)) yield { row: row.row, json: JSON.stringify(toWire(row, identity.field)) };
   }
   await sendBatches(
     rowsToAppend(),
     MAX_RECIPIENTS_PER_REQUEST,
     (batch) =>
-      client.appendRecipients(
+      client.appendSerializedRecipients(
         orderId,
-        batch.map((r) => toWire(r, identity.field)),
+        batch.map((r) => r.json),
       ),
     {
       inFlight: APPENDS_IN_FLIGHT,
