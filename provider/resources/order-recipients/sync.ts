@@ -18,7 +18,7 @@ import {
 } from "../recipients/index-codec";
 import { planSync, type SyncPlan } from "../recipients/plan";
 import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
-import { identityOf, listedHash, matchesListed, toWire } from "../recipients/wire";
+import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
 import type { DropSample, ImageIssueSample } from "./outputs";
 
 /** At most this many dropped recipients and image problems are kept as examples. */
@@ -228,7 +228,7 @@ export async function sync(
   async function* rowsToAppend() {
     if (toAppend === 0) return;
     for await (const row of declared.rows())
-      if (!keep.has(row.key)) yield { row: row.row, json: JSON.stringify(toWire(row, identity.field)) };
+      if (!keep.has(row.key)) yield { row: row.row, json: wireJson(row, identity.field) };
   }
   await sendBatches(
     rowsToAppend(),

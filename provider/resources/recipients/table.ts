@@ -66,12 +66,14 @@ export class KeyTable {
 
   /** Adds `key`, or overwrites it where it is; its position. */
   put(key: string, content: string, a: number, b: number): number {
-    const words = [key, content].flatMap((text) =>
-      text.length === KEY_HEX_LENGTH ? [hexWord(text, 0), hexWord(text, 8)] : [-1],
-    );
-    if (words.length !== 4 || words.some((w) => w < 0))
+    // Once per recipient: no arrays made here.
+    const sized = key.length === KEY_HEX_LENGTH && content.length === KEY_HEX_LENGTH;
+    const hi = sized ? hexWord(key, 0) : -1;
+    const lo = sized ? hexWord(key, 8) : -1;
+    const contentHi = sized ? hexWord(content, 0) : -1;
+    const contentLo = sized ? hexWord(content, 8) : -1;
+    if (hi < 0 || lo < 0 || contentHi < 0 || contentLo < 0)
       throw new Error(`not a recipient key and content digest: ${key} ${content}`);
-    const [hi, lo, contentHi, contentLo] = words as [number, number, number, number];
     return this.putWords(hi, lo, contentHi, contentLo, a, b);
   }
 
