@@ -259,6 +259,7 @@ async function* rowsOf(
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
+  let plainRows = true;
   const records = parser as AsyncIterable<{ record: string[]; info: { lines: number } }>;
   try {
     for await (const { record, info } of records) {
@@ -270,14 +271,16 @@ async function* rowsOf(
             problem({ row: info.lines, field: name, message: `unknown column "${shown(name)}"` });
           return canonical;
         });
+        plainRows = !columns.includes("__proto__");
         continue;
       }
-      // No prototype: the key column's name is user text (`__proto__` would be lost on a plain object).
-      const value: Record<string, string> = Object.create(null);
-      record.forEach((cell, i) => {
-        const name = columns?.[i];
-        if (name !== undefined) value[name] = cell;
-      });
+      // The key column's name is user text: `__proto__` would be lost on a plain object, so then the
+      // row has no prototype. Otherwise a plain object: every row has the same shape, which V8 reads fast.
+      const value: Record<string, string> = plainRows ? {} : Object.create(null);
+      for (let i = 0; i < record.length; i++) {
+        const name = columns[i];
+        if (name !== undefined) value[name] = record[i] as string;
+      }
       yield { row: info.lines, value, canonical: true };
     }
   } catch (error) {
