@@ -69,23 +69,27 @@ function membersOf(group: z.ZodObject): [string, string, string][] {
   return found;
 }
 
-function groupJson(group: z.ZodObject, given: Record<string, unknown> | undefined): string {
-  let out = "{";
+function groupJson(parts: string[], group: z.ZodObject, given: Record<string, unknown> | undefined): void {
+  parts.push("{");
   for (const [key, prefix, blank] of membersOf(group)) {
     const value = given?.[key];
-    out += prefix + (value === undefined || value === null ? blank : JSON.stringify(value));
+    parts.push(prefix, value === undefined || value === null ? blank : JSON.stringify(value));
   }
-  return `${out}}`;
+  parts.push("}");
 }
 
 /**
  * `JSON.stringify(newOrderRecipient(input))`, the same text, written directly: for lists of any
- * size, without the object of each recipient.
+ * size, without the object of each recipient. It is joined from its parts, so it is one flat string
+ * (concatenation would leave a tree of pieces, kept as long as a batch waits to be sent).
  */
 export function orderRecipientJson(input: OrderRecipientInput): string {
-  return (
-    `{"id":${JSON.stringify(input.id ?? 0)},"address":${groupJson(RecipientAddress, input.address)}` +
-    `,"personal":${groupJson(RecipientPersonal, input.personal)}` +
-    `,"metadata":${groupJson(RecipientMetadata, input.metadata)}}`
-  );
+  const parts = [`{"id":${JSON.stringify(input.id ?? 0)},"address":`];
+  groupJson(parts, RecipientAddress, input.address);
+  parts.push(',"personal":');
+  groupJson(parts, RecipientPersonal, input.personal);
+  parts.push(',"metadata":');
+  groupJson(parts, RecipientMetadata, input.metadata);
+  parts.push("}");
+  return parts.join("");
 }

@@ -119,10 +119,11 @@ export interface CallInput {
   /** Validates the body with this instead of the endpoint table's schema. */
   bodySchema?: z.ZodType;
   /**
-   * The body as JSON text, sent as is instead of `body`: for a large body the caller built from
-   * values valid by construction, so that it is not copied by validation and serialized again.
+   * The body as JSON text (or its UTF-8 bytes), sent as is instead of `body`: for a large body the
+   * caller built from values valid by construction, so that it is not copied by validation and
+   * serialized again.
    */
-  serializedBody?: string;
+  serializedBody?: string | Uint8Array;
   /** A path template instead of the endpoint table's (e.g. one of its `aliases`). */
   path?: string;
 }
@@ -134,7 +135,7 @@ interface Prepared {
   def: EndpointDef;
   path: string;
   url: string;
-  body: string | undefined;
+  body: string | Uint8Array | undefined;
   orderId: number | undefined;
 }
 
@@ -423,7 +424,7 @@ export class Transport {
       if (text) search = `?${text}`;
     }
 
-    let body: string | undefined = input.serializedBody;
+    let body: string | Uint8Array | undefined = input.serializedBody;
     const bodySchema = input.bodySchema ?? def.body;
     if (bodySchema && body === undefined) {
       const parsed = bodySchema.safeParse(input.body);

@@ -223,12 +223,13 @@ export async function sync(
   const countBefore = expectedCount(plan.keep, unmanaged);
   let accepted = 0;
   const { keep } = plan;
-  // Each row is serialized as it is read: a batch holds its rows' JSON texts, not their objects.
-  // The wire shape is valid by construction (every declared value is text), so it is not validated again.
+  // Each row is serialized as it is read: a batch holds its rows' JSON as bytes, off the JavaScript
+  // heap, not their objects (which, kept while a batch waits, would be old garbage once it is sent).
+  // The wire shape is valid by construction (every declared value is text): not validated again.
   async function* rowsToAppend() {
     if (toAppend === 0) return;
     for await (const row of declared.rows())
-      if (!keep.has(row.key)) yield { row: row.row, json: wireJson(row, identity.field) };
+      if (!keep.has(row.key)) yield { row: row.row, json: Buffer.from(wireJson(row, identity.field)) };
   }
   await sendBatches(
     rowsToAppend(),

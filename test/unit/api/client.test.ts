@@ -105,10 +105,18 @@ const cases: Case[] = [
   },
   {
     name: "appendSerializedRecipients",
-    call: (c) => c.appendSerializedRecipients(12, [JSON.stringify(recipient), JSON.stringify(recipient)]),
+    call: (c) =>
+      c.appendSerializedRecipients(12, [
+        Buffer.from(JSON.stringify(recipient)),
+        Buffer.from(
+          JSON.stringify({ ...recipient, personal: { ...recipient.personal, lastName: "Hopper ✓" } }),
+        ),
+      ]),
     method: "PUT",
     path: "/v1/order/12/recipients",
-    body: { recipients: [recipient, recipient] },
+    body: {
+      recipients: [recipient, { ...recipient, personal: { ...recipient.personal, lastName: "Hopper ✓" } }],
+    },
     payload: F.appendResult,
   },
   {
@@ -388,7 +396,7 @@ describe("request validation happens before anything is sent", () => {
     await expect(client.appendSerializedRecipients(12, [])).rejects.toThrow(
       "an append carries 1 to 5000 recipients, got 0",
     );
-    const tooMany = Array.from({ length: 5001 }, () => JSON.stringify(recipient));
+    const tooMany = Array.from({ length: 5001 }, () => Buffer.from(JSON.stringify(recipient)));
     await expect(client.appendSerializedRecipients(12, tooMany)).rejects.toThrow(
       "an append carries 1 to 5000 recipients, got 5001",
     );
