@@ -142,6 +142,36 @@ export class DirectMailClient {
   }
 
   /**
+   * `appendRecipients` with each recipient already serialized: the UTF-8 JSON text of a complete
+   * `OrderRecipient` (`Buffer.from(JSON.stringify(newOrderRecipient(...)))`), sent without being
+   * validated and serialized again. Bytes, not strings: a large list's batches wait to be sent off
+   * the JavaScript heap, so they do not grow it. Only the count is checked.
+   */
+  async appendSerializedRecipients(
+    orderId: number,
+    recipients: readonly Uint8Array[],
+    options?: CallOptions,
+  ): Promise<S.AppendResult> {
+    if (recipients.length < 1 || recipients.length > S.MAX_RECIPIENTS_PER_REQUEST)
+      throw new RangeError(
+        `an append carries 1 to ${S.MAX_RECIPIENTS_PER_REQUEST} recipients, got ${recipients.length}`,
+      );
+    const open = Buffer.from('{"recipients":[');
+    const close = Buffer.from("]}");
+    let size = open.length + close.length + recipients.length - 1;
+    for (const recipient of recipients) size += recipient.length;
+    const body = Buffer.allocUnsafe(size);
+    let at = open.copy(body, 0);
+    for (const [i, recipient] of recipients.entries()) {
+      if (i > 0) at = body.writeUInt8(0x2c, at); // ,
+      body.set(recipient, at);
+      at += recipient.length;
+    }
+    close.copy(body, at);
+    return this.#payload("appendRecipients", { pathParams: { id: orderId }, serializedBody: body }, options);
+  }
+
+  /**
    * Appends any number of recipients in requests of at most 5,000, in order, one after another.
    * After a failed batch the rest are skipped (unless `continueOnError`), so the report says exactly
    * which recipients reached the order.

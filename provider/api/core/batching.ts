@@ -64,3 +64,63 @@ export async function runBatches<T, R>(
   }
   return { ok: !failed, batches: outcomes };
 }
+
+export interface StreamBatchOptions<T, R> {
+  /** At most this many requests outstanding at once (default 2). */
+  inFlight?: number;
+  /** Called after each batch that succeeded, with the number of items sent successfully so far. */
+  onBatch?: (result: R, batch: T[], sent: number) => void;
+}
+
+/**
+ * Sends items read from `items` in batches of at most `size`, with at most `inFlight` requests
+ * outstanding: the items are read only as fast as batches go out, so a list of any length is never
+ * held whole, and the next batch is built while the service works on the last. The first failure
+ * (of a request, or of reading the items) stops reading and is thrown once the requests already
+ * sent are answered. `onBatch` sees the batches in order.
+ */
+export async function sendBatches<T, R>(
+  items: AsyncIterable<T> | Iterable<T>,
+  size: number,
+  send: (batch: T[]) => Promise<R>,
+  options: StreamBatchOptions<T, R> = {},
+): Promise<void> {
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`batch size must be a positive integer, got ${size}`);
+  const inFlight = Math.max(1, options.inFlight ?? 2);
+  const pending = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  let sent = 0;
+  // Each batch is reported after the ones before it, in the order they were read.
+  let reported: Promise<unknown> = Promise.resolve();
+  const launch = (batch: T[]) => {
+    const request: Promise<void> = Promise.all([send(batch), reported])
+      .then(
+        ([result]) => {
+          sent += batch.length;
+          options.onBatch?.(result, batch, sent);
+        },
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      )
+      .finally(() => pending.delete(request));
+    reported = request;
+    pending.add(request);
+  };
+  try {
+    let batch: T[] = [];
+    for await (const item of items) {
+      if (failure) break;
+      batch.push(item);
+      if (batch.length < size) continue;
+      launch(batch);
+      batch = [];
+      while (pending.size >= inFlight) await Promise.race(pending);
+    }
+    if (!failure && batch.length > 0) launch(batch);
+  } finally {
+    await Promise.all(pending);
+  }
+  if (failure) throw failure.error;
+}

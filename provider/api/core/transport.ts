@@ -129,6 +129,12 @@ export interface CallInput {
   body?: unknown;
   /** Validates the body with this instead of the endpoint table's schema. */
   bodySchema?: z.ZodType;
+  /**
+   * The body as JSON text (or its UTF-8 bytes), sent as is instead of `body`: for a large body the
+   * caller built from values valid by construction, so that it is not copied by validation and
+   * serialized again.
+   */
+  serializedBody?: string | Uint8Array;
   /** A path template instead of the endpoint table's (e.g. one of its `aliases`). */
   path?: string;
 }
@@ -140,7 +146,7 @@ interface Prepared {
   def: EndpointDef;
   path: string;
   url: string;
-  body: string | undefined;
+  body: string | Uint8Array | undefined;
   orderId: number | undefined;
 }
 
@@ -441,9 +447,9 @@ export class Transport {
       if (text) search = `?${text}`;
     }
 
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined = input.serializedBody;
     const bodySchema = input.bodySchema ?? def.body;
-    if (bodySchema) {
+    if (bodySchema && body === undefined) {
       const parsed = bodySchema.safeParse(input.body);
       if (!parsed.success) fail(parsed.error.issues, "body");
       body = JSON.stringify(parsed.data);

@@ -10,7 +10,7 @@ import { shown } from "../../text";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
-import { decodeIndex, encodeIndex, type RecipientIndex } from "../recipients/index-codec";
+import { decodeIndex, encodeIndex, RecipientIndex } from "../recipients/index-codec";
 import {
   type LoadedRecord,
   type LoadedRecords,
@@ -90,7 +90,7 @@ interface Plan {
 }
 
 export function planRecipients(declared: Map<string, DeclaredRecipient>, current: RecipientIndex): Plan {
-  const keep: RecipientIndex = new Map();
+  const keep = new RecipientIndex();
   let forgotten = 0;
   let retried = 0;
   for (const [key, entry] of current) {
@@ -152,7 +152,7 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
     const declared = await declaredOf(inputs);
     const plan = planRecipients(declared.byKey, current);
     guard(inputs, plan);
-    const index: RecipientIndex = new Map(plan.keep);
+    const index = new RecipientIndex(plan.keep);
     const refused: RefusedRecipient[] = [];
     let mailed = 0;
     const name = nameOf(inputs);
@@ -239,7 +239,7 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
       const { __provider: _provider, ...before } = olds ?? {};
       // A new resource mails every declared recipient: the guard applies at once (diff judges updates).
       if (Object.keys(before).length === 0 && !isUnknown(news.integrationOrderId)) {
-        announce(inputs, planRecipients(declared.byKey, new Map()));
+        announce(inputs, planRecipients(declared.byKey, new RecipientIndex()));
       }
       return { inputs: { ...inputs, digest: declared.digest, declaredCount: declared.byKey.size } };
     },
@@ -266,7 +266,7 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
 
     async create(inputs: AutomationRecipientsInputs) {
       const outs = await tier(inputs.integrationOrderId, "nothing was mailed", () =>
-        sync(inputs, new Map(), []),
+        sync(inputs, new RecipientIndex(), []),
       );
       return { id: `automation-${inputs.integrationOrderId}-${outs.digest.slice(0, 12)}`, outs };
     },

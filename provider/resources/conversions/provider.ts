@@ -10,7 +10,7 @@ import { MAX_CONVERSIONS_PER_REQUEST } from "../../api/schemas/conversions";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
-import { decodeIndex, encodeIndex, type RecipientIndex } from "../recipients/index-codec";
+import { decodeIndex, encodeIndex, RecipientIndex } from "../recipients/index-codec";
 import {
   type LoadedRecord,
   type LoadedRecords,
@@ -65,7 +65,7 @@ export function planConversions(declared: Map<string, DeclaredRecord>, current: 
     else changed += 1;
     if (entry.id > 0) affected.add(entry.id);
   }
-  const keep: RecipientIndex = new Map();
+  const keep = new RecipientIndex();
   for (const [key, entry] of current) {
     // Refused records (id 0) stay refused until they change.
     if (declared.get(key)?.content === entry.content && !affected.has(entry.id)) keep.set(key, entry);
@@ -138,7 +138,7 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
     records: readonly DeclaredRecord[],
   ): Promise<{ entries: RecipientIndex; rejected: RejectedRecord[]; rejectedCount: number }> => {
     const client = ctx.client();
-    const entries: RecipientIndex = new Map();
+    const entries = new RecipientIndex();
     const rejected: RejectedRecord[] = [];
     let rejectedCount = 0;
     const refuse = (record: DeclaredRecord, message: string) => {
@@ -240,7 +240,7 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
     if (sayPlan) progress(SUBJECT, describe(plan));
     await deleteUploads(plan.deleteUploads, inputs.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
     const sent = await upload(nameOf(inputs), plan.send);
-    const index: RecipientIndex = new Map([...plan.keep, ...sent.entries]);
+    const index = new RecipientIndex([...plan.keep, ...sent.entries]);
     // Records refused earlier and unchanged stay refused: their sample stays, after this run's.
     const keptRefused = [...plan.keep.values()].some((e) => e.id === 0);
     const rejected = [...sent.rejected, ...(keptRefused ? rejectedBefore : [])].slice(0, SAMPLE);
@@ -275,7 +275,7 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
     },
 
     async create(inputs: ConversionsInputs) {
-      const outs = await tier("nothing was uploaded", () => sync(inputs, new Map(), [], true));
+      const outs = await tier("nothing was uploaded", () => sync(inputs, new RecipientIndex(), [], true));
       const first = outs.uploads[0]?.conversionId;
       return {
         id: first !== undefined ? `conversions-${first}` : `conversions-${outs.digest.slice(0, 12)}`,
@@ -291,27 +291,27 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
 
     async read(id, props: ConversionsOutputs) {
       return tier("nothing was read", async () => {
-        const index = indexOf(props);
-        const ids = new Set([...index.values()].map((e) => e.id).filter((n) => n > 0));
-        let gone = false;
+        const read = indexOf(props);
+        const ids = new Set([...read.values()].map((e) => e.id).filter((n) => n > 0));
+        const goneIds = new Set<number>();
         for (const conversionId of ids) {
           try {
             await ctx.client().getConversionStatus(conversionId);
           } catch (error) {
             if (!(error instanceof NotFoundError)) throw error;
-            gone = true;
-            let records = 0;
-            for (const [key, entry] of index) {
-              if (entry.id !== conversionId) continue;
-              index.delete(key);
-              records += 1;
-            }
+            goneIds.add(conversionId);
+            const records = [...read.values()].filter((entry) => entry.id === conversionId).length;
             progress(
               SUBJECT,
               `upload ${conversionId} is gone at the service (deleted elsewhere); its ${records} records are uploaded again by the next \`pulumi up\``,
             );
           }
         }
+        const gone = goneIds.size > 0;
+        // The records of a deleted upload leave the index: the next update sends them again.
+        const index = gone
+          ? new RecipientIndex([...read].filter(([, entry]) => !goneIds.has(entry.id)))
+          : read;
         const outs = await outputsOf(
           props,
           gone ? STALE : props.digest,

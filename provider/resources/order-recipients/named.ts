@@ -8,12 +8,8 @@ import { shown } from "../../text";
 import type { RecipientIndex } from "../recipients/index-codec";
 import { keyValuesByRow } from "../recipients/key-values";
 import { firstChanges, type SyncPlan } from "../recipients/plan";
-import {
-  type LoadedRecipient,
-  loadRecipients,
-  type RecipientSource,
-  type RecipientSourceOptions,
-} from "../recipients/source";
+import { columnKey, type RecipientSource, type RecipientSourceOptions } from "../recipients/source";
+import type { DeclaredKey } from "../recipients/table";
 
 /** How many recipients of each kind of change a plan names. */
 export const NAMED_PER_KIND = 5;
@@ -33,15 +29,11 @@ function listed(items: string[], total: number): string {
 }
 
 /**
- * Whether `value` is the key column's value of `recipient`: the loader's own key of a row made of
- * the recipient's fields and that value. A row read otherwise than the loader read it is then
- * named by its row number, never by another recipient's key.
+ * Whether `value` is the key column's value of `recipient`: the loader's own key of that value. A
+ * row read otherwise than the loader read it is then named by its row number, never by another
+ * recipient's key.
  */
-async function isKeyOf(recipient: LoadedRecipient, value: string, options: RecipientSourceOptions) {
-  const keyColumn = options.keyColumn as string;
-  const probe = await loadRecipients({ inline: [{ ...recipient.recipient, [keyColumn]: value }] }, options);
-  return probe.byKey.has(recipient.key);
-}
+const isKeyOf = (recipient: DeclaredKey, value: string) => columnKey(value) === recipient.key;
 
 /**
  * The plan's lines naming its changes, after its counts: the first NAMED_PER_KIND added and changed
@@ -71,17 +63,14 @@ export async function namedChanges(
   }
   const rows = new Set([...added, ...changed].map((r) => r.row));
   const values = rows.size > 0 ? await keyValuesByRow(source, keyColumn, rows) : new Map<number, string>();
-  const named = async (recipients: LoadedRecipient[]) => {
-    const names: string[] = [];
-    for (const r of recipients) {
+  const named = (recipients: DeclaredKey[]) =>
+    recipients.map((r) => {
       const value = values.get(r.row);
-      names.push(value && (await isKeyOf(r, value, options)) ? shownKey(value) : `row ${r.row}`);
-    }
-    return names;
-  };
+      return value && isKeyOf(r, value) ? shownKey(value) : `row ${r.row}`;
+    });
   const column = shown(keyColumn);
-  if (plan.added > 0) lines.push(`added (${column}): ${listed(await named(added), plan.added)}`);
-  if (plan.changed > 0) lines.push(`changed (${column}): ${listed(await named(changed), plan.changed)}`);
+  if (plan.added > 0) lines.push(`added (${column}): ${listed(named(added), plan.added)}`);
+  if (plan.changed > 0) lines.push(`changed (${column}): ${listed(named(changed), plan.changed)}`);
   if (plan.removed > 0)
     lines.push(
       `removed: ${plan.removed}, not named: the stack records a hash of each ${column}, not its value`,

@@ -14,21 +14,23 @@ import { isEditable, notEditable } from "../order-status";
 import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
-import { decodeIndex, encodeIndex, idOf, isAccepted } from "../recipients/index-codec";
+import { decodeIndex, encodeIndex, idOf, isAccepted, RecipientIndex } from "../recipients/index-codec";
 import { changesKnown, describePlan, planSync } from "../recipients/plan";
 import {
+  declaredRows,
   describeProblems,
-  digestOf,
-  type LoadedRecipients,
-  loadRecipients,
+  digestOfSorted,
   type RecipientSource,
   type RecipientSourceOptions,
+  type ScannedRecipients,
+  scanRecipients,
 } from "../recipients/source";
 import { UserError } from "../user-error";
 import { OrderRecipientsInputs } from "./inputs";
 import { namedChanges } from "./named";
 import { OrderRecipientsOutputFields, type OrderRecipientsOutputs } from "./outputs";
 import {
+  type Declared,
   deleteIds,
   expectedCount,
   type Identity,
@@ -44,7 +46,7 @@ import {
  * file read is kept, keyed by its path, size, modification time and the options, so a large list
  * is read once per deployment rather than twice.
  */
-let lastFileRead: { signature: string; loaded: LoadedRecipients } | undefined;
+let lastFileRead: { signature: string; loaded: ScannedRecipients } | undefined;
 
 /** Where the declared recipients are, and how they are read. */
 function sourceOf(inputs: OrderRecipientsInputs): {
@@ -62,16 +64,29 @@ function sourceOf(inputs: OrderRecipientsInputs): {
   return { source, options };
 }
 
-async function load(inputs: OrderRecipientsInputs): Promise<LoadedRecipients> {
+async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
   const { source, options } = sourceOf(inputs);
-  if ("inline" in source) return loadRecipients(source, options);
+  if ("inline" in source) return scanRecipients(source, options);
   const file = path.resolve(projectRoot(), source.file);
   const stat = await fs.stat(file).catch(() => undefined);
   const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options]);
   if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
-  const loaded = await loadRecipients(source, options);
+  const loaded = await scanRecipients(source, options);
   lastFileRead = stat ? { signature, loaded } : undefined;
   return loaded;
+}
+
+/** The refusal of a list edited since the plan was made (its digest differs, or its rows do). */
+const listChangedMidway = (inputs: OrderRecipientsInputs) =>
+  new UserError(
+    `${inputs.file ?? "the recipient list"} changed while this deployment ran (its digest differs from the ` +
+      "one the plan was made with); nothing was changed. Run the command again.",
+  );
+
+/** The scanned list, with its rows to be read again where they are compared or sent. */
+function declaredOf(inputs: OrderRecipientsInputs, scanned: ScannedRecipients): Declared {
+  const { source, options } = sourceOf(inputs);
+  return { scanned, rows: () => declaredRows(source, options, scanned.set, () => listChangedMidway(inputs)) };
 }
 
 const identityOfInputs = (inputs: OrderRecipientsInputs): Identity => ({
@@ -113,7 +128,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     return order;
   };
 
-  const loadChecked = async (inputs: OrderRecipientsInputs): Promise<LoadedRecipients> => {
+  const loadChecked = async (inputs: OrderRecipientsInputs): Promise<Declared> => {
     const loaded = await load(inputs);
     if (loaded.problemCount > 0) {
       throw new UserError(
@@ -123,24 +138,19 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         ].join("\n  "),
       );
     }
-    if (inputs.digest !== undefined && loaded.digest !== inputs.digest) {
-      throw new UserError(
-        `${inputs.file ?? "the recipient list"} changed while this deployment ran (its digest differs from the ` +
-          "one the plan was made with); nothing was changed. Run the command again.",
-      );
-    }
-    return loaded;
+    if (inputs.digest !== undefined && loaded.digest !== inputs.digest) throw listChangedMidway(inputs);
+    return declaredOf(inputs, loaded);
   };
 
   const outputsOf = (
     inputs: OrderRecipientsInputs,
-    declared: LoadedRecipients,
+    declared: ScannedRecipients,
     outcome: SyncOutcome,
     orderStatus: string,
     previous?: OrderRecipientsOutputs,
   ): OrderRecipientsOutputs => {
-    const values = [...outcome.index.values()];
-    const droppedCount = values.filter((e) => !isAccepted(e.id)).length;
+    let droppedCount = 0;
+    for (const entry of outcome.index.values()) if (!isAccepted(entry.id)) droppedCount += 1;
     // Keep earlier drop reasons for recipients still dropped and still declared.
     const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
     for (const [reason, n] of Object.entries(outcome.dropReasons))
@@ -148,10 +158,10 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     return {
       ...inputs,
       digest: declared.digest,
-      declaredCount: declared.byKey.size,
+      declaredCount: declared.set.size,
       duplicateRows: declared.duplicateRows,
       index: encodeIndex(outcome.index),
-      acceptedCount: values.length - droppedCount,
+      acceptedCount: outcome.index.size - droppedCount,
       droppedCount,
       unmanagedCount: outcome.unmanaged,
       dropReasons,
@@ -202,7 +212,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       if (checked.failures?.length) return checked;
       const inputs = checked.inputs as OrderRecipientsInputs;
       if (orderUnknown) inputs.orderId = news.orderId;
-      let loaded: LoadedRecipients;
+      let loaded: ScannedRecipients;
       try {
         loaded = await load(inputs);
       } catch (error) {
@@ -216,7 +226,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         inputs: {
           ...inputs,
           digest: loaded.digest,
-          declaredCount: loaded.byKey.size,
+          declaredCount: loaded.set.size,
           duplicateRows: loaded.duplicateRows,
         },
       };
@@ -233,7 +243,8 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       if (listChanged) {
         const identity = identityOfInputs(news);
         const current = decodeIndex(olds.index, identity.keyed);
-        const plan = planSync((await load(news)).byKey, current);
+        const declared = await load(news);
+        const plan = planSync(declared.set, current);
         const order = await ctx.client().getOrder(olds.orderId);
         if (!order || isEditable(order.orderStatus)) {
           const compared = plan.unknown > 0 ? " (compared with the order's listing when applied)" : "";
@@ -242,7 +253,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
           for (const line of await namedChanges(plan, current, source, options))
             progress(subject(olds.orderId), line);
           // A Checkout of this order planned in the same run prices the list the order holds now.
-          if (order) noteRecipientChange(order.orderId, news.declaredCount ?? plan.append.length);
+          if (order) noteRecipientChange(order.orderId, news.declaredCount ?? plan.appendCount);
         } else if (!changesKnown(plan)) {
           // Only recipients recorded without their content differ: the order can no longer change,
           // and there is nothing to do.
@@ -270,13 +281,13 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       // An interrupted earlier run may have appended some already: start from what is there.
       const { current, unmanaged } =
         order.recipientCount > 0
-          ? await reconcile(client, order.orderId, identity, new Map(), declared)
-          : { current: new Map(), unmanaged: 0 };
+          ? await reconcile(client, order.orderId, identity, new RecipientIndex(), declared)
+          : { current: new RecipientIndex(), unmanaged: 0 };
       const outcome = await sync(client, order, declared, current, unmanaged, identity);
-      const outs = outputsOf(inputs, declared, outcome, order.orderStatus);
+      const outs = outputsOf(inputs, declared.scanned, outcome, order.orderStatus);
       progress(
         subject(order.orderId),
-        `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped, ${declared.duplicateRows} duplicate rows ignored`,
+        `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped, ${declared.scanned.duplicateRows} duplicate rows ignored`,
       );
       recipientChangeApplied(order.orderId);
       guardDrops(outs);
@@ -293,7 +304,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       const declared = await loadChecked(news);
       const identity = identityOfInputs(news);
       let current = decodeIndex(olds.index, identity.keyed);
-      const recorded = planSync(declared.byKey, current);
+      const recorded = planSync(declared.scanned.set, current);
       if (!changesKnown(recorded)) {
         // As in diff: on an order past Draft only a settings change gets here; nothing to send.
         const live = await client.getOrder(news.orderId);
@@ -319,7 +330,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         ({ current, unmanaged } = await reconcile(client, order.orderId, identity, current, declared));
       }
       const outcome = await sync(client, order, declared, current, unmanaged, identity);
-      const outs = outputsOf(news, declared, outcome, order.orderStatus, olds);
+      const outs = outputsOf(news, declared.scanned, outcome, order.orderStatus, olds);
       progress(
         subject(order.orderId),
         `${describePlan(outcome.plan)}: ${outcome.deleted} deleted, ${outcome.appended} appended; ` +
@@ -342,7 +353,8 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         identity,
         decodeIndex(props.index, identity.keyed),
       );
-      const accepted = [...current.values()].filter((e) => isAccepted(e.id)).length;
+      let accepted = 0;
+      for (const entry of current.values()) if (isAccepted(entry.id)) accepted += 1;
       // Keys recorded but gone from the order were removed elsewhere, and recipients changed
       // elsewhere have an unknown content: the digest of what is really there makes the next `up`
       // put them back.
@@ -350,10 +362,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         ...props,
         orderStatus: order.orderStatus,
         index: encodeIndex(current),
-        digest: digestOf(
-          [...current].map(([key, entry]) => [key, entry.content] as const),
-          props.identityField,
-        ),
+        digest: digestOfSorted(current.sortedPairs(), props.identityField),
         acceptedCount: accepted,
         droppedCount: current.size - accepted,
         unmanagedCount: unmanaged,
@@ -369,9 +378,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         retired(props.orderId, order.orderStatus, "its recipients stay at the service and leave this stack");
         return;
       }
-      const ids = [...decodeIndex(props.index, props.keyColumn !== undefined).values()]
-        .map((entry) => idOf(entry.id))
-        .filter((id) => id > 0);
+      const ids: number[] = [];
+      for (const entry of decodeIndex(props.index, props.keyColumn !== undefined).values())
+        if (idOf(entry.id) > 0) ids.push(idOf(entry.id));
       try {
         await deleteIds(client, props.orderId, ids);
       } catch (error) {

@@ -11,7 +11,7 @@
  * the order lists it, with its declared row (see OrderRecipients' reconcile).
  */
 import { gunzipSync, gzipSync } from "node:zlib";
-import { KEY_HEX_LENGTH } from "./source";
+import { KEY_HEX_LENGTH, KeyTable } from "./table";
 
 const VERSION = "v2";
 const ENTRY_BYTES = 24;
@@ -34,7 +34,79 @@ export interface IndexEntry {
   listed: number;
 }
 
-export type RecipientIndex = Map<string, IndexEntry>;
+/**
+ * What is on an order, by key: a KeyTable (table.ts) read and written like a Map of IndexEntry. The
+ * entries handed out are made on each call; the table keeps none.
+ */
+export class RecipientIndex {
+  readonly #table = new KeyTable();
+
+  constructor(entries?: Iterable<readonly [string, IndexEntry]>) {
+    for (const [key, entry] of entries ?? []) this.set(key, entry);
+  }
+
+  get size(): number {
+    return this.#table.size;
+  }
+
+  has(key: string): boolean {
+    return this.#table.find(key) >= 0;
+  }
+
+  get(key: string): IndexEntry | undefined {
+    const at = this.#table.find(key);
+    return at < 0 ? undefined : this.#entryAt(at);
+  }
+
+  set(key: string, entry: IndexEntry): this {
+    this.#table.put(key, entry.content, entry.id, entry.listed);
+    return this;
+  }
+
+  /** set, from a record's words: key and content digest as two 32-bit words each (high first). */
+  setWords(key: [number, number], content: [number, number], id: number, listed: number): void {
+    this.#table.putWords(key[0], key[1], content[0], content[1], id, listed);
+  }
+
+  /** The entries in key order. */
+  *sorted(): Generator<[string, IndexEntry]> {
+    for (const at of this.#table.sorted()) yield [this.#table.key(at), this.#entryAt(at)];
+  }
+
+  /** Writes the entries in key order as version 2 records (ENTRY_BYTES each) into `buffer`. */
+  writeRecords(buffer: Buffer): void {
+    let offset = 0;
+    for (const at of this.#table.sorted()) {
+      this.#table.writeRecord(at, buffer, offset);
+      offset += ENTRY_BYTES;
+    }
+  }
+
+  /** (key, content digest) pairs in key order, for a digest. */
+  *sortedPairs(): Generator<readonly [string, string]> {
+    for (const [key, entry] of this.sorted()) yield [key, entry.content];
+  }
+
+  *entries(): Generator<[string, IndexEntry]> {
+    for (let at = 0; at < this.#table.size; at++) yield [this.#table.key(at), this.#entryAt(at)];
+  }
+
+  *keys(): Generator<string> {
+    for (let at = 0; at < this.#table.size; at++) yield this.#table.key(at);
+  }
+
+  *values(): Generator<IndexEntry> {
+    for (let at = 0; at < this.#table.size; at++) yield this.#entryAt(at);
+  }
+
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+
+  #entryAt(at: number): IndexEntry {
+    return { id: this.#table.a(at), content: this.#table.content(at), listed: this.#table.b(at) };
+  }
+}
 
 const UNDELIVERABLE = 0x8000_0000;
 /** The id an index value names at the service (0: none). */
@@ -43,17 +115,9 @@ export const isAccepted = (value: number) => value > 0 && (value & UNDELIVERABLE
 export const markedUndeliverable = (recipientId: number) => (recipientId | UNDELIVERABLE) >>> 0;
 
 export function encodeIndex(index: RecipientIndex): string {
-  const keys = [...index.keys()].sort();
-  const buffer = Buffer.alloc(keys.length * ENTRY_BYTES);
-  keys.forEach((key, i) => {
-    const entry = index.get(key) as IndexEntry;
-    const offset = i * ENTRY_BYTES;
-    buffer.write(key, offset, 8, "hex");
-    buffer.write(entry.content, offset + 8, 8, "hex");
-    buffer.writeUInt32BE(entry.id, offset + 16);
-    buffer.writeUInt32BE(entry.listed, offset + 20);
-  });
-  return `${VERSION}.${gzipSync(buffer, { level: 9 }).toString("base64")}`;
+  const buffer = Buffer.alloc(index.size * ENTRY_BYTES);
+  index.writeRecords(buffer);
+  return `${VERSION}.${gzipSync(buffer).toString("base64")}`;
 }
 
 /** `keyed`: the set has a key column (decides what a version 1 record knows of the content). */
@@ -66,18 +130,15 @@ export function decodeIndex(encoded: string, keyed: boolean): RecipientIndex {
   const buffer = gunzipSync(Buffer.from(payload, "base64"));
   if (buffer.length % entryBytes !== 0)
     throw new Error("corrupt recipient index; refresh the stack to rebuild it");
-  const index: RecipientIndex = new Map();
+  const index = new RecipientIndex();
+  const unknown: [number, number] = [0, 0];
   for (let offset = 0; offset < buffer.length; offset += entryBytes) {
-    const key = buffer.toString("hex", offset, offset + 8);
+    const key: [number, number] = [buffer.readUInt32BE(offset), buffer.readUInt32BE(offset + 4)];
     if (entryBytes === V1_ENTRY_BYTES) {
-      const content = keyed ? UNKNOWN_CONTENT : key;
-      index.set(key, { id: buffer.readUInt32BE(offset + 8), content, listed: 0 });
+      index.setWords(key, keyed ? unknown : key, buffer.readUInt32BE(offset + 8), 0);
     } else {
-      index.set(key, {
-        content: buffer.toString("hex", offset + 8, offset + 16),
-        id: buffer.readUInt32BE(offset + 16),
-        listed: buffer.readUInt32BE(offset + 20),
-      });
+      const content: [number, number] = [buffer.readUInt32BE(offset + 8), buffer.readUInt32BE(offset + 12)];
+      index.setWords(key, content, buffer.readUInt32BE(offset + 16), buffer.readUInt32BE(offset + 20));
     }
   }
   return index;

@@ -2,16 +2,20 @@
  * What an update does to an order's recipients, worked out from the declared set and the index of
  * what is on the order, before anything is sent.
  */
-import { type IndexEntry, idOf, type RecipientIndex, UNKNOWN_CONTENT } from "./index-codec";
-import type { LoadedRecipient } from "./source";
+import { type IndexEntry, idOf, RecipientIndex, UNKNOWN_CONTENT } from "./index-codec";
+import type { DeclaredKey, DeclaredSet } from "./table";
 
 export interface SyncPlan {
   /** Recorded recipients that stay as they are (same key, same content). */
   keep: RecipientIndex;
   /** Recipient ids to delete: keys no longer declared, and the old recipient of a changed key. */
   removeIds: number[];
-  /** Declared recipients to append: new keys, and the new recipient of a changed key. */
-  append: LoadedRecipient[];
+  /**
+   * Declared recipients to append, in the list's order: new keys, and the new recipient of a
+   * changed key (every declared one not kept). Read from the declared set on each iteration.
+   */
+  append: Iterable<DeclaredKey>;
+  appendCount: number;
   added: number;
   removed: number;
   /** Keys declared and recorded with another content digest: replaced (deleted, then appended). */
@@ -20,11 +24,17 @@ export interface SyncPlan {
   unknown: number;
 }
 
-export function planSync(declared: Map<string, LoadedRecipient>, current: RecipientIndex): SyncPlan {
+export function planSync(declared: DeclaredSet, current: RecipientIndex): SyncPlan {
+  const keep = new RecipientIndex();
   const plan: SyncPlan = {
-    keep: new Map(),
+    keep,
     removeIds: [],
-    append: [],
+    append: {
+      *[Symbol.iterator]() {
+        for (const recipient of declared.values()) if (!keep.has(recipient.key)) yield recipient;
+      },
+    },
+    appendCount: 0,
     added: 0,
     removed: 0,
     changed: 0,
@@ -47,10 +57,9 @@ export function planSync(declared: Map<string, LoadedRecipient>, current: Recipi
       remove(entry);
     }
   }
-  for (const recipient of declared.values()) {
-    if (plan.keep.has(recipient.key)) continue;
+  for (const recipient of plan.append) {
     if (!current.has(recipient.key)) plan.added += 1;
-    plan.append.push(recipient);
+    plan.appendCount += 1;
   }
   return plan;
 }
@@ -63,9 +72,9 @@ export function firstChanges(
   plan: SyncPlan,
   current: RecipientIndex,
   limit: number,
-): { added: LoadedRecipient[]; changed: LoadedRecipient[] } {
-  const added: LoadedRecipient[] = [];
-  const changed: LoadedRecipient[] = [];
+): { added: DeclaredKey[]; changed: DeclaredKey[] } {
+  const added: DeclaredKey[] = [];
+  const changed: DeclaredKey[] = [];
   for (const recipient of plan.append) {
     if (added.length >= limit && changed.length >= limit) break;
     const recorded = current.get(recipient.key);

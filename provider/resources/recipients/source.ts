@@ -10,7 +10,7 @@
  * echoes unchanged. Updates compare keys and content digests, never addresses: under a key column
  * the same key with another content digest is a changed recipient.
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
@@ -19,6 +19,9 @@ import { Readable } from "node:stream";
 import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
+import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
+
+export { KEY_HEX_LENGTH };
 
 export type RecipientFormat = "csv" | "json" | "jsonl";
 
@@ -31,12 +34,11 @@ export interface RecipientSourceOptions {
   maxProblems?: number;
 }
 
-export interface LoadedRecipient {
-  key: string;
-  /** The digest of the declared content (contentKey); equal to `key` when there is no key column. */
-  content: string;
-  /** 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list. */
-  row: number;
+/**
+ * `content` is the digest of the declared content (contentKey); equal to `key` when there is no
+ * key column.
+ */
+export interface LoadedRecipient extends DeclaredKey {
   recipient: DeclaredRecipient;
 }
 
@@ -56,12 +58,13 @@ export interface LoadedRecipients {
   problemCount: number;
 }
 
-/** Length in hex characters of a recipient key (64 bits). */
-export const KEY_HEX_LENGTH = 16;
-
 function hashKey(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, KEY_HEX_LENGTH);
+  // One call per recipient, twice a sync: the one-shot hash is several times cheaper than a Hash object.
+  return hash("sha256", text, "hex").slice(0, KEY_HEX_LENGTH);
 }
+
+/** The key of a recipient under a key column, from the column's value (trimmed). */
+export const columnKey = (value: string) => hashKey(`column:${value}`);
 
 /** The key of a recipient from its declared content: field order and blank fields do not matter. */
 export function contentKey(recipient: DeclaredRecipient): string {
@@ -281,6 +284,7 @@ async function* rowsOf(
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
+  let plainRows = true;
   try {
     for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
       if (columns === undefined) {
@@ -291,14 +295,16 @@ async function* rowsOf(
             problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
           return canonical;
         });
+        plainRows = !columns.includes("__proto__");
         continue;
       }
-      // No prototype: the key column's name is user text (`__proto__` would be lost on a plain object).
-      const value: Record<string, string> = Object.create(null);
-      record.forEach((cell, i) => {
-        const name = columns?.[i];
-        if (name !== undefined) value[name] = cell;
-      });
+      // The key column's name is user text: `__proto__` would be lost on a plain object, so then the
+      // row has no prototype. Otherwise a plain object: every row has the same shape, which V8 reads fast.
+      const value: Record<string, string> = plainRows ? {} : Object.create(null);
+      for (let i = 0; i < record.length; i++) {
+        const name = columns[i];
+        if (name !== undefined) value[name] = record[i] as string;
+      }
       yield { row: line, value, canonical: true };
     }
   } catch (error) {
@@ -306,25 +312,24 @@ async function* rowsOf(
   }
 }
 
+/** A valid row, before it is judged against the rows before it. */
+interface ValidRow extends LoadedRecipient {
+  /** The key column's value, under a key column. */
+  keyValue?: string;
+}
+
 /**
- * Reads and validates every recipient of a source. Problems are collected, not thrown, so a user
- * sees all of them at once; the caller refuses to change anything when there is any.
+ * Every valid recipient row of a source, in order, its problems reported (duplicates included).
+ * `validated`: the source was found valid already, so the schema's only change to a row, trimming
+ * its values, is done without it (a row edited since then has another content digest).
  */
-export async function loadRecipients(
+async function* validRows(
   source: RecipientSource,
   options: RecipientSourceOptions,
-): Promise<LoadedRecipients> {
-  const maxProblems = options.maxProblems ?? 20;
-  const byKey = new Map<string, LoadedRecipient>();
-  const problems: RecipientProblem[] = [];
-  let problemCount = 0;
-  let duplicateRows = 0;
-  const problem = (p: RecipientProblem) => {
-    problemCount += 1;
-    if (problems.length < maxProblems) problems.push(p);
-  };
+  problem: (p: RecipientProblem) => void,
+  validated = false,
+): AsyncGenerator<ValidRow> {
   const keyColumn = options.keyColumn?.trim();
-
   for await (const { row, value, canonical: alreadyCanonical } of rowsOf(source, keyColumn, problem)) {
     if (value instanceof Error) {
       problem({ row, message: value.message });
@@ -363,7 +368,10 @@ export async function loadRecipients(
       });
       continue;
     }
-    const parsed = DeclaredRecipient.safeParse(fields);
+    if (validated) for (const name of Object.keys(fields)) fields[name] = fields[name]?.trim();
+    const parsed = validated
+      ? { success: true as const, data: fields as DeclaredRecipient }
+      : DeclaredRecipient.safeParse(fields);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const field = issue.path.map(String).join(".") || undefined;
@@ -372,30 +380,67 @@ export async function loadRecipients(
       continue;
     }
     const content = contentKey(parsed.data);
-    let key = content;
-    if (keyColumn !== undefined) {
-      if (!keyValue) {
-        problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
-        continue;
-      }
-      key = hashKey(`column:${keyValue}`);
-    }
-    const earlier = byKey.get(key);
-    if (earlier) {
-      if (earlier.content !== content) {
-        problem({
-          row,
-          field: keyColumn,
-          message: `${keyColumn} "${keyValue}" is used by row ${earlier.row} too, with different details`,
-        });
-      } else {
-        duplicateRows += 1;
-      }
+    if (keyColumn === undefined) {
+      yield { key: content, content, row, recipient: parsed.data };
       continue;
     }
-    byKey.set(key, { key, content, row, recipient: parsed.data });
+    if (!keyValue) {
+      problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
+      continue;
+    }
+    yield { key: columnKey(keyValue), content, row, recipient: parsed.data, keyValue };
   }
+}
 
+/**
+ * A row whose key an earlier row has: a duplicate (same content, sent once) or, under a key column,
+ * a problem. Says whether it is a duplicate.
+ */
+function isDuplicate(
+  earlier: DeclaredKey,
+  later: ValidRow,
+  options: RecipientSourceOptions,
+  problem: (p: RecipientProblem) => void,
+): boolean {
+  if (earlier.content === later.content) return true;
+  const keyColumn = options.keyColumn?.trim();
+  problem({
+    row: later.row,
+    field: keyColumn,
+    message: `${keyColumn} "${later.keyValue}" is used by row ${earlier.row} too, with different details`,
+  });
+  return false;
+}
+
+/** Problems collected up to `maxProblems`, all of them counted. */
+function problemCollector(options: RecipientSourceOptions) {
+  const maxProblems = options.maxProblems ?? 20;
+  const collected = { problems: [] as RecipientProblem[], problemCount: 0 };
+  const problem = (p: RecipientProblem) => {
+    collected.problemCount += 1;
+    if (collected.problems.length < maxProblems) collected.problems.push(p);
+  };
+  return { collected, problem };
+}
+
+/**
+ * Reads and validates every recipient of a source, keeping each one's fields. Problems are
+ * collected, not thrown, so a user sees all of them at once; the caller refuses to change anything
+ * when there is any. For lists of any size the provider uses scanRecipients instead.
+ */
+export async function loadRecipients(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+): Promise<LoadedRecipients> {
+  const byKey = new Map<string, LoadedRecipient>();
+  const { collected, problem } = problemCollector(options);
+  let duplicateRows = 0;
+  for await (const row of validRows(source, options, problem)) {
+    const { keyValue: _, ...recipient } = row;
+    const earlier = byKey.get(recipient.key);
+    if (earlier === undefined) byKey.set(recipient.key, recipient);
+    else if (isDuplicate(earlier, row, options, problem)) duplicateRows += 1;
+  }
   return {
     byKey,
     duplicateRows,
@@ -403,9 +448,62 @@ export async function loadRecipients(
       [...byKey.values()].map((r) => [r.key, r.content] as const),
       options.identityField,
     ),
-    problems,
-    problemCount,
+    ...collected,
   };
+}
+
+/** A recipient source read as scanRecipients reads it: keys, content digests and rows only. */
+export interface ScannedRecipients extends Omit<LoadedRecipients, "byKey"> {
+  set: DeclaredSet;
+}
+
+/**
+ * Reads and validates every recipient of a source as a stream, keeping only each one's key,
+ * content digest and row (DeclaredSet), so that its memory stays a few dozen bytes a recipient.
+ * The fields are read again, row by row, where they are sent (declaredRows).
+ */
+export async function scanRecipients(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+): Promise<ScannedRecipients> {
+  const set = new DeclaredSet();
+  const { collected, problem } = problemCollector(options);
+  let duplicateRows = 0;
+  for await (const recipient of validRows(source, options, problem)) {
+    const earlier = set.get(recipient.key);
+    if (earlier === undefined) set.add(recipient);
+    else if (isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
+  }
+  return {
+    set,
+    duplicateRows,
+    digest: digestOfSorted(set.sortedPairs(), options.identityField),
+    ...collected,
+  };
+}
+
+/**
+ * The recipients of a set, with their fields, read again from their source as a stream, in the
+ * list's order. A row the set does not hold as it is (a later duplicate) is skipped; a source
+ * that no longer yields every recipient of the set as scanned fails with `changed` (the file was
+ * edited since), as soon as that shows.
+ */
+export async function* declaredRows(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+  set: DeclaredSet,
+  changed: () => Error,
+): AsyncGenerator<LoadedRecipient> {
+  let seen = 0;
+  for await (const { keyValue: _, ...recipient } of validRows(source, options, () => {}, true)) {
+    if (set.holds(recipient)) {
+      seen += 1;
+      yield recipient;
+    } else if (!set.has(recipient.key) || set.get(recipient.key)?.row === recipient.row) {
+      throw changed();
+    }
+  }
+  if (seen !== set.size) throw changed();
 }
 
 /**
@@ -419,9 +517,27 @@ export function digestOf(
   identityField: string,
 ): string {
   const lines = [...entries].map(([key, content]) => (content === key ? key : `${key} ${content}`));
-  const hash = createHash("sha256").update(`identity:${identityField}\n`);
-  for (const line of lines.sort()) hash.update(`${line}\n`);
-  return hash.digest("hex");
+  return hashLines(lines.sort(), identityField);
+}
+
+/**
+ * digestOf of pairs already in key order, each key once, without holding them: their lines then
+ * sort as their keys do, the keys being of one length.
+ */
+export function digestOfSorted(
+  sorted: Iterable<readonly [key: string, content: string]>,
+  identityField: string,
+): string {
+  function* lines() {
+    for (const [key, content] of sorted) yield content === key ? key : `${key} ${content}`;
+  }
+  return hashLines(lines(), identityField);
+}
+
+function hashLines(sortedLines: Iterable<string>, identityField: string): string {
+  const digest = createHash("sha256").update(`identity:${identityField}\n`);
+  for (const line of sortedLines) digest.update(`${line}\n`);
+  return digest.digest("hex");
 }
 
 /** Problems as lines a person can act on, with the source's name. */

@@ -2,8 +2,8 @@
  * Declared recipients as the service sees them: the wire shape sent, the identity value carried in
  * the identity field, and what can be told from a recipient as the service lists it back.
  */
-import { createHash } from "node:crypto";
-import { newOrderRecipient } from "../../api/recipients";
+import { hash } from "node:crypto";
+import { newOrderRecipient, type OrderRecipientInput, orderRecipientJson } from "../../api/recipients";
 // The service standardizes addresses per USPS Publication 28; the rules live with the wire schemas,
 // shared with the sandbox.
 import { standardizeCity, standardizeLine, standardizeState } from "../../api/schemas/address-standard";
@@ -56,6 +56,16 @@ export function identityOf(
 
 /** The wire shape of a declared recipient, its identity value in the identity field. */
 export function toWire(recipient: LoadedRecipient, identityField: IdentityField): OrderRecipient {
+  return newOrderRecipient(wireGroups(recipient, identityField));
+}
+
+/** `JSON.stringify(toWire(recipient, identityField))`, written directly (see orderRecipientJson). */
+export function wireJson(recipient: LoadedRecipient, identityField: IdentityField): string {
+  return orderRecipientJson(wireGroups(recipient, identityField));
+}
+
+/** A declared recipient's fields in their wire groups. */
+function wireGroups(recipient: LoadedRecipient, identityField: IdentityField): OrderRecipientInput {
   const address: Record<string, string> = {};
   const personal: Record<string, string> = {};
   const metadata: Record<string, string> = {};
@@ -68,7 +78,7 @@ export function toWire(recipient: LoadedRecipient, identityField: IdentityField)
   // The service reads the salutation in both groups.
   if (recipient.recipient.salutation !== undefined) metadata.salutation = recipient.recipient.salutation;
   metadata[identityField] = identityValue(recipient);
-  return newOrderRecipient({ address, personal, metadata });
+  return { address, personal, metadata };
 }
 
 /**
@@ -78,8 +88,8 @@ export function toWire(recipient: LoadedRecipient, identityField: IdentityField)
  */
 export function listedHash(recipient: OrderRecipient): number {
   const values = DECLARED_FIELDS.map((field) => listedValue(recipient, field));
-  const hash = createHash("sha256").update(JSON.stringify(values)).digest().readUInt32BE(0);
-  return hash === 0 ? 1 : hash;
+  const value = hash("sha256", JSON.stringify(values), "buffer").readUInt32BE(0);
+  return value === 0 ? 1 : value;
 }
 
 const usCountry = (text: string) => {

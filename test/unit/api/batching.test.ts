@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chunk, runBatches } from "../../../provider/api/core/batching";
+import { chunk, runBatches, sendBatches } from "../../../provider/api/core/batching";
 
 describe("chunk", () => {
   it("keeps every item, in order, in chunks of at most the size (all full but the last)", () => {
@@ -64,5 +64,89 @@ describe("runBatches", () => {
     const continued = await runBatches([1, 2, 3, 4, 5, 6], 2, failSecond, { continueOnError: true });
     expect(continued.batches.map((b) => b.status)).toEqual(["ok", "failed", "ok"]);
     expect(continued.ok).toBe(false);
+  });
+});
+
+describe("sendBatches", () => {
+  /** A source that records how far it was read, and a sender whose requests the test answers. */
+  function setup(count: number) {
+    let read = 0;
+    async function* items() {
+      for (let i = 0; i < count; i++) {
+        read = i + 1;
+        yield i;
+      }
+    }
+    const requests: { batch: number[]; answer: (ok: boolean) => void }[] = [];
+    const send = (batch: number[]) =>
+      new Promise<string>((resolve, reject) => {
+        requests.push({
+          batch,
+          answer: (ok) => (ok ? resolve(`sent ${batch[0]}`) : reject(new Error("refused"))),
+        });
+      });
+    return { items, requests, send, read: () => read };
+  }
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("keeps at most inFlight requests outstanding, reads the items only as batches go out, and reports in order", async () => {
+    const { items, requests, send, read } = setup(10);
+    const reported: [string, number[], number][] = [];
+    const done = sendBatches(items(), 3, send, {
+      inFlight: 2,
+      onBatch: (result, batch, sent) => reported.push([result, batch, sent]),
+    });
+    await settle();
+    expect(requests.map((r) => r.batch)).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
+    expect(read()).toBeLessThanOrEqual(7);
+    requests[1]?.answer(true); // the second answered first: reported after the first
+    await settle();
+    expect(reported).toEqual([]);
+    requests[0]?.answer(true);
+    await settle();
+    expect(reported.map(([result, , sent]) => [result, sent])).toEqual([
+      ["sent 0", 3],
+      ["sent 3", 6],
+    ]);
+    expect(requests.map((r) => r.batch.length)).toEqual([3, 3, 3, 1]);
+    requests[2]?.answer(true);
+    requests[3]?.answer(true);
+    await done;
+    expect(reported.map(([, batch]) => batch)).toEqual([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]);
+  });
+
+  it("stops reading at the first failure and throws it once the requests already sent are answered", async () => {
+    const { items, requests, send, read } = setup(100);
+    const done = sendBatches(items(), 5, send, { inFlight: 2 });
+    let finished = false;
+    void done.catch(() => {
+      finished = true;
+    });
+    await settle();
+    requests[0]?.answer(false);
+    await settle();
+    expect(finished).toBe(false); // the second request is still out
+    requests[1]?.answer(true);
+    await expect(done).rejects.toThrow("refused");
+    expect(requests).toHaveLength(2);
+    expect(read()).toBeLessThan(20);
+  });
+
+  it("throws a failure of the items themselves, after the requests already sent", async () => {
+    async function* broken() {
+      yield 1;
+      yield 2;
+      throw new Error("the file changed");
+    }
+    const sent: number[][] = [];
+    await expect(
+      sendBatches(broken(), 1, async (batch) => {
+        sent.push(batch);
+      }),
+    ).rejects.toThrow("the file changed");
+    expect(sent).toEqual([[1], [2]]);
   });
 });

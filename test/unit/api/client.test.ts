@@ -104,6 +104,22 @@ const cases: Case[] = [
     payload: F.appendResult,
   },
   {
+    name: "appendSerializedRecipients",
+    call: (c) =>
+      c.appendSerializedRecipients(12, [
+        Buffer.from(JSON.stringify(recipient)),
+        Buffer.from(
+          JSON.stringify({ ...recipient, personal: { ...recipient.personal, lastName: "Hopper ✓" } }),
+        ),
+      ]),
+    method: "PUT",
+    path: "/v1/order/12/recipients",
+    body: {
+      recipients: [recipient, { ...recipient, personal: { ...recipient.personal, lastName: "Hopper ✓" } }],
+    },
+    payload: F.appendResult,
+  },
+  {
     name: "listRecipients",
     call: (c) => c.listRecipients(12, { search: "Hopper", pageNumber: 1, pageSize: 50 }),
     method: "GET",
@@ -372,6 +388,18 @@ describe("request validation happens before anything is sent", () => {
       "body.recipients[1].address.zipCode: Invalid input: expected string, received number",
     ]);
     expect(error.message).toContain("appendRecipients: invalid request: body.recipients[1].address.zipCode");
+    expect(svc.calls()).toHaveLength(0);
+  });
+
+  it("sends serialized recipients only in the numbers an append accepts", async () => {
+    const client = svc.client();
+    await expect(client.appendSerializedRecipients(12, [])).rejects.toThrow(
+      "an append carries 1 to 5000 recipients, got 0",
+    );
+    const tooMany = Array.from({ length: 5001 }, () => Buffer.from(JSON.stringify(recipient)));
+    await expect(client.appendSerializedRecipients(12, tooMany)).rejects.toThrow(
+      "an append carries 1 to 5000 recipients, got 5001",
+    );
     expect(svc.calls()).toHaveLength(0);
   });
 

@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   type IndexEntry,
-  type RecipientIndex,
+  RecipientIndex,
   UNKNOWN_CONTENT,
 } from "../../../provider/resources/recipients/index-codec";
 import {
@@ -10,26 +11,36 @@ import {
   firstChanges,
   planSync,
 } from "../../../provider/resources/recipients/plan";
-import type { LoadedRecipient } from "../../../provider/resources/recipients/source";
+import { type DeclaredKey, DeclaredSet } from "../../../provider/resources/recipients/table";
+
+/** Keys and content digests are 64-bit hex: `k1`, `c2-new` stand for the hex of their hash. */
+const names = new Map<string, string>();
+const hex = (name: string) => {
+  const value =
+    name === UNKNOWN_CONTENT ? name : createHash("sha256").update(name).digest("hex").slice(0, 16);
+  names.set(value, name);
+  return value;
+};
+const named = (value: string) => names.get(value) ?? value;
 
 /** A declared recipient under a key column: key `k<n>`, content `c<version>`. */
-function declared(entries: [key: string, content: string][]): Map<string, LoadedRecipient> {
-  return new Map(
-    entries.map(([key, content], i) => [
-      key,
-      {
-        key,
-        content,
-        row: i + 2,
-        recipient: { firstName: key, address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" },
-      },
-    ]),
-  );
+function declared(entries: [key: string, content: string][]): DeclaredSet {
+  const set = new DeclaredSet();
+  entries.forEach(([key, content], i) => {
+    set.add({ key: hex(key), content: hex(content), row: i + 2 });
+  });
+  return set;
 }
-const entry = (id: number, content: string): IndexEntry => ({ id, content, listed: 7 });
+const entry = (id: number, content: string): IndexEntry => ({ id, content: hex(content), listed: 7 });
+const index = (entries: [string, IndexEntry][]) =>
+  new RecipientIndex(entries.map(([key, e]) => [hex(key), e] as const));
+const keys = (recipients: Iterable<DeclaredKey> | RecipientIndex) =>
+  [...(recipients instanceof RecipientIndex ? recipients.keys() : [...recipients].map((r) => r.key))].map(
+    named,
+  );
 
 describe("the plan of an update", () => {
-  const current: RecipientIndex = new Map([
+  const current = index([
     ["k1", entry(101, "c1")],
     ["k2", entry(102, "c2")],
     ["k3", entry(103, "c3")],
@@ -46,9 +57,10 @@ describe("the plan of an update", () => {
       ]),
       current,
     );
-    expect([...plan.keep.keys()]).toEqual(["k1", "k3", "k4"]);
+    expect(keys(plan.keep)).toEqual(["k1", "k3", "k4"]);
     expect(plan.removeIds).toEqual([102]);
-    expect(plan.append.map((r) => [r.key, r.content])).toEqual([["k2", "c2-new"]]);
+    expect([...plan.append].map((r) => [named(r.key), named(r.content)])).toEqual([["k2", "c2-new"]]);
+    expect(plan.appendCount).toBe(1);
     expect(plan).toMatchObject({ added: 0, removed: 0, changed: 1, unknown: 0 });
     expect(describePlan(plan)).toBe("0 added, 0 removed, 1 changed");
     expect(changesKnown(plan)).toBe(true);
@@ -64,9 +76,9 @@ describe("the plan of an update", () => {
       ]),
       current,
     );
-    expect([...plan.keep.keys()]).toEqual(["k3"]);
+    expect(keys(plan.keep)).toEqual(["k3"]);
     expect(plan.removeIds.sort()).toEqual([101, 102]); // k1 changed, k2 removed; k4 has no id to delete
-    expect(plan.append.map((r) => r.key)).toEqual(["k1", "k5", "k4"]);
+    expect(keys(plan.append)).toEqual(["k1", "k5", "k4"]);
     expect(describePlan(plan)).toBe("1 added, 1 removed, 2 changed");
   });
 
@@ -81,12 +93,13 @@ describe("the plan of an update", () => {
       current,
     );
     expect(plan.removeIds).toEqual([]);
-    expect(plan.append).toEqual([]);
+    expect([...plan.append]).toEqual([]);
+    expect(plan.appendCount).toBe(0);
     expect(changesKnown(plan)).toBe(false);
   });
 
   it("counts recipients recorded without their content apart: replaced unless settled first", () => {
-    const unknown: RecipientIndex = new Map([
+    const unknown = index([
       ["k1", entry(101, UNKNOWN_CONTENT)],
       ["k2", entry(102, "c2")],
     ]);
@@ -103,7 +116,7 @@ describe("the plan of an update", () => {
   });
 
   it("names the first few added and changed recipients apart, in the list's order, leaving out those of unknown content", () => {
-    const recorded: RecipientIndex = new Map([
+    const recorded = index([
       ["k1", entry(101, "c1")],
       ["k2", entry(102, UNKNOWN_CONTENT)],
       ["k3", entry(103, "c3")],
@@ -119,7 +132,7 @@ describe("the plan of an update", () => {
       ["k7", "c7"],
     ]);
     const plan = planSync(list, recorded);
-    const rows = (recipients: LoadedRecipient[]) => recipients.map((r) => `${r.key}@${r.row}`);
+    const rows = (recipients: DeclaredKey[]) => recipients.map((r) => `${named(r.key)}@${r.row}`);
     const two = firstChanges(plan, recorded, 2);
     expect({ added: rows(two.added), changed: rows(two.changed) }).toEqual({
       added: ["k5@4", "k6@6"],

@@ -7,15 +7,17 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   decodeIndex,
   encodeIndex,
-  type RecipientIndex,
+  RecipientIndex,
   UNKNOWN_CONTENT,
 } from "../../../provider/resources/recipients/index-codec";
 import {
   contentKey,
+  declaredRows,
   describeProblems,
   digestOf,
   loadRecipients,
   RecipientFileError,
+  scanRecipients,
 } from "../../../provider/resources/recipients/source";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-"));
@@ -316,13 +318,73 @@ describe("loading declared recipients", () => {
   });
 });
 
+describe("scanning a list, then reading its rows again as they are sent", () => {
+  const header = "firstName,lastName,address1,city,state,zipCode,customerId\n";
+  const row = (n: number, city = "Springfield") => `Ada${n},Lovelace,${n} Main St,${city},IL,62701,C-${n}\n`;
+  const read = async (
+    scanned: Awaited<ReturnType<typeof scanRecipients>>,
+    source: { file: string },
+    keyed: boolean,
+  ) => {
+    const rows = [];
+    const options = { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) };
+    for await (const r of declaredRows(source, options, scanned.set, () => new Error("changed")))
+      rows.push(r);
+    return rows;
+  };
+
+  it("keeps keys, digests and rows only, with the digest and duplicates of the full loader", async () => {
+    const source = {
+      file: file(
+        "scan.csv",
+        `${header + row(1) + row(2) + row(1)}  Ada3 ,Lovelace,3 Main St,X,IL,62701,C-3\n`,
+      ),
+    };
+    for (const keyed of [false, true]) {
+      const options = { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) };
+      const scanned = await scanRecipients(source, options);
+      const loaded = await loadRecipients(source, options);
+      expect(scanned.digest).toBe(loaded.digest);
+      expect(scanned.duplicateRows).toBe(1);
+      expect([...scanned.set.values()]).toEqual(
+        [...loaded.byKey.values()].map(({ key, content, row: r }) => ({ key, content, row: r })),
+      );
+      // The second read gives each recipient once, first row, trimmed as the schema trims.
+      const rows = await read(scanned, source, keyed);
+      expect(rows.map((r) => [r.row, r.recipient])).toEqual(
+        [...loaded.byKey.values()].map((r) => [r.row, r.recipient]),
+      );
+    }
+  });
+
+  it("fails with the caller's error when the file no longer has a recipient as scanned", async () => {
+    const name = "edited.csv";
+    for (const keyed of [false, true]) {
+      const source = { file: file(name, header + row(1) + row(2)) };
+      const scanned = await scanRecipients(source, {
+        ...opts,
+        ...(keyed ? { keyColumn: "customerId" } : {}),
+      });
+      for (const edited of [
+        row(1) + row(2, "Shelbyville"),
+        row(1),
+        row(2) + row(1),
+        row(1) + row(2) + row(3),
+      ]) {
+        file(name, header + edited);
+        await expect(read(scanned, source, keyed)).rejects.toThrow("changed");
+      }
+    }
+  });
+});
+
 describe("the compact recipient index", () => {
   const key = (i: number) =>
     contentKey({ firstName: `n${i}`, address1: "1 Main", city: "X", state: "NY", zipCode: "10001" });
 
   it("round-trips key, content digest, id and listed hash; 100,000 recipients stay small", () => {
     for (const keyed of [false, true]) {
-      const index: RecipientIndex = new Map();
+      const index = new RecipientIndex();
       for (let i = 0; i < 100_000; i++) {
         const k = keyed ? createHash("sha256").update(`column:${i}`).digest("hex").slice(0, 16) : key(i);
         index.set(k, {
@@ -333,7 +395,7 @@ describe("the compact recipient index", () => {
       }
       const encoded = encodeIndex(index);
       expect(encoded.startsWith("v2.")).toBe(true);
-      expect(decodeIndex(encoded, keyed)).toEqual(index);
+      expect(new Map(decodeIndex(encoded, keyed))).toEqual(new Map(index));
       // 24 bytes a recipient before compression; the key repeated as the content digest (no key
       // column) compresses away.
       expect(encoded.length).toBeLessThan(100_000 * (keyed ? 24 : 19) * 1.37);
@@ -355,7 +417,7 @@ describe("the compact recipient index", () => {
       [key(1), 11],
       [key(2), 0],
     ]);
-    expect(decodeIndex(record, false)).toEqual(
+    expect(new Map(decodeIndex(record, false))).toEqual(
       new Map([
         [key(1), { id: 11, content: key(1), listed: 0 }],
         [key(2), { id: 0, content: key(2), listed: 0 }],

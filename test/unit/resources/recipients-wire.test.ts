@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newOrderRecipient } from "../../../provider/api/recipients";
+import { newOrderRecipient, orderRecipientJson } from "../../../provider/api/recipients";
 import type { OrderRecipient } from "../../../provider/api/schemas/recipient";
 import type { DeclaredRecipient } from "../../../provider/resources/recipients/declared";
 import { UNKNOWN_CONTENT } from "../../../provider/resources/recipients/index-codec";
@@ -10,6 +10,7 @@ import {
   listedHash,
   matchesListed,
   toWire,
+  wireJson,
 } from "../../../provider/resources/recipients/wire";
 import { validateAddress } from "../../../sandbox/domain/address";
 
@@ -100,5 +101,38 @@ describe("a recipient as the service lists it", () => {
       { qrUrl: "https://example.com/ada" },
     ])
       expect(matchesListed({ ...row, ...changed }, service, "custom6"), JSON.stringify(changed)).toBe(false);
+  });
+});
+
+describe("the wire shape as JSON text", () => {
+  it("is the text of the wire object, written without it", () => {
+    const rows: DeclaredRecipient[] = [
+      row,
+      { address1: "1 Main St", city: "Austin", state: "TX", zipCode: "73301", toOrganization: "Acme" },
+      {
+        ...row,
+        salutation: 'Dear "Ada"',
+        custom2: "line\nbreak \\ \u0001 é ✓ 😀",
+        returnCity: "Boston",
+        email: "ada@example.com",
+        image3: "https://example.com/a.png",
+      },
+    ];
+    for (const [i, declared] of rows.entries()) {
+      const recipient = {
+        key: "0123456789abcdef",
+        content: i === 0 ? "0123456789abcdef" : "fedcba9876543210",
+        row: 2,
+        recipient: declared,
+      };
+      expect(wireJson(recipient, "custom6")).toBe(JSON.stringify(toWire(recipient, "custom6")));
+      expect(wireJson(recipient, "custom1")).toBe(JSON.stringify(toWire(recipient, "custom1")));
+    }
+    for (const input of [
+      {},
+      { id: 7, personal: { firstName: null } },
+      { metadata: { text: "x", custom6: null } },
+    ])
+      expect(orderRecipientJson(input)).toBe(JSON.stringify(newOrderRecipient(input)));
   });
 });

@@ -12,6 +12,7 @@ import { planConversions } from "../../../provider/resources/conversions/provide
 import { conversionShape, recordProblemOf } from "../../../provider/resources/conversions/record";
 import type { ProximitySearchInputs } from "../../../provider/resources/proximity-search/inputs";
 import { proximityBody, proximityProblems } from "../../../provider/resources/proximity-search/provider";
+import { RecipientIndex } from "../../../provider/resources/recipients/index-codec";
 import { loadRecords } from "../../../provider/resources/records/source";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-services-"));
@@ -90,7 +91,7 @@ describe("conversion records", () => {
 
   it("an update deletes only the uploads holding a changed or removed record, and re-sends their other records", () => {
     const rec = (key: string, content: string) => ({ key, content, row: 1, record: {} });
-    const current = new Map([
+    const current = new RecipientIndex([
       ["a".repeat(16), { id: 7, content: "1".repeat(16), listed: 0 }],
       ["b".repeat(16), { id: 7, content: "2".repeat(16), listed: 0 }],
       ["c".repeat(16), { id: 8, content: "3".repeat(16), listed: 0 }],
@@ -129,7 +130,7 @@ describe("automation recipients", () => {
 
   it("a mailed recipient is never sent again, a refused one only once changed, a removed one is forgotten", () => {
     const rec = (key: string, content: string) => ({ key, content, row: 1, record: {} });
-    const current = new Map([
+    const current = new RecipientIndex([
       ["a".repeat(16), { id: 1, content: "1".repeat(16), listed: 0 }],
       ["b".repeat(16), { id: 0, content: "2".repeat(16), listed: 0 }],
       ["c".repeat(16), { id: 0, content: "3".repeat(16), listed: 0 }],
