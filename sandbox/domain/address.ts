@@ -60,18 +60,40 @@ export function stableHash(text: string): number {
 
 const COUNTRIES = new Set(["", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA"]);
 
+/**
+ * `fn` with its answers remembered: a mailing list repeats few cities and states. Only short texts,
+ * at most 10,000 of them, so the memory stays small whatever the requests hold.
+ */
+function remembered<T>(fn: (text: string) => T): (text: string) => T {
+  const answers = new Map<string, T>();
+  return (text) => {
+    if (answers.has(text)) return answers.get(text) as T;
+    const answer = fn(text);
+    if (text.length > 64) return answer;
+    if (answers.size >= 10_000) answers.clear();
+    answers.set(text, answer);
+    return answer;
+  };
+}
+
+const isUs = remembered((country: string) =>
+  COUNTRIES.has(country.toUpperCase().replace(/[.]/g, " ").replace(/\s+/g, " ").trim()),
+);
+const cityOf = remembered(standardizeCity);
+const stateOf = remembered(standardizeState);
+
 export function validateAddress(input: AddressInput): AddressResult {
   const problems: { field: string; message: string }[] = [];
   const missing = (["address1", "city", "state", "zipCode"] as const).filter((f) => blank(input[f]));
   for (const field of missing) problems.push({ field, message: `${field} is required` });
-  const country = (input.country ?? "").toUpperCase().replace(/[.]/g, " ").replace(/\s+/g, " ").trim();
-  if (!COUNTRIES.has(country)) problems.push({ field: "country", message: `only US addresses are mailed` });
+  if (!isUs(input.country ?? ""))
+    problems.push({ field: "country", message: `only US addresses are mailed` });
   if (missing.length > 0 || problems.length > 0) return { dpv: "N", standard: null, problems };
 
   const address1 = standardizeLine(input.address1 as string);
   const address2 = blank(input.address2) ? null : standardizeLine(input.address2 as string);
-  const city = standardizeCity(input.city as string);
-  const state = standardizeState(input.state as string);
+  const city = cityOf(input.city as string);
+  const state = stateOf(input.state as string);
   const zipMatch = /^(\d{5})(?:-?(\d{4}))?$/.exec((input.zipCode as string).trim());
 
   if (!state) problems.push({ field: "state", message: `'${input.state}' is not a US state or territory` });

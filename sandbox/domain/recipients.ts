@@ -70,6 +70,7 @@ export class Recipients {
       };
       // One read of the account's do-not-mail list per append, not one per recipient.
       const doNotMailKeys = this.accounts.doNotMailKeys(accountId);
+      const qrDefault = order.has_qr ? order.qr_url : null;
 
       batch.forEach((submitted, index) => {
         const issues: ImageIssue[] = [];
@@ -103,52 +104,46 @@ export class Recipients {
         }
         seen.add(dup);
         const dnm = doNotMailKeys.has(doNotMailKey(std));
-        const stored: OrderRecipient = {
-          id: 0,
-          address: {
-            address1: std.address1,
-            address2: std.address2,
-            city: std.city,
-            state: std.state,
-            zipCode: std.zipCode,
-            zip4: std.zip4,
-            zip2: std.zip2,
-            country: std.country,
-          },
-          personal: { ...submitted.personal },
-          metadata: {
-            ...submitted.metadata,
-            dpvConfirmationCode: result.dpv,
-            qrUrl: submitted.metadata.qrUrl ?? (order.has_qr ? order.qr_url : null),
-            deliveryStatus: null,
-            fullAddress: std.fullAddress,
-          },
+        const address = {
+          address1: std.address1,
+          address2: std.address2,
+          city: std.city,
+          state: std.state,
+          zipCode: std.zipCode,
+          zip4: std.zip4,
+          zip2: std.zip2,
+          country: std.country,
         };
-        const search = [
-          stored.personal.firstName,
-          stored.personal.lastName,
-          stored.personal.toOrganization,
-          std.fullAddress,
-        ]
-          .filter(Boolean)
-          .join(" ")
-          .toLowerCase();
+        // What the service sets on a stored recipient; the rest of the metadata is as submitted.
+        const set = {
+          dpvConfirmationCode: result.dpv,
+          qrUrl: submitted.metadata.qrUrl ?? qrDefault,
+          deliveryStatus: null,
+          fullAddress: std.fullAddress,
+        };
+        const personal = submitted.personal;
+        let search = "";
+        for (const part of [personal.firstName, personal.lastName, personal.toOrganization, std.fullAddress])
+          if (part) search = search === "" ? part : `${search} ${part}`;
         values.push(
           orderId,
           dnm ? 1 : 0,
           result.dpv,
-          stored.personal.firstName,
-          stored.personal.lastName,
+          personal.firstName,
+          personal.lastName,
           std.address1,
-          search,
+          search.toLowerCase(),
           now,
-          packRecipient(stored),
+          packRecipient({ id: 0, address, personal, metadata: submitted.metadata }, set),
         );
         if (dnm) {
           // Kept on the order, marked, never mailed, charged or proofed.
           doNotMail++;
           const marked = {
-            ...stored,
+            id: 0,
+            address,
+            personal: { ...personal },
+            metadata: { ...submitted.metadata, ...set },
             reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
           };
           undeliverable.push(marked);

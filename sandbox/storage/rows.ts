@@ -107,11 +107,15 @@ export const LIGHT_RECIPIENT_COLUMNS =
  * A recipient row keeps its wire object as compact JSON: without the id (the row's own) and
  * without null metadata keys (most of the 31), which halves the bytes an append of 5,000 writes.
  */
-export function packRecipient(r: OrderRecipient): string {
+export function packRecipient(r: OrderRecipient, set?: Partial<OrderRecipient["metadata"]>): string {
   // A plain loop: this runs once per appended recipient, and entries/fromEntries allocate per key.
+  // `set` overrides metadata keys without a copy of the whole metadata first.
   const metadata: Record<string, unknown> = {};
   const all = r.metadata as Record<string, unknown>;
-  for (const key in all) if (all[key] !== null) metadata[key] = all[key];
+  const over = set as Record<string, unknown> | undefined;
+  for (const key in all)
+    if (all[key] !== null && (over === undefined || !(key in over))) metadata[key] = all[key];
+  if (over) for (const key in over) if (over[key] !== null) metadata[key] = over[key];
   return JSON.stringify({ address: r.address, personal: r.personal, metadata });
 }
 

@@ -107,19 +107,33 @@ const WORDS: Record<string, string> = {
   LOT: "LOT",
 };
 
+/** A line that is already clean once uppercased: words of letters, digits, - and /, single spaces. */
+const CLEAN_LINE = /^[A-Z0-9/-]+(?: [A-Z0-9/-]+)*$/;
+
 /** Uppercase, punctuation other than # - / removed, spaces collapsed, Publication 28 words abbreviated. */
 export function standardizeLine(line: string): string {
-  const cleaned = line
-    .toUpperCase()
+  const upper = line.toUpperCase();
+  // Most lines are clean: then the cleaning below changes nothing and is skipped.
+  if (CLEAN_LINE.test(upper)) return abbreviate(upper);
+  const cleaned = upper
     .replace(/[.,;:'"!?()]/g, " ")
     .replace(/#\s*/g, "# ")
     .replace(/\s+/g, " ")
     .trim();
-  return cleaned
-    .split(" ")
-    .map((word) => WORDS[word] ?? word)
-    .join(" ")
-    .replace(/# /g, "#");
+  return abbreviate(cleaned).replace(/# /g, "#");
+}
+
+/** The words of a line (single spaces) with their Publication 28 abbreviations. */
+function abbreviate(line: string): string {
+  let out = "";
+  let start = 0;
+  for (;;) {
+    const end = line.indexOf(" ", start);
+    const word = end < 0 ? line.slice(start) : line.slice(start, end);
+    out += (start === 0 ? "" : " ") + (WORDS[word] ?? word);
+    if (end < 0) return out;
+    start = end + 1;
+  }
 }
 
 export function standardizeCity(city: string): string {
