@@ -60,6 +60,18 @@ export function parseFile(file: string, text: string, problems: CampaignProblem[
   };
   // Duplicate keys are found while converting, in linear time (yaml's own check scans the mapping
   // for each key).
+  const deepFlow = flowNestingBeyond(source, FLOW_NESTING_SCAN_LIMIT);
+  if (deepFlow !== undefined) {
+    // The parser's tree of lists nested this deep outgrows memory (a 10 MB file of `[` takes
+    // gigabytes): only the text before that point is parsed, enough to find where it first nests
+    // too deep, and the file gets that one problem.
+    const head = [...new Parser().parse(source.slice(0, deepFlow))];
+    const offset = head
+      .flatMap((token) => (token.type === "document" ? [tooDeepAt(token)] : []))
+      .find((o) => o !== undefined);
+    problems.push({ file, ...at(offset ?? deepFlow), message: tooDeepMessage() });
+    return [];
+  }
   const composer = new Composer({ uniqueKeys: false });
   const docs: Document.Parsed[] = [];
   /** Per document, where it nests too deep, if it does. */
@@ -130,6 +142,50 @@ function tooDeepMessage(): string {
     `YAML: sections and lists are nested more than ${MAX_NESTING} levels deep here; ` +
     "a campaign needs a few levels (see docs/campaign-format.md)"
   );
+}
+
+/** Far more flow nesting than MAX_NESTING allows: the text is not handed whole to the parser. */
+const FLOW_NESTING_SCAN_LIMIT = 1_000;
+
+/**
+ * The offset where flow lists and maps (`[`, `{`) are open more than `limit` deep, read from the
+ * text in one pass. Quoted scalars and comments are skipped; a quote counts only where a scalar
+ * can start (after a space, a line start or a flow indicator), as in YAML, so `don't` opens none.
+ */
+export function flowNestingBeyond(text: string, limit: number): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const before = i === 0 ? 10 : text.charCodeAt(i - 1);
+    const tokenStart =
+      before === 10 ||
+      before === 32 ||
+      before === 9 ||
+      before === 91 ||
+      before === 123 ||
+      before === 44 ||
+      before === 58;
+    if (c === 91 || c === 123) {
+      if (++depth > limit) return i;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+    else if (c === 35 && tokenStart) {
+      // A comment, to the end of its line.
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? text.length : end;
+    } else if (c === 39 && tokenStart) {
+      // 'single quoted', where '' is a quote.
+      let j = i + 1;
+      while (j < text.length && !(text.charCodeAt(j) === 39 && text.charCodeAt(j + 1) !== 39))
+        j += text.charCodeAt(j) === 39 ? 2 : 1;
+      i = j;
+    } else if (c === 34 && tokenStart) {
+      // "double quoted", with backslash escapes.
+      let j = i + 1;
+      while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      i = j;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   MAX_NESTING,
   MAX_PRINTED_PROBLEMS,
 } from "../../../provider/campaign/loader";
+import { flowNestingBeyond } from "../../../provider/campaign/yaml-document";
 import { LineTracker } from "../../../provider/text";
 import { CSV_HEADER, campaignHead, type HostileFiles, hostile } from "../../../scripts/hostile-files";
 import { tempDir } from "./fixtures";
@@ -181,6 +182,25 @@ describe("nesting", () => {
     },
     TIMEOUT_MS,
   );
+
+  it(
+    "is the same one problem, found without parsing the whole file, for 5,000,000 nested lists (10 MB)",
+    async () => {
+      // The parser's tree of this file took more than 4 GB and 45 s before it ran out of memory.
+      const flow = await load(hostile.deepFlow(5_000_000));
+      expect(at(flow, flow.file("campaign.yaml"))).toEqual([`9:74: ${TOO_DEEP}`]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it("counts flow lists outside quotes and comments only", () => {
+    const open = "[".repeat(10);
+    expect(flowNestingBeyond(`a: "${open}"\nb: '${open}'\n# ${open}\nc: don't ${open}`, 5)).toBe(
+      `a: "${open}"\nb: '${open}'\n# ${open}\nc: don't `.length + 5,
+    );
+    expect(flowNestingBeyond(`a: "${open}"\nb: 'it''s ${open}'\n# ${open}\n`, 5)).toBeUndefined();
+    expect(flowNestingBeyond(`a: [[[[[[]]]]]]`, 5)).toBe(8);
+  });
 
   it(`allows ${MAX_NESTING} levels`, async () => {
     const levels = MAX_NESTING - 3;
