@@ -29,11 +29,23 @@ export interface ServiceOptions {
 }
 
 /**
+ * A key of the running stack's configuration; undefined outside a Pulumi program, and where the
+ * SDK has no configuration to read: its `getConfig` throws when the stack sets no key at all.
+ */
+function stackConfig(key: string): string | undefined {
+  try {
+    return pulumi.runtime.getConfig(key);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The settings a data function uses: the options given, else the stack's configuration when it
  * runs inside a Pulumi program, else the environment.
  */
 export function lookupSettings(options: ServiceOptions = {}): ProviderSettings {
-  const stack = resolveSettings({ get: (key) => pulumi.runtime.getConfig(key) });
+  const stack = resolveSettings({ get: stackConfig });
   return {
     ...stack,
     ...(options.baseUrl !== undefined

@@ -34,7 +34,7 @@ function campaignYaml(name: string, templateId: number): string {
   const rows = Array.from(
     { length: 10 },
     (_, i) =>
-      `      - { firstName: Ada${i}, lastName: ${name}, address1: ${i + 1} Main St, city: Springfield, state: IL, zipCode: "62701" }`,
+      `      - { firstName: Ada${i}, lastName: ${name}, address1: ${i + 1} Main St, city: Springfield, state: IL, zipCode: "62701", custom1: Hi }`,
   );
   return [
     "apiVersion: directmail/v1",
@@ -94,7 +94,7 @@ for (let i = 0; i < ${count}; i++) {
   const name = "campaign-" + i;
   const campaign = new pulumi.ComponentResource("bench:index:Campaign", name, {}, { parent: folder });
   const order = new Noop("order", name, { templateId: 1 }, { parent: campaign });
-  const rows = Array.from({ length: 10 }, (_, r) => ({ firstName: "Ada" + r, lastName: name, address1: r + 1 + " Main St", city: "Springfield", state: "IL", zipCode: "62701" }));
+  const rows = Array.from({ length: 10 }, (_, r) => ({ firstName: "Ada" + r, lastName: name, address1: r + 1 + " Main St", city: "Springfield", state: "IL", zipCode: "62701", custom1: "Hi" }));
   const recipients = new Noop("recipients", name + "-recipients", { orderId: order.orderId, recipients: rows }, { parent: campaign });
   new Noop("checkout", name + "-checkout", { orderId: order.orderId, postageType: "Standard", productionSpeed: "Normal" }, { parent: campaign, dependsOn: [recipients] });
 }

@@ -143,6 +143,7 @@ async function searched(place: string, ...args: string[]) {
 /** A pulumi operation with its output, its engine events and the engine's verbose log, searched. */
 async function operation(
   name: "preview" | "up" | "refresh" | "destroy",
+  extra: { runProgram?: boolean } = {},
 ): Promise<{ ok: boolean; text: string; outputs?: Record<string, { value: unknown }> }> {
   const events: EngineEvent[] = [];
   const output: string[] = [];
@@ -152,6 +153,7 @@ async function operation(
     onEvent: (event: EngineEvent) => events.push(event),
     logToStdErr: true,
     logVerbosity: 9,
+    ...extra,
   };
   let text: string;
   let ok = true;
@@ -277,10 +279,13 @@ describe("a secret API key through a stack's whole life", { timeout: 300_000 }, 
     await searchState("after up");
   });
 
-  it("a wrong key: preview, whoami and the client's error name the problem, not the key", async () => {
+  // A no-change preview asks the service nothing (its plan needs no call), so the forced errors go
+  // through `pulumi refresh --run-program`, which reads every resource from the service with the
+  // configuration as it is now (a plain refresh configures the provider as the last update did).
+  it("a wrong key: refresh, whoami and the client's error name the problem, not the key", async () => {
     await setSecretKey(WRONG_KEY);
-    const preview = await operation("preview");
-    expect(preview.ok).toBe(false);
+    const refresh = await operation("refresh", { runProgram: true });
+    expect(refresh.ok).toBe(false);
     const whoami = await searched("whoami with a wrong key", "whoami");
     expect(whoami.code).not.toBe(0);
     expect(whoami.stderr).toMatch(/401|key/i);
@@ -293,12 +298,13 @@ describe("a secret API key through a stack's whole life", { timeout: 300_000 }, 
       `${(error as Error).message}\n${(error as Error).stack}\n${inspect(error, { depth: 10 })}`,
     );
     await setSecretKey(KEY);
+    expect((await operation("refresh", { runProgram: true })).ok).toBe(true);
   });
 
-  it("a 5xx from the service: preview, whoami and the client's error show no key", async () => {
+  it("a 5xx from the service: refresh, whoami and the client's error show no key", async () => {
     await sb.control.addFault({ path: "/v1/*", kind: "status", status: 503 });
     try {
-      expect((await operation("preview")).ok).toBe(false);
+      expect((await operation("refresh")).ok).toBe(false);
       const whoami = await searched("whoami on a 5xx", "whoami");
       expect(whoami.code).not.toBe(0);
       const error = await client.me().catch((e: unknown) => e);
@@ -334,12 +340,12 @@ describe("a secret API key through a stack's whole life", { timeout: 300_000 }, 
     }
   });
 
-  it("an unreachable service (a closed loopback port): preview, whoami and the client's error show no key", async () => {
+  it("an unreachable service (a closed loopback port): refresh, whoami and the client's error show no key", async () => {
     const unreachable = `http://127.0.0.1:${closedPort}`;
     const set = await pulumi(["config", "set", "directmail:baseUrl", unreachable, "--stack", "e2e"]);
     expect(set.code, set.stderr).toBe(0);
     try {
-      expect((await operation("preview")).ok).toBe(false);
+      expect((await operation("refresh", { runProgram: true })).ok).toBe(false);
       const whoami = await searched("whoami, service unreachable", "whoami");
       expect(whoami.code).not.toBe(0);
       const away = new DirectMailClient({ baseUrl: unreachable, apiKey: KEY, retry: { maxAttempts: 1 } });
@@ -353,6 +359,9 @@ describe("a secret API key through a stack's whole life", { timeout: 300_000 }, 
     } finally {
       await pulumi(["config", "set", "directmail:baseUrl", sb.url, "--stack", "e2e"]);
     }
+    // The failed refresh recorded the provider with that configuration: a refresh with the working
+    // one records it again, as a user would after fixing the setting.
+    expect((await operation("refresh", { runProgram: true })).ok).toBe(true);
   });
 
   it("destroy, and the state after it, show no key; no place showed it", async () => {
