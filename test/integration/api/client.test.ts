@@ -154,6 +154,16 @@ describe("orders and recipients", () => {
     expect(await a.client.getOrder(999_999)).toBeUndefined();
   });
 
+  it("appendSerializedRecipients sends rows already written as JSON, as the service lists them back", async () => {
+    const a = await account();
+    const orderId = await orderWith(a, 0);
+    const rows = people(3).map((recipient) => Buffer.from(JSON.stringify(recipient)));
+    const result = await a.client.appendSerializedRecipients(orderId, rows);
+    expect(result).toMatchObject({ orderId, submittedRecipients: 3, acceptedRecipients: 3 });
+    const listed = await a.client.listRecipients(orderId);
+    expect(listed.recipients.map((r) => r.personal.firstName).sort()).toEqual(["R1", "R2", "R3"]);
+  });
+
   it("appendRecipients (both paths), listRecipients, iterateRecipients, deleteRecipients", async () => {
     const a = await account();
     const orderId = await orderWith(a, 0);
