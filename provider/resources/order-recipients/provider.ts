@@ -25,6 +25,7 @@ import {
   type ScannedRecipients,
   scanRecipients,
 } from "../recipients/source";
+import { keepYoungGenerationSmall } from "../recipients/young-generation";
 import { UserError } from "../user-error";
 import { OrderRecipientsInputs } from "./inputs";
 import { namedChanges } from "./named";
@@ -65,6 +66,7 @@ function sourceOf(inputs: OrderRecipientsInputs): {
 }
 
 async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
+  keepYoungGenerationSmall();
   const { source, options } = sourceOf(inputs);
   if ("inline" in source) return scanRecipients(source, options);
   const file = path.resolve(projectRoot(), source.file);

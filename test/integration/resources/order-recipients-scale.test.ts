@@ -92,4 +92,24 @@ describe("OrderRecipients at scale", () => {
     );
     expect(JSON.parse(stdout)).toEqual({ declaredCount: 100_000 });
   }, 180_000);
+
+  it("keeps V8's young generation at its size while it reads a list of 100,000 recipients", async () => {
+    // Left to itself, V8 grows the young generation of a process that allocates this long to its
+    // limit (a semi-space of 32 MiB here) and keeps it committed: a fifth of the peak RSS of a
+    // 1,000,000 sync. The engine starts the provider without flags, so the provider sets the growth.
+    const file = csv("100k-young.csv", range(0, 100_000));
+    const script = [
+      'const v8 = require("node:v8");',
+      'const youngBytes = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;',
+      `const provider = require(${JSON.stringify(implementation)}).providerFor("OrderRecipients");`,
+      "const before = youngBytes();",
+      `provider.check({}, { orderId: 1, file: ${JSON.stringify(file)} })`,
+      "  .then((r) => console.log(JSON.stringify({ before, after: youngBytes(), declaredCount: r.inputs.declaredCount })));",
+    ].join("\n");
+    const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { encoding: "utf8" });
+    const { before, after, declaredCount } = JSON.parse(stdout);
+    expect(declaredCount).toBe(100_000);
+    expect(after).toBeLessThanOrEqual(before);
+    expect(after).toBeLessThan(32 * 1024 * 1024);
+  }, 180_000);
 });
