@@ -209,6 +209,8 @@ export class DirectMailClient {
       page: (pageNumber, pageSize) =>
         this.listRecipients(orderId, { ...query, pageNumber, pageSize }, options),
       items: (page) => page.recipients,
+      // Walked to the end to find ids: the sandbox or service lists the next page meanwhile.
+      readAhead: true,
     });
   }
 

@@ -69,27 +69,26 @@ function membersOf(group: z.ZodObject): [string, string, string][] {
   return found;
 }
 
-function groupJson(parts: string[], group: z.ZodObject, given: Record<string, unknown> | undefined): void {
-  parts.push("{");
-  for (const [key, prefix, blank] of membersOf(group)) {
-    const value = given?.[key];
-    parts.push(prefix, value === undefined || value === null ? blank : JSON.stringify(value));
-  }
-  parts.push("}");
-}
-
 /**
  * `JSON.stringify(newOrderRecipient(input))`, the same text, written directly: for lists of any
- * size, without the object of each recipient. It is joined from its parts, so it is one flat string
- * (concatenation would leave a tree of pieces, kept as long as a batch waits to be sent).
+ * size, without the object of each recipient. Built by concatenation, which V8 keeps as a tree of
+ * pieces until the text is first read whole: callers turn it into bytes at once (as a batch of
+ * appends does) rather than keep it.
  */
 export function orderRecipientJson(input: OrderRecipientInput): string {
-  const parts = [`{"id":${JSON.stringify(input.id ?? 0)},"address":`];
-  groupJson(parts, RecipientAddress, input.address);
-  parts.push(',"personal":');
-  groupJson(parts, RecipientPersonal, input.personal);
-  parts.push(',"metadata":');
-  groupJson(parts, RecipientMetadata, input.metadata);
-  parts.push("}");
-  return parts.join("");
+  let json = `{"id":${JSON.stringify(input.id ?? 0)}`;
+  json += `,"address":${groupJson(RecipientAddress, input.address)}`;
+  json += `,"personal":${groupJson(RecipientPersonal, input.personal)}`;
+  json += `,"metadata":${groupJson(RecipientMetadata, input.metadata)}`;
+  return `${json}}`;
+}
+
+function groupJson(group: z.ZodObject, given: Record<string, unknown> | undefined): string {
+  let json = "{";
+  for (const [key, prefix, blank] of membersOf(group)) {
+    const value = given?.[key];
+    json += prefix;
+    json += value === undefined || value === null ? blank : JSON.stringify(value);
+  }
+  return `${json}}`;
 }

@@ -13,24 +13,38 @@ export interface Listing<P, T> {
   items: (page: P) => readonly T[];
   /** The total number of items across all pages, where the listing reports it. */
   total?: (page: P) => number;
+  /**
+   * Ask for the next page as soon as a page arrives, so the service prepares it while the caller
+   * works on this one. For listings walked to the end: a caller that stops early leaves one read
+   * (of a page it does not see) behind.
+   */
+  readAhead?: boolean;
 }
 
 /**
  * Yields every item from the start page on, fetching the next page only when the caller asks for
- * more. Stops at a short page or, where the listing reports a total, once the total is reached (so
- * a full last page is not followed by a request for an empty one).
+ * more (or, with `readAhead`, while the caller works on the page before). Stops at a short page
+ * or, where the listing reports a total, once the total is reached (so a full last page is not
+ * followed by a request for an empty one).
  */
 export async function* paginate<P, T>(start: PageStart, listing: Listing<P, T>): AsyncGenerator<T> {
   const pageSize = Number(start.pageSize ?? 100);
   let pageNumber = Number(start.pageNumber ?? 1);
   let seen = (pageNumber - 1) * pageSize;
+  let page = await listing.page(pageNumber, pageSize);
   for (;;) {
-    const page = await listing.page(pageNumber, pageSize);
     const items = listing.items(page);
-    yield* items;
     seen += items.length;
-    if (items.length < pageSize) return;
-    if (listing.total && seen >= listing.total(page)) return;
+    const more = items.length >= pageSize && !(listing.total && seen >= listing.total(page));
+    let ahead: Promise<P> | undefined;
+    if (more && listing.readAhead) {
+      ahead = listing.page(pageNumber + 1, pageSize);
+      // Awaited below; a caller that stops before then leaves its failure to no one.
+      ahead.catch(() => {});
+    }
+    yield* items;
+    if (!more) return;
     pageNumber++;
+    page = await (ahead ?? listing.page(pageNumber, pageSize));
   }
 }

@@ -173,7 +173,7 @@ async function listAppended(
   })) {
     const carried = identityOf(recipient, identity.field, identity.keyed);
     if (carried === undefined || found.has(carried.key)) continue;
-    if (declared.scanned.set.get(carried.key)?.content !== carried.content) continue;
+    if (!declared.scanned.set.hasWithContent(carried.key, carried.content)) continue;
     found.set(carried.key, { id: recipient.id, content: carried.content, listed: listedHash(recipient) });
     count += 1;
   }

@@ -18,7 +18,7 @@ import * as readline from "node:readline";
 import { Readable } from "node:stream";
 import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
-import { canonicalFieldName, DeclaredRecipient, type IdentityField } from "./declared";
+import { canonicalFieldName, DECLARED_FIELDS, DeclaredRecipient, type IdentityField } from "./declared";
 import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
 
 export { KEY_HEX_LENGTH };
@@ -66,12 +66,24 @@ function hashKey(text: string): string {
 /** The key of a recipient under a key column, from the column's value (trimmed). */
 export const columnKey = (value: string) => hashKey(`column:${value}`);
 
-/** The key of a recipient from its declared content: field order and blank fields do not matter. */
+/** The declared fields in the order content keys list them, each with its name as JSON. */
+const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS]
+  .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  .map((name) => [name, `[${JSON.stringify(name)},`] as const);
+
+/**
+ * The key of a recipient from its declared content: field order and blank fields do not matter.
+ * It hashes `JSON.stringify` of the non-blank [name, value] pairs sorted by name, written here
+ * without the pairs (once per recipient, twice a sync).
+ */
 export function contentKey(recipient: DeclaredRecipient): string {
-  const entries = Object.entries(recipient)
-    .filter(([, value]) => value !== undefined && value !== "")
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return hashKey(JSON.stringify(entries));
+  let json = "[";
+  for (const [name, opening] of FIELDS_IN_KEY_ORDER) {
+    const value = recipient[name];
+    if (value === undefined || value === "") continue;
+    json += `${json.length > 1 ? "," : ""}${opening}${JSON.stringify(value)}]`;
+  }
+  return hashKey(`${json}]`);
 }
 
 export function formatOf(file: string): RecipientFormat {
@@ -164,6 +176,8 @@ export function csvReader(): { parser: Parser; position: CsvPosition } {
   const numbered = ({ record }: { record: string[] }, { lines, empty_lines }: InfoRecord): CsvRecord => {
     let lineEnds = 0;
     for (const value of record) {
+      // Most values have no line end: counted only in those that do.
+      if (!value.includes("\n") && !value.includes("\r")) continue;
       position.extraLines += value.split("\r\n").length - 1;
       lineEnds += value.split(/\r\n|\r|\n/).length - 1;
     }
@@ -216,17 +230,20 @@ interface RawRow {
   canonical?: boolean;
 }
 
+/** Rows handed on together: each step of reading a list then pays its await once per batch, not per row. */
+const ROWS_PER_BATCH = 1000;
+
 /**
- * Rows of a source as plain objects with their row numbers. A CSV header is mapped to field names
- * once, its unknown columns reported once (row 1) and skipped.
+ * Rows of a source as plain objects with their row numbers, in batches. A CSV header is mapped to
+ * field names once, its unknown columns reported once (row 1) and skipped.
  */
 async function* rowsOf(
   source: RecipientSource,
   keyColumn: string | undefined,
   problem: (p: RecipientProblem) => void,
-): AsyncGenerator<RawRow> {
+): AsyncGenerator<RawRow[]> {
   if ("inline" in source) {
-    for (const [index, value] of source.inline.entries()) yield { row: index + 1, value };
+    yield source.inline.map((value, index) => ({ row: index + 1, value }));
     return;
   }
   const format = formatOf(source.file);
@@ -249,7 +266,7 @@ async function* rowsOf(
     }
     if (!Array.isArray(parsed))
       throw new RecipientFileError(source.file, "expected a JSON array of recipients");
-    for (const [index, value] of parsed.entries()) yield { row: index + 1, value };
+    yield parsed.map((value, index) => ({ row: index + 1, value }));
     return;
   }
   if (format === "jsonl") {
@@ -262,19 +279,24 @@ async function* rowsOf(
       lines.close();
     });
     let line = 0;
+    let batch: RawRow[] = [];
     for await (const text of lines) {
       line += 1;
       if (text.trim() === "") continue;
+      let value: unknown;
       try {
-        yield { row: line, value: JSON.parse(text) };
+        value = JSON.parse(text);
       } catch (error) {
-        yield {
-          row: line,
-          value: new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`),
-        };
+        value = new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`);
+      }
+      batch.push({ row: line, value });
+      if (batch.length === ROWS_PER_BATCH) {
+        yield batch;
+        batch = [];
       }
     }
     if (failure !== undefined) throw failure;
+    yield batch;
     return;
   }
   const { parser, position } = csvReader();
@@ -286,26 +308,35 @@ async function* rowsOf(
   let columns: (string | undefined)[] | undefined;
   let plainRows = true;
   try {
-    for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
-      if (columns === undefined) {
-        columns = record.map((name) => {
-          if (keyColumn !== undefined && name === keyColumn) return name;
-          const canonical = canonicalFieldName(name);
-          if (canonical === undefined)
-            problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
-          return canonical;
-        });
-        plainRows = !columns.includes("__proto__");
-        continue;
+    for await (const first of parser as AsyncIterable<CsvRecord>) {
+      // The records csv-parse has read already are taken with this one, as one batch.
+      const records = [first];
+      for (let next: CsvRecord | null; records.length < ROWS_PER_BATCH && (next = parser.read()) !== null; )
+        records.push(next);
+      const batch: RawRow[] = [];
+      for (const { record, line } of records) {
+        if (columns === undefined) {
+          columns = record.map((name) => {
+            if (keyColumn !== undefined && name === keyColumn) return name;
+            const canonical = canonicalFieldName(name);
+            if (canonical === undefined)
+              problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
+            return canonical;
+          });
+          plainRows = !columns.includes("__proto__");
+          continue;
+        }
+        // The key column's name is user text: `__proto__` would be lost on a plain object, so then the
+        // row has no prototype. Otherwise a plain object: every row has the same shape, which V8 reads fast.
+        const value: Record<string, string> = plainRows ? {} : Object.create(null);
+        for (let i = 0; i < record.length; i++) {
+          const name = columns[i];
+          // A blank value is no value (validRows skips it too; an empty key column is "empty" either way).
+          if (name !== undefined && record[i] !== "") value[name] = record[i] as string;
+        }
+        batch.push({ row: line, value, canonical: true });
       }
-      // The key column's name is user text: `__proto__` would be lost on a plain object, so then the
-      // row has no prototype. Otherwise a plain object: every row has the same shape, which V8 reads fast.
-      const value: Record<string, string> = plainRows ? {} : Object.create(null);
-      for (let i = 0; i < record.length; i++) {
-        const name = columns[i];
-        if (name !== undefined) value[name] = record[i] as string;
-      }
-      yield { row: line, value, canonical: true };
+      yield batch;
     }
   } catch (error) {
     throw csvFileError(error, source.file, position);
@@ -328,67 +359,72 @@ async function* validRows(
   options: RecipientSourceOptions,
   problem: (p: RecipientProblem) => void,
   validated = false,
-): AsyncGenerator<ValidRow> {
+): AsyncGenerator<ValidRow[]> {
   const keyColumn = options.keyColumn?.trim();
-  for await (const { row, value, canonical: alreadyCanonical } of rowsOf(source, keyColumn, problem)) {
-    if (value instanceof Error) {
-      problem({ row, message: value.message });
-      continue;
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      problem({ row, message: "expected an object with recipient fields" });
-      continue;
-    }
-    let keyValue: string | undefined;
-    const fields: Record<string, string | undefined> = {};
-    for (const [name, raw] of Object.entries(value)) {
-      if (keyColumn !== undefined && name === keyColumn) {
-        keyValue = raw === undefined || raw === null ? undefined : String(raw).trim();
+  for await (const rows of rowsOf(source, keyColumn, problem)) {
+    const valid: ValidRow[] = [];
+    for (const { row, value, canonical: alreadyCanonical } of rows) {
+      if (value instanceof Error) {
+        problem({ row, message: value.message });
         continue;
       }
-      const canonical = alreadyCanonical ? (name as keyof DeclaredRecipient) : canonicalFieldName(name);
-      if (canonical === undefined) {
-        problem({ row, field: name, message: `unknown field "${shown(name)}"` });
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        problem({ row, message: "expected an object with recipient fields" });
         continue;
       }
-      if (raw === null || raw === undefined || raw === "") continue;
-      if (typeof raw !== "string" && typeof raw !== "number") {
-        problem({ row, field: canonical, message: `${canonical} must be text` });
+      let keyValue: string | undefined;
+      const fields: Record<string, string | undefined> = {};
+      for (const name of Object.keys(value)) {
+        const raw = (value as Record<string, unknown>)[name];
+        if (keyColumn !== undefined && name === keyColumn) {
+          keyValue = raw === undefined || raw === null ? undefined : String(raw).trim();
+          continue;
+        }
+        const canonical = alreadyCanonical ? (name as keyof DeclaredRecipient) : canonicalFieldName(name);
+        if (canonical === undefined) {
+          problem({ row, field: name, message: `unknown field "${shown(name)}"` });
+          continue;
+        }
+        if (raw === null || raw === undefined || raw === "") continue;
+        if (typeof raw !== "string" && typeof raw !== "number") {
+          problem({ row, field: canonical, message: `${canonical} must be text` });
+          continue;
+        }
+        fields[canonical] = String(raw);
+      }
+      if (fields[options.identityField] !== undefined) {
+        problem({
+          row,
+          field: options.identityField,
+          message:
+            `${options.identityField} carries each recipient's identity key to the service; ` +
+            "move this data to another custom field, or choose another identityField",
+        });
         continue;
       }
-      fields[canonical] = String(raw);
-    }
-    if (fields[options.identityField] !== undefined) {
-      problem({
-        row,
-        field: options.identityField,
-        message:
-          `${options.identityField} carries each recipient's identity key to the service; ` +
-          "move this data to another custom field, or choose another identityField",
-      });
-      continue;
-    }
-    if (validated) for (const name of Object.keys(fields)) fields[name] = fields[name]?.trim();
-    const parsed = validated
-      ? { success: true as const, data: fields as DeclaredRecipient }
-      : DeclaredRecipient.safeParse(fields);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const field = issue.path.map(String).join(".") || undefined;
-        problem({ row, ...(field ? { field } : {}), message: issue.message });
+      if (validated) for (const name of Object.keys(fields)) fields[name] = fields[name]?.trim();
+      const parsed = validated
+        ? { success: true as const, data: fields as DeclaredRecipient }
+        : DeclaredRecipient.safeParse(fields);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          const field = issue.path.map(String).join(".") || undefined;
+          problem({ row, ...(field ? { field } : {}), message: issue.message });
+        }
+        continue;
       }
-      continue;
+      const content = contentKey(parsed.data);
+      if (keyColumn === undefined) {
+        valid.push({ key: content, content, row, recipient: parsed.data });
+        continue;
+      }
+      if (!keyValue) {
+        problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
+        continue;
+      }
+      valid.push({ key: columnKey(keyValue), content, row, recipient: parsed.data, keyValue });
     }
-    const content = contentKey(parsed.data);
-    if (keyColumn === undefined) {
-      yield { key: content, content, row, recipient: parsed.data };
-      continue;
-    }
-    if (!keyValue) {
-      problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
-      continue;
-    }
-    yield { key: columnKey(keyValue), content, row, recipient: parsed.data, keyValue };
+    yield valid;
   }
 }
 
@@ -435,11 +471,13 @@ export async function loadRecipients(
   const byKey = new Map<string, LoadedRecipient>();
   const { collected, problem } = problemCollector(options);
   let duplicateRows = 0;
-  for await (const row of validRows(source, options, problem)) {
-    const { keyValue: _, ...recipient } = row;
-    const earlier = byKey.get(recipient.key);
-    if (earlier === undefined) byKey.set(recipient.key, recipient);
-    else if (isDuplicate(earlier, row, options, problem)) duplicateRows += 1;
+  for await (const rows of validRows(source, options, problem)) {
+    for (const row of rows) {
+      const { keyValue: _, ...recipient } = row;
+      const earlier = byKey.get(recipient.key);
+      if (earlier === undefined) byKey.set(recipient.key, recipient);
+      else if (isDuplicate(earlier, row, options, problem)) duplicateRows += 1;
+    }
   }
   return {
     byKey,
@@ -469,10 +507,12 @@ export async function scanRecipients(
   const set = new DeclaredSet();
   const { collected, problem } = problemCollector(options);
   let duplicateRows = 0;
-  for await (const recipient of validRows(source, options, problem)) {
-    const earlier = set.get(recipient.key);
-    if (earlier === undefined) set.add(recipient);
-    else if (isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
+  for await (const rows of validRows(source, options, problem)) {
+    for (const recipient of rows) {
+      const earlier = set.get(recipient.key);
+      if (earlier === undefined) set.add(recipient);
+      else if (isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
+    }
   }
   return {
     set,
@@ -495,12 +535,14 @@ export async function* declaredRows(
   changed: () => Error,
 ): AsyncGenerator<LoadedRecipient> {
   let seen = 0;
-  for await (const { keyValue: _, ...recipient } of validRows(source, options, () => {}, true)) {
-    if (set.holds(recipient)) {
-      seen += 1;
-      yield recipient;
-    } else if (!set.has(recipient.key) || set.get(recipient.key)?.row === recipient.row) {
-      throw changed();
+  for await (const rows of validRows(source, options, () => {}, true)) {
+    for (const { keyValue: _, ...recipient } of rows) {
+      if (set.holds(recipient)) {
+        seen += 1;
+        yield recipient;
+      } else if (!set.has(recipient.key) || set.get(recipient.key)?.row === recipient.row) {
+        throw changed();
+      }
     }
   }
   if (seen !== set.size) throw changed();

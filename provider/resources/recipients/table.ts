@@ -112,6 +112,13 @@ export class KeyTable {
       buffer.writeUInt32BE(this.#words[at * WORDS + i] as number, offset + i * 4);
   }
 
+  /** Whether the entry's content digest is `content` (16 hex characters), without making its text. */
+  contentIs(at: number, content: string): boolean {
+    if (content.length !== KEY_HEX_LENGTH) return false;
+    const base = at * WORDS;
+    return this.#words[base + 2] === hexWord(content, 0) && this.#words[base + 3] === hexWord(content, 8);
+  }
+
   /** Whether the entry's content digest is its key (a recipient without a key column). */
   contentIsKey(at: number): boolean {
     const base = at * WORDS;
@@ -191,7 +198,13 @@ export class DeclaredSet {
   /** Whether `recipient` is the one the set has: same key, same content, same row. */
   holds(recipient: DeclaredKey): boolean {
     const at = this.#table.find(recipient.key);
-    return at >= 0 && this.#table.a(at) === recipient.row && this.#table.content(at) === recipient.content;
+    return at >= 0 && this.#table.a(at) === recipient.row && this.#table.contentIs(at, recipient.content);
+  }
+
+  /** Whether the set has `key` with this content digest. */
+  hasWithContent(key: string, content: string): boolean {
+    const at = this.#table.find(key);
+    return at >= 0 && this.#table.contentIs(at, content);
   }
 
   *values(): Generator<DeclaredKey> {

@@ -17,14 +17,15 @@ import { KEY_HEX_LENGTH, type LoadedRecipient } from "./source";
 const ADDRESS_FIELDS = new Set(Object.keys(RecipientAddress.shape));
 const PERSONAL_FIELDS = new Set(Object.keys(RecipientPersonal.shape));
 
+type WireGroup = "address" | "personal" | "metadata";
+const groupOf = (field: string): WireGroup =>
+  ADDRESS_FIELDS.has(field) ? "address" : PERSONAL_FIELDS.has(field) ? "personal" : "metadata";
+/** Each declared field with its wire group, worked out once (listedHash runs per listed recipient). */
+const DECLARED_PLACES = DECLARED_FIELDS.map((field) => [field, groupOf(field)] as const);
+
 /** The value of a declared field in a listed recipient (declared names are wire names). */
-function listedValue(recipient: OrderRecipient, field: keyof DeclaredRecipient): string {
-  const group: Record<string, string | null> = ADDRESS_FIELDS.has(field)
-    ? recipient.address
-    : PERSONAL_FIELDS.has(field)
-      ? recipient.personal
-      : recipient.metadata;
-  return group[field]?.trim() ?? "";
+function listedValue(recipient: OrderRecipient, field: keyof DeclaredRecipient, group = groupOf(field)): string {
+  return (recipient[group] as Record<string, string | null>)[field]?.trim() ?? "";
 }
 
 /**
@@ -66,15 +67,13 @@ export function wireJson(recipient: LoadedRecipient, identityField: IdentityFiel
 
 /** A declared recipient's fields in their wire groups. */
 function wireGroups(recipient: LoadedRecipient, identityField: IdentityField): OrderRecipientInput {
-  const address: Record<string, string> = {};
-  const personal: Record<string, string> = {};
-  const metadata: Record<string, string> = {};
-  for (const [field, value] of Object.entries(recipient.recipient)) {
-    if (value === undefined) continue;
-    if (ADDRESS_FIELDS.has(field)) address[field] = value;
-    else if (PERSONAL_FIELDS.has(field)) personal[field] = value;
-    else metadata[field] = value;
+  const groups: Record<WireGroup, Record<string, string>> = { address: {}, personal: {}, metadata: {} };
+  const fields = recipient.recipient as Record<string, string | undefined>;
+  for (const [field, group] of DECLARED_PLACES) {
+    const value = fields[field];
+    if (value !== undefined) groups[group][field] = value;
   }
+  const { address, personal, metadata } = groups;
   // The service reads the salutation in both groups.
   if (recipient.recipient.salutation !== undefined) metadata.salutation = recipient.recipient.salutation;
   metadata[identityField] = identityValue(recipient);
@@ -87,7 +86,7 @@ function wireGroups(recipient: LoadedRecipient, identityField: IdentityField): O
  * a difference means the recipient was changed at the service.
  */
 export function listedHash(recipient: OrderRecipient): number {
-  const values = DECLARED_FIELDS.map((field) => listedValue(recipient, field));
+  const values = DECLARED_PLACES.map(([field, group]) => listedValue(recipient, field, group));
   const value = hash("sha256", JSON.stringify(values), "buffer").readUInt32BE(0);
   return value === 0 ? 1 : value;
 }

@@ -54,4 +54,43 @@ describe("paginate", () => {
     expect(asked).toEqual([1]);
     expect(await all({}, 250, true)).toMatchObject({ asked: [1, 2, 3] });
   });
+
+  it("with readAhead, asks for the next page before the caller takes this one's items", async () => {
+    const { asked, listing: l } = listing(5, false);
+    const seenAsked: number[][] = [];
+    for await (const item of paginate({ pageSize: 2 }, { ...l, readAhead: true })) {
+      if (item % 2 === 0) seenAsked.push([...asked]);
+    }
+    // Page 3 is short: nothing is asked after it.
+    expect(seenAsked).toEqual([[1, 2], [1, 2, 3], [1, 2, 3]]);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it("with readAhead, a failed page is thrown where the caller reaches it, and never if it stopped before", async () => {
+    const failing = (failAt: number) => ({
+      page: async (pageNumber: number) => {
+        if (pageNumber === failAt) throw new Error(`page ${pageNumber} failed`);
+        return { items: [pageNumber * 10, pageNumber * 10 + 1] };
+      },
+      items: (page: { items: number[] }) => page.items,
+      readAhead: true,
+    });
+    const items: number[] = [];
+    await expect(
+      (async () => {
+        for await (const item of paginate({ pageSize: 2 }, failing(2))) items.push(item);
+      })(),
+    ).rejects.toThrow("page 2 failed");
+    expect(items).toEqual([10, 11]);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      for await (const item of paginate({ pageSize: 2 }, failing(2))) if (item === 10) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
 });
