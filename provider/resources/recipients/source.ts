@@ -311,8 +311,11 @@ async function* rowsOf(
     for await (const first of parser as AsyncIterable<CsvRecord>) {
       // The records csv-parse has read already are taken with this one, as one batch.
       const records = [first];
-      for (let next: CsvRecord | null; records.length < ROWS_PER_BATCH && (next = parser.read()) !== null; )
+      while (records.length < ROWS_PER_BATCH) {
+        const next: CsvRecord | null = parser.read();
+        if (next === null) break;
         records.push(next);
+      }
       const batch: RawRow[] = [];
       for (const { record, line } of records) {
         if (columns === undefined) {

@@ -24,7 +24,11 @@ const groupOf = (field: string): WireGroup =>
 const DECLARED_PLACES = DECLARED_FIELDS.map((field) => [field, groupOf(field)] as const);
 
 /** The value of a declared field in a listed recipient (declared names are wire names). */
-function listedValue(recipient: OrderRecipient, field: keyof DeclaredRecipient, group = groupOf(field)): string {
+function listedValue(
+  recipient: OrderRecipient,
+  field: keyof DeclaredRecipient,
+  group = groupOf(field),
+): string {
   return (recipient[group] as Record<string, string | null>)[field]?.trim() ?? "";
 }
 

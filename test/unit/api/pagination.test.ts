@@ -62,7 +62,11 @@ describe("paginate", () => {
       if (item % 2 === 0) seenAsked.push([...asked]);
     }
     // Page 3 is short: nothing is asked after it.
-    expect(seenAsked).toEqual([[1, 2], [1, 2, 3], [1, 2, 3]]);
+    expect(seenAsked).toEqual([
+      [1, 2],
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
     expect(asked).toEqual([1, 2, 3]);
   });
 
