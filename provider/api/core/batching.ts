@@ -74,10 +74,10 @@ export interface StreamBatchOptions<T, R> {
 
 /**
  * Sends items read from `items` in batches of at most `size`, with at most `inFlight` requests
- * outstanding: the items are read only as fast as batches go out, so a list of any length is never
- * held whole, and the next batch is built while the service works on the last. The first failure
- * (of a request, or of reading the items) stops reading and is thrown once the requests already
- * sent are answered. `onBatch` sees the batches in order.
+ * outstanding: the items are read only as fast as batches go out (one batch ahead of them), so a
+ * list of any length is never held whole, and the next batch is built while the service works on
+ * the last. The first failure (of a request, or of reading the items) stops reading and is thrown
+ * once the requests already sent are answered. `onBatch` sees the batches in order.
  */
 export async function sendBatches<T, R>(
   items: AsyncIterable<T> | Iterable<T>,
@@ -108,17 +108,21 @@ export async function sendBatches<T, R>(
     reported = request;
     pending.add(request);
   };
+  // The next batch is read while the last ones are out; it waits for room before it is sent.
+  const launchWhenRoom = async (batch: T[]) => {
+    while (pending.size >= inFlight) await Promise.race(pending);
+    if (!failure) launch(batch);
+  };
   try {
     let batch: T[] = [];
     for await (const item of items) {
       if (failure) break;
       batch.push(item);
       if (batch.length < size) continue;
-      launch(batch);
+      await launchWhenRoom(batch);
       batch = [];
-      while (pending.size >= inFlight) await Promise.race(pending);
     }
-    if (!failure && batch.length > 0) launch(batch);
+    if (!failure && batch.length > 0) await launchWhenRoom(batch);
   } finally {
     await Promise.all(pending);
   }

@@ -101,7 +101,9 @@ describe("sendBatches", () => {
       [0, 1, 2],
       [3, 4, 5],
     ]);
-    expect(read()).toBeLessThanOrEqual(7);
+    // The third batch is built while the two are out, and waits for room.
+    expect(read()).toBe(9);
+    expect(requests).toHaveLength(2);
     requests[1]?.answer(true); // the second answered first: reported after the first
     await settle();
     expect(reported).toEqual([]);
@@ -116,6 +118,26 @@ describe("sendBatches", () => {
     requests[3]?.answer(true);
     await done;
     expect(reported.map(([, batch]) => batch)).toEqual([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]);
+  });
+
+  it("with one request in flight, builds the next batch while the service works on the last", async () => {
+    const { items, requests, send, read } = setup(7);
+    const done = sendBatches(items(), 3, send, { inFlight: 1 });
+    await settle();
+    expect(requests.map((r) => r.batch)).toEqual([[0, 1, 2]]);
+    expect(read()).toBe(6);
+    requests[0]?.answer(true);
+    await settle();
+    expect(requests.map((r) => r.batch)).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
+    expect(read()).toBe(7);
+    requests[1]?.answer(true);
+    await settle();
+    requests[2]?.answer(true);
+    await done;
+    expect(requests.map((r) => r.batch)).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
   });
 
   it("stops reading at the first failure and throws it once the requests already sent are answered", async () => {
