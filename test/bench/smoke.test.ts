@@ -17,7 +17,7 @@ const run = promisify(execFile);
 
 /** The keys of bench-results.json each part writes. */
 const keysOf: Record<string, string[]> = {
-  recipients: ["recipientsRatio", "oneChangeRequests", "peakRssMiB100k", "peakRssMiB1M"],
+  recipients: ["recipientsRatio", "oneChangeRequests", "peakRssMiB100k", "peakRssMiB1M", "peakRssMiB1MHooks"],
   sandbox: ["sandboxAppendPerSec", "sandboxStoreAppendPerSec", "meRatio"],
   engine: ["engineRatioPreview", "engineRatioUp"],
   validate: ["validateGrowth"],
