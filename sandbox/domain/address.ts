@@ -127,22 +127,15 @@ export function validateAddress(input: AddressInput): AddressResult {
     dpv = "D";
     problems.push({ field: "address2", message: "a multi-unit building needs an apartment or suite number" });
   }
-  const line = address2 ? `${address1} ${address2}` : address1;
-  return {
-    dpv,
-    standard: {
-      address1,
-      address2,
-      city,
-      state,
-      zipCode,
-      zip4,
-      zip2,
-      country: "US",
-      fullAddress: `${line}, ${city}, ${state} ${zipCode}-${zip4}`,
-    },
-    problems,
-  };
+  const standard = { address1, address2, city, state, zipCode, zip4, zip2, country: "US", fullAddress: "" };
+  standard.fullAddress = fullAddressOf(standard);
+  return { dpv, standard, problems };
+}
+
+/** The one-line form of a standardized address (a stored recipient's `fullAddress`). */
+export function fullAddressOf(a: Omit<StandardAddress, "zip2" | "country" | "fullAddress">): string {
+  const line = a.address2 ? `${a.address1} ${a.address2}` : a.address1;
+  return `${line}, ${a.city}, ${a.state} ${a.zipCode}-${a.zip4}`;
 }
 
 /** The do-not-mail key: standardized address1, city, state and 5-digit ZIP (no unit). */
