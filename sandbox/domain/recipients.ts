@@ -76,15 +76,19 @@ export class Recipients {
       const doNotMailKeys = this.accounts.doNotMailKeys(accountId);
       const qrDefault = order.has_qr ? order.qr_url : null;
 
+      // Only the image slots the batch uses are checked (most batches use none).
+      const slots = IMAGE_FIELDS.filter((f) => slotsInUse.has(f));
+
       batch.forEach((submitted, index) => {
-        const issues: ImageIssue[] = [];
-        for (const field of IMAGE_FIELDS) {
-          if (!slotsInUse.has(field)) continue;
-          const { outcome, issue } = checkImage(field, submitted.metadata[field]);
-          summary[outcome]++;
-          if (issue) issues.push(issue);
+        if (slots.length > 0) {
+          const issues: ImageIssue[] = [];
+          for (const field of slots) {
+            const { outcome, issue } = checkImage(field, submitted.metadata[field]);
+            summary[outcome]++;
+            if (issue) issues.push(issue);
+          }
+          if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
         }
-        if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
 
         const result = validateAddress(submitted.address);
         if (!result.standard) {
@@ -107,14 +111,8 @@ export class Recipients {
           return;
         }
         seen.add(dup);
-        const dnm = doNotMailKeys.has(doNotMailKey(std));
-        // What the service sets on a stored recipient; the rest of the metadata is as submitted.
-        const set = {
-          dpvConfirmationCode: result.dpv,
-          qrUrl: submitted.metadata.qrUrl ?? qrDefault,
-          deliveryStatus: null,
-          fullAddress: std.fullAddress,
-        };
+        const dnm = doNotMailKeys.size > 0 && doNotMailKeys.has(doNotMailKey(std));
+        const qrUrl = submitted.metadata.qrUrl ?? qrDefault;
         const personal = submitted.personal;
         values.push(
           orderId,
@@ -124,7 +122,7 @@ export class Recipients {
           personal.lastName,
           std.address1,
           now,
-          packRecipient(std, personal, submitted.metadata, set),
+          packRecipient(std, personal, submitted.metadata, qrUrl),
         );
         if (dnm) {
           // Kept on the order, marked, never mailed, charged or proofed.
@@ -142,7 +140,14 @@ export class Recipients {
               country: std.country,
             },
             personal: { ...personal },
-            metadata: { ...submitted.metadata, ...set },
+            // What the service sets on a stored recipient; the rest of the metadata is as submitted.
+            metadata: {
+              ...submitted.metadata,
+              dpvConfirmationCode: result.dpv,
+              qrUrl,
+              deliveryStatus: null,
+              fullAddress: std.fullAddress,
+            },
             reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
           };
           undeliverable.push(marked);

@@ -115,8 +115,9 @@ export const LIGHT_RECIPIENT_COLUMNS =
 
 /**
  * What a recipient row's `data` leaves out, because the row has it otherwise: `address1`,
- * `firstName` and `lastName` are columns, `dpvConfirmationCode` is the `dpv` column, and
- * `fullAddress` follows from the standardized address (see `fullAddressOf`).
+ * `firstName` and `lastName` are columns, `dpvConfirmationCode` is the `dpv` column, `fullAddress`
+ * follows from the standardized address (see `fullAddressOf`), and `deliveryStatus` follows from
+ * the order's timeline when the recipient is read (see `recipientView`).
  */
 const IN_COLUMNS: Record<string, "address1" | "first_name" | "last_name"> = {
   address1: "address1",
@@ -125,22 +126,23 @@ const IN_COLUMNS: Record<string, "address1" | "first_name" | "last_name"> = {
 };
 const PACKED_ADDRESS = Object.keys(RecipientAddress.shape).filter((k) => !(k in IN_COLUMNS));
 const PACKED_PERSONAL = Object.keys(RecipientPersonal.shape).filter((k) => !(k in IN_COLUMNS));
-const DERIVED_METADATA = new Set(["dpvConfirmationCode", "fullAddress"]);
+/** The metadata keys `data` keeps as submitted (qrUrl is the one the service sets, kept beside). */
+const PACKED_METADATA = Object.keys(RecipientMetadata.shape).filter(
+  (k) => !["dpvConfirmationCode", "fullAddress", "deliveryStatus", "qrUrl"].includes(k),
+);
 
 /**
  * A recipient row's `data`: a JSON array of the address and personal values the columns do not
  * hold (in schema order, without keys), then an object of the metadata that is not null and not
- * derived. About a quarter of the bytes of the wire object, which is what an append of 5,000
- * writes. `set` overrides metadata keys (what the service sets) without a copy of the metadata;
- * its `dpvConfirmationCode` must be the row's `dpv` and its `fullAddress` `fullAddressOf(address)`.
- * Rows written before this format hold the whole wire object without its id (`{...}`):
- * `unpackRecipient` reads both.
+ * derived, with the `qrUrl` the service set. About a quarter of the bytes of the wire object,
+ * which is what an append of 5,000 writes. Rows written before this format hold the whole wire
+ * object without its id (`{...}`): `unpackRecipient` reads both.
  */
 export function packRecipient(
   address: Omit<OrderRecipient["address"], "address1">,
   personal: Omit<OrderRecipient["personal"], "firstName" | "lastName">,
-  metadata: Partial<OrderRecipient["metadata"]>,
-  set?: Partial<OrderRecipient["metadata"]>,
+  metadata: OrderRecipient["metadata"],
+  qrUrl: string | null,
 ): string {
   // Plain loops: this runs once per appended recipient.
   const packed: unknown[] = [];
@@ -150,12 +152,8 @@ export function packRecipient(
   for (const key of PACKED_PERSONAL) packed.push(p[key]);
   const kept: Record<string, unknown> = {};
   const all = metadata as Record<string, unknown>;
-  const over = set as Record<string, unknown> | undefined;
-  for (const key in all)
-    if (all[key] !== null && !DERIVED_METADATA.has(key) && (over === undefined || !(key in over)))
-      kept[key] = all[key];
-  if (over)
-    for (const key in over) if (over[key] !== null && !DERIVED_METADATA.has(key)) kept[key] = over[key];
+  for (const key of PACKED_METADATA) if (all[key] !== null) kept[key] = all[key];
+  if (qrUrl !== null) kept.qrUrl = qrUrl;
   packed.push(kept);
   return JSON.stringify(packed);
 }
