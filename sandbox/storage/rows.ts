@@ -126,10 +126,8 @@ const IN_COLUMNS: Record<string, "address1" | "first_name" | "last_name"> = {
 };
 const PACKED_ADDRESS = Object.keys(RecipientAddress.shape).filter((k) => !(k in IN_COLUMNS));
 const PACKED_PERSONAL = Object.keys(RecipientPersonal.shape).filter((k) => !(k in IN_COLUMNS));
-/** The metadata keys `data` keeps as submitted (qrUrl is the one the service sets, kept beside). */
-const PACKED_METADATA = Object.keys(RecipientMetadata.shape).filter(
-  (k) => !["dpvConfirmationCode", "fullAddress", "deliveryStatus", "qrUrl"].includes(k),
-);
+/** The metadata keys `data` does not keep as submitted (qrUrl is the one the service sets, kept beside). */
+const NOT_PACKED_METADATA = new Set(["dpvConfirmationCode", "fullAddress", "deliveryStatus", "qrUrl"]);
 
 /**
  * A recipient row's `data`: a JSON array of the address and personal values the columns do not
@@ -152,7 +150,12 @@ export function packRecipient(
   for (const key of PACKED_PERSONAL) packed.push(p[key]);
   const kept: Record<string, unknown> = {};
   const all = metadata as Record<string, unknown>;
-  for (const key of PACKED_METADATA) if (all[key] !== null) kept[key] = all[key];
+  // for-in: V8 reads the values through the object's own key cache, faster than loads by a list of
+  // names. The keys are the schema's: the body was parsed with it (see parseWith).
+  for (const key in all) {
+    const value = all[key];
+    if (value !== null && !NOT_PACKED_METADATA.has(key)) kept[key] = value;
+  }
   if (qrUrl !== null) kept.qrUrl = qrUrl;
   packed.push(kept);
   return JSON.stringify(packed);
