@@ -18,9 +18,13 @@ function insertSql(rows: number): string {
   return `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, created, data) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
 }
 
-/** Most orders, and page boundaries of one order, the listing remembers (see `Recipients.list`). */
-const REMEMBERED_ORDERS = 1000;
+/**
+ * Most page boundaries the listing remembers, over all orders (see `Recipients.list`), and the
+ * longest search it remembers them for: a few megabytes at most, whatever the requests.
+ */
 const REMEMBERED_BOUNDARIES = 100_000;
+const REMEMBERED_ORDERS = 10_000;
+const REMEMBERED_SEARCH = 200;
 
 /** The recipients of orders: appends (validation, duplicates, do-not-mail, images), listings, deletes. */
 export class Recipients {
@@ -206,6 +210,7 @@ export class Recipients {
     number,
     { deleted: number; resets: number; lastIdBefore: Map<string, number> }
   >();
+  private rememberedBoundaries = 0;
 
   list(accountId: number, orderId: number, q: { search?: string; pageNumber: number; pageSize: number }) {
     const order = this.orders.get(accountId, orderId);
@@ -217,7 +222,11 @@ export class Recipients {
     const params: SQLInputValue[] = search ? [orderId, search] : [orderId];
     let known = this.boundaries.get(orderId);
     if (known?.deleted !== order.deleted_recipients || known.resets !== this.store.resets) {
-      if (this.boundaries.size >= REMEMBERED_ORDERS) this.boundaries.clear();
+      this.rememberedBoundaries -= known?.lastIdBefore.size ?? 0;
+      if (this.boundaries.size >= REMEMBERED_ORDERS) {
+        this.boundaries.clear();
+        this.rememberedBoundaries = 0;
+      }
       known = { deleted: order.deleted_recipients, resets: this.store.resets, lastIdBefore: new Map() };
       this.boundaries.set(orderId, known);
     }
@@ -238,9 +247,16 @@ export class Recipients {
             q.pageSize,
           );
     const last = rows.at(-1);
-    if (last) {
-      if (known.lastIdBefore.size >= REMEMBERED_BOUNDARIES) known.lastIdBefore.clear();
-      known.lastIdBefore.set(key(offset + rows.length), last.id);
+    if (last && (search?.length ?? 0) <= REMEMBERED_SEARCH) {
+      if (this.rememberedBoundaries >= REMEMBERED_BOUNDARIES) {
+        this.boundaries.clear();
+        this.rememberedBoundaries = 0;
+        known.lastIdBefore = new Map();
+        this.boundaries.set(orderId, known);
+      }
+      const at = key(offset + rows.length);
+      if (!known.lastIdBefore.has(at)) this.rememberedBoundaries++;
+      known.lastIdBefore.set(at, last.id);
     }
     const now = this.scheduler.now();
     return { orderId, status: "Success", recipients: rows.map((r) => recipientView(order, r, now)) };

@@ -26,6 +26,19 @@ const INTEGER_FORMATS: Record<string, { min: number; max: number }> = {
   safeint: { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER },
 };
 
+const isText: ExactCheck = (v) => typeof v === "string";
+const isNullableText: ExactCheck = (v) => v === null || typeof v === "string";
+/** Which of the checks above a field's check is, so an object checks its texts inline. */
+enum Text {
+  No,
+  Plain,
+  Nullable,
+}
+const textChecks = new Map<ExactCheck, Text>([
+  [isText, Text.Plain],
+  [isNullableText, Text.Nullable],
+]);
+
 /**
  * A check built from a schema's own definition that accepts a value only when the schema's parse
  * would accept it and return a copy equal to it, key order included: plain strings and numbers,
@@ -40,9 +53,10 @@ function buildExactCheck(schema: z.core.$ZodType): ExactCheck | null {
   if (def.coerce) return null;
   switch (def.type) {
     case "string":
-      return checks.length === 0 ? (v) => typeof v === "string" : null;
+      return checks.length === 0 ? isText : null;
     case "nullable": {
       const inner = exactCheck(def.innerType as z.core.$ZodType);
+      if (inner === isText) return isNullableText;
       return inner && ((v) => v === null || inner(v));
     }
     case "number": {
@@ -86,17 +100,31 @@ function buildExactCheck(schema: z.core.$ZodType): ExactCheck | null {
       const shape = def.shape as Record<string, z.core.$ZodType>;
       const keys = Object.keys(shape);
       const fields: ExactCheck[] = [];
+      // Most fields are texts: those are checked here, without a call each (5,000 recipients
+      // have 225,000 fields).
+      const texts: Text[] = [];
       for (const key of keys) {
         const field = exactCheck(shape[key] as z.core.$ZodType);
         if (!field) return null;
         fields.push(field);
+        texts.push(textChecks.get(field) ?? Text.No);
       }
       return (v) => {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
         const value = v as Record<string, unknown>;
         let i = 0;
         for (const key in value) {
-          if (key !== keys[i] || !(fields[i] as ExactCheck)(value[key])) return false;
+          if (key !== keys[i]) return false;
+          const item = value[key];
+          const text = texts[i];
+          if (
+            text === Text.Nullable
+              ? item !== null && typeof item !== "string"
+              : text === Text.Plain
+                ? typeof item !== "string"
+                : !(fields[i] as ExactCheck)(item)
+          )
+            return false;
           i++;
         }
         return i === keys.length;
