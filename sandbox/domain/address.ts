@@ -106,7 +106,8 @@ export function validateAddress(input: AddressInput): AddressResult {
   else if (zipMatch[1] === "00000")
     problems.push({ field: "zipCode", message: "ZIP code 00000 does not exist" });
   const primary = /^(\d+[A-Z]?)(?:-\d+)? \S/.exec(address1);
-  const poBox = /^(?:PO|P O|POST OFFICE) BOX (\d+)$/.exec(address1);
+  // A line that starts with a house number is no PO box: that test is skipped.
+  const poBox = primary ? null : /^(?:PO|P O|POST OFFICE) BOX (\d+)$/.exec(address1);
   if (!primary && !poBox) {
     problems.push({ field: "address1", message: "address1 has no primary (house) number" });
   }

@@ -40,7 +40,11 @@ export class Recipients {
       const order = this.orders.editable(accountId, orderId, "appending recipients");
       const required = JSON.parse(order.required_merge_fields) as string[];
       const slotsInUse = new Set<string>(IMAGE_FIELDS.filter((f) => required.includes(f)));
-      for (const r of batch) for (const f of IMAGE_FIELDS) if (r.metadata[f]?.trim()) slotsInUse.add(f);
+      for (const r of batch) {
+        if (slotsInUse.size === IMAGE_FIELDS.length) break;
+        const metadata = r.metadata;
+        for (const f of IMAGE_FIELDS) if (metadata[f]?.trim()) slotsInUse.add(f);
+      }
 
       const now = this.scheduler.now();
       const seen = new Set<string>();
