@@ -121,9 +121,17 @@ describe("listing pages", () => {
       await expectPages(before, orderId, 5);
       await own.control.reset();
       const after = await newAccount(own);
-      const again = await newOrder(after, 7);
+      const again = await newOrder(after);
       expect(again).toBe(orderId);
-      const whole = await expectPages(after, again, 5);
+      // Recipient ids start again too: another order takes the first ones, so this order's rows
+      // sit at other ids than before the reset.
+      await newOrder(after, 3);
+      await after.c.put(`/v1/order/${again}/recipients`, { recipients: recipients(7) });
+      // Page 2 first: what page 1 would remember of this order is not there to hide an old boundary.
+      const whole = await all(after, again);
+      const page2 = await after.c.get(`/v1/order/${again}/recipients?pageSize=5&pageNumber=2`);
+      expect(ids(page2.json.payload.recipients)).toEqual(ids(whole.slice(5, 10)));
+      await expectPages(after, again, 5);
       expect(whole).toHaveLength(7);
     } finally {
       await own.close();
