@@ -49,8 +49,9 @@ export interface AddressResult {
 const blank = (v: string | null | undefined): v is null | undefined | "" => v == null || v.trim() === "";
 
 /** A small stable hash (FNV-1a) so that derived digits are the same on every run. */
-export function stableHash(text: string): number {
-  let h = 0x811c9dc5;
+export function stableHash(text: string, from = 0x811c9dc5): number {
+  // `from`: the hash of the text before this one, so a hash of joined texts needs no joined copy.
+  let h = from;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
@@ -67,7 +68,8 @@ const COUNTRIES = new Set(["", "US", "USA", "U S", "U S A", "UNITED STATES", "UN
 function remembered<T>(fn: (text: string) => T): (text: string) => T {
   const answers = new Map<string, T>();
   return (text) => {
-    if (answers.has(text)) return answers.get(text) as T;
+    const known = answers.get(text);
+    if (known !== undefined || answers.has(text)) return known as T;
     const answer = fn(text);
     if (text.length > 64) return answer;
     if (answers.size >= 10_000) answers.clear();
@@ -82,13 +84,15 @@ const isUs = remembered((country: string) =>
 const cityOf = remembered(standardizeCity);
 const stateOf = remembered(standardizeState);
 
+const REQUIRED = ["address1", "city", "state", "zipCode"] as const;
+
 export function validateAddress(input: AddressInput): AddressResult {
   const problems: { field: string; message: string }[] = [];
-  const missing = (["address1", "city", "state", "zipCode"] as const).filter((f) => blank(input[f]));
-  for (const field of missing) problems.push({ field, message: `${field} is required` });
+  for (const field of REQUIRED)
+    if (blank(input[field])) problems.push({ field, message: `${field} is required` });
   if (!isUs(input.country ?? ""))
     problems.push({ field: "country", message: `only US addresses are mailed` });
-  if (missing.length > 0 || problems.length > 0) return { dpv: "N", standard: null, problems };
+  if (problems.length > 0) return { dpv: "N", standard: null, problems };
 
   const address1 = standardizeLine(input.address1 as string);
   const address2 = blank(input.address2) ? null : standardizeLine(input.address2 as string);
@@ -102,7 +106,8 @@ export function validateAddress(input: AddressInput): AddressResult {
   else if (zipMatch[1] === "00000")
     problems.push({ field: "zipCode", message: "ZIP code 00000 does not exist" });
   const primary = /^(\d+[A-Z]?)(?:-\d+)? \S/.exec(address1);
-  const poBox = /^(?:PO|P O|POST OFFICE) BOX (\d+)$/.exec(address1);
+  // A line that starts with a house number is no PO box: that test is skipped.
+  const poBox = primary ? null : /^(?:PO|P O|POST OFFICE) BOX (\d+)$/.exec(address1);
   if (!primary && !poBox) {
     problems.push({ field: "address1", message: "address1 has no primary (house) number" });
   }
@@ -112,7 +117,10 @@ export function validateAddress(input: AddressInput): AddressResult {
   if (problems.length > 0 || !zipMatch || !state) return { dpv: "N", standard: null, problems };
 
   const zipCode = zipMatch[1] as string;
-  const zip4 = zipMatch[2] ?? String(stableHash(`${address1}|${zipCode}`) % 10_000).padStart(4, "0");
+  // The hash of `${address1}|${zipCode}`, without building that text.
+  const zip4 =
+    zipMatch[2] ??
+    String(stableHash(zipCode, stableHash("|", stableHash(address1))) % 10_000).padStart(4, "0");
   const digits = (primary?.[1] ?? poBox?.[1] ?? "0").replace(/\D/g, "");
   const zip2 = digits.slice(-2).padStart(2, "0");
 
@@ -127,27 +135,20 @@ export function validateAddress(input: AddressInput): AddressResult {
     dpv = "D";
     problems.push({ field: "address2", message: "a multi-unit building needs an apartment or suite number" });
   }
-  const line = address2 ? `${address1} ${address2}` : address1;
-  return {
-    dpv,
-    standard: {
-      address1,
-      address2,
-      city,
-      state,
-      zipCode,
-      zip4,
-      zip2,
-      country: "US",
-      fullAddress: `${line}, ${city}, ${state} ${zipCode}-${zip4}`,
-    },
-    problems,
-  };
+  const standard = { address1, address2, city, state, zipCode, zip4, zip2, country: "US", fullAddress: "" };
+  standard.fullAddress = fullAddressOf(standard);
+  return { dpv, standard, problems };
+}
+
+/** The one-line form of a standardized address (a stored recipient's `fullAddress`). */
+export function fullAddressOf(a: Omit<StandardAddress, "zip2" | "country" | "fullAddress">): string {
+  const line = a.address2 ? `${a.address1} ${a.address2}` : a.address1;
+  return `${line}, ${a.city}, ${a.state} ${a.zipCode}-${a.zip4}`;
 }
 
 /** The do-not-mail key: standardized address1, city, state and 5-digit ZIP (no unit). */
 export function doNotMailKey(a: { address1: string; city: string; state: string; zipCode: string }): string {
-  return [a.address1, a.city, a.state, a.zipCode].join("|");
+  return `${a.address1}|${a.city}|${a.state}|${a.zipCode}`;
 }
 
 /** Two recipients are duplicates when their names and standardized addresses, unit included, match. */
@@ -155,15 +156,7 @@ export function duplicateKey(
   name: { firstName?: string | null; lastName?: string | null; toOrganization?: string | null },
   a: StandardAddress,
 ): string {
-  const n = (v: string | null | undefined) => (v ?? "").trim().toUpperCase().replace(/\s+/g, " ");
-  return [
-    n(name.firstName),
-    n(name.lastName),
-    n(name.toOrganization),
-    a.address1,
-    a.address2 ?? "",
-    a.city,
-    a.state,
-    a.zipCode,
-  ].join("|");
+  return `${nameKey(name.firstName)}|${nameKey(name.lastName)}|${nameKey(name.toOrganization)}|${a.address1}|${a.address2 ?? ""}|${a.city}|${a.state}|${a.zipCode}`;
 }
+
+const nameKey = (v: string | null | undefined) => (v ? v.trim().toUpperCase().replace(/\s+/g, " ") : "");

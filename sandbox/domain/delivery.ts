@@ -96,7 +96,7 @@ export function deliveryCounts(order: OrderRow, rows: RecipientRow[], now: strin
 
 /** The recipient as the API shows it; the delivery status follows the order's timeline. */
 export function recipientView(order: OrderRow, row: RecipientRow, now: string): OrderRecipient {
-  const data = unpackRecipient(row.id, row.data);
+  const data = unpackRecipient(row);
   data.metadata.deliveryStatus = deliveryStatus(order, row, now);
   return data;
 }

@@ -172,7 +172,7 @@ export class Orders {
           createdDate: o.created,
           updatedDate: o.updated,
           paidDate: o.paid_date,
-          recipientCount: recipients.length,
+          recipientCount: o.recipient_count,
           deliveryProgress: deliveryCounts(o, recipients, now),
           ...(q.showRecipients ? { recipients: recipients.map((r) => recipientView(o, r, now)) } : {}),
         };

@@ -10,13 +10,21 @@ import { checkImage, IMAGE_FIELDS, type ImageIssue } from "./images";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";
 
-/** Rows per INSERT of an append: 9 parameters a row stays far below SQLite's limit of 32,766. */
+/** Rows per INSERT of an append: 8 parameters a row stays far below SQLite's limit of 32,766. */
 const INSERT_CHUNK = 100;
 
 /** The INSERT of `rows` recipient rows (one text per row count; the store keeps each prepared). */
 function insertSql(rows: number): string {
-  return `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, search, created, data) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+  return `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, created, data) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
 }
+
+/**
+ * Most page boundaries the listing remembers, over all orders (see `Recipients.list`), and the
+ * longest search it remembers them for: a few megabytes at most, whatever the requests.
+ */
+const REMEMBERED_BOUNDARIES = 100_000;
+const REMEMBERED_ORDERS = 10_000;
+const REMEMBERED_SEARCH = 200;
 
 /** The recipients of orders: appends (validation, duplicates, do-not-mail, images), listings, deletes. */
 export class Recipients {
@@ -32,7 +40,11 @@ export class Recipients {
       const order = this.orders.editable(accountId, orderId, "appending recipients");
       const required = JSON.parse(order.required_merge_fields) as string[];
       const slotsInUse = new Set<string>(IMAGE_FIELDS.filter((f) => required.includes(f)));
-      for (const r of batch) for (const f of IMAGE_FIELDS) if (r.metadata[f]?.trim()) slotsInUse.add(f);
+      for (const r of batch) {
+        if (slotsInUse.size === IMAGE_FIELDS.length) break;
+        const metadata = r.metadata;
+        for (const f of IMAGE_FIELDS) if (metadata[f]?.trim()) slotsInUse.add(f);
+      }
 
       const now = this.scheduler.now();
       const seen = new Set<string>();
@@ -72,15 +84,19 @@ export class Recipients {
       const doNotMailKeys = this.accounts.doNotMailKeys(accountId);
       const qrDefault = order.has_qr ? order.qr_url : null;
 
+      // Only the image slots the batch uses are checked (most batches use none).
+      const slots = IMAGE_FIELDS.filter((f) => slotsInUse.has(f));
+
       batch.forEach((submitted, index) => {
-        const issues: ImageIssue[] = [];
-        for (const field of IMAGE_FIELDS) {
-          if (!slotsInUse.has(field)) continue;
-          const { outcome, issue } = checkImage(field, submitted.metadata[field]);
-          summary[outcome]++;
-          if (issue) issues.push(issue);
+        if (slots.length > 0) {
+          const issues: ImageIssue[] = [];
+          for (const field of slots) {
+            const { outcome, issue } = checkImage(field, submitted.metadata[field]);
+            summary[outcome]++;
+            if (issue) issues.push(issue);
+          }
+          if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
         }
-        if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
 
         const result = validateAddress(submitted.address);
         if (!result.standard) {
@@ -103,28 +119,9 @@ export class Recipients {
           return;
         }
         seen.add(dup);
-        const dnm = doNotMailKeys.has(doNotMailKey(std));
-        const address = {
-          address1: std.address1,
-          address2: std.address2,
-          city: std.city,
-          state: std.state,
-          zipCode: std.zipCode,
-          zip4: std.zip4,
-          zip2: std.zip2,
-          country: std.country,
-        };
-        // What the service sets on a stored recipient; the rest of the metadata is as submitted.
-        const set = {
-          dpvConfirmationCode: result.dpv,
-          qrUrl: submitted.metadata.qrUrl ?? qrDefault,
-          deliveryStatus: null,
-          fullAddress: std.fullAddress,
-        };
+        const dnm = doNotMailKeys.size > 0 && doNotMailKeys.has(doNotMailKey(std));
+        const qrUrl = submitted.metadata.qrUrl ?? qrDefault;
         const personal = submitted.personal;
-        let search = "";
-        for (const part of [personal.firstName, personal.lastName, personal.toOrganization, std.fullAddress])
-          if (part) search = search === "" ? part : `${search} ${part}`;
         values.push(
           orderId,
           dnm ? 1 : 0,
@@ -132,18 +129,33 @@ export class Recipients {
           personal.firstName,
           personal.lastName,
           std.address1,
-          search.toLowerCase(),
           now,
-          packRecipient({ id: 0, address, personal, metadata: submitted.metadata }, set),
+          packRecipient(std, personal, submitted.metadata, qrUrl),
         );
         if (dnm) {
           // Kept on the order, marked, never mailed, charged or proofed.
           doNotMail++;
           const marked = {
             id: 0,
-            address,
+            address: {
+              address1: std.address1,
+              address2: std.address2,
+              city: std.city,
+              state: std.state,
+              zipCode: std.zipCode,
+              zip4: std.zip4,
+              zip2: std.zip2,
+              country: std.country,
+            },
             personal: { ...personal },
-            metadata: { ...submitted.metadata, ...set },
+            // What the service sets on a stored recipient; the rest of the metadata is as submitted.
+            metadata: {
+              ...submitted.metadata,
+              dpvConfirmationCode: result.dpv,
+              qrUrl,
+              deliveryStatus: null,
+              fullAddress: std.fullAddress,
+            },
             reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
           };
           undeliverable.push(marked);
@@ -161,21 +173,20 @@ export class Recipients {
 
       this.store.run(
         `UPDATE orders SET cum_validated = cum_validated + ?, cum_duplicated = cum_duplicated + ?,
-           cum_do_not_mail = cum_do_not_mail + ?, updated = ? WHERE id = ?`,
+           cum_do_not_mail = cum_do_not_mail + ?, recipient_count = recipient_count + ?, updated = ?
+         WHERE id = ?`,
         validated,
         duplicated,
         doNotMail,
+        accepted + doNotMail,
         now,
         orderId,
       );
       const after = this.orders.get(accountId, orderId);
-      const total =
-        this.store.get<{ n: number }>("SELECT count(*) AS n FROM recipients WHERE order_id = ?", orderId)
-          ?.n ?? 0;
       return {
         orderId,
         status: "Success",
-        totalRecipients: total,
+        totalRecipients: after.recipient_count,
         submittedRecipients: batch.length,
         acceptedRecipients: accepted,
         droppedRecipients: batch.length - accepted,
@@ -191,23 +202,66 @@ export class Recipients {
     });
   }
 
+  /**
+   * Page boundaries of listings, per order: for an offset into a listing (with its search), the
+   * id of the last recipient before it, so a page reads from that id on instead of walking
+   * `offset` index entries (a 1,000,000 listing in pages of 1,000 would be quadratic). Appends do
+   * not move a boundary (ids only grow); a boundary is kept with the order's count of deleted
+   * recipients, and a delete changes that count, so one of an earlier state is never used (nor
+   * one from before a reset of the store, which starts ids again).
+   */
+  private readonly boundaries = new Map<
+    number,
+    { deleted: number; resets: number; lastIdBefore: Map<string, number> }
+  >();
+  private rememberedBoundaries = 0;
+
   list(accountId: number, orderId: number, q: { search?: string; pageNumber: number; pageSize: number }) {
     const order = this.orders.get(accountId, orderId);
     const offset = (q.pageNumber - 1) * q.pageSize;
-    const rows = q.search
-      ? this.store.all<RecipientRow>(
-          "SELECT * FROM recipients WHERE order_id = ? AND instr(search, lower(?)) > 0 ORDER BY id LIMIT ? OFFSET ?",
-          orderId,
-          q.search.trim(),
-          q.pageSize,
-          offset,
-        )
-      : this.store.all<RecipientRow>(
-          "SELECT * FROM recipients WHERE order_id = ? ORDER BY id LIMIT ? OFFSET ?",
-          orderId,
-          q.pageSize,
-          offset,
-        );
+    const search = q.search?.trim();
+    const where = search
+      ? "order_id = ? AND instr(recipient_search(id, dpv, first_name, last_name, address1, data), lower(?)) > 0"
+      : "order_id = ?";
+    const params: SQLInputValue[] = search ? [orderId, search] : [orderId];
+    let known = this.boundaries.get(orderId);
+    if (known?.deleted !== order.deleted_recipients || known.resets !== this.store.resets) {
+      this.rememberedBoundaries -= known?.lastIdBefore.size ?? 0;
+      if (this.boundaries.size >= REMEMBERED_ORDERS) {
+        this.boundaries.clear();
+        this.rememberedBoundaries = 0;
+      }
+      known = { deleted: order.deleted_recipients, resets: this.store.resets, lastIdBefore: new Map() };
+      this.boundaries.set(orderId, known);
+    }
+    const key = (at: number) => `${at}:${search ?? ""}`;
+    const after = offset === 0 ? 0 : known.lastIdBefore.get(key(offset));
+    const rows =
+      after === undefined
+        ? this.store.all<RecipientRow>(
+            `SELECT * FROM recipients WHERE ${where} ORDER BY id LIMIT ? OFFSET ?`,
+            ...params,
+            q.pageSize,
+            offset,
+          )
+        : this.store.all<RecipientRow>(
+            `SELECT * FROM recipients WHERE ${where} AND id > ? ORDER BY id LIMIT ?`,
+            ...params,
+            after,
+            q.pageSize,
+          );
+    const last = rows.at(-1);
+    if (last && (search?.length ?? 0) <= REMEMBERED_SEARCH) {
+      if (this.rememberedBoundaries >= REMEMBERED_BOUNDARIES) {
+        this.boundaries.clear();
+        this.rememberedBoundaries = 0;
+        known.lastIdBefore = new Map();
+        this.boundaries.set(orderId, known);
+      }
+      const at = key(offset + rows.length);
+      if (!known.lastIdBefore.has(at)) this.rememberedBoundaries++;
+      known.lastIdBefore.set(at, last.id);
+    }
     const now = this.scheduler.now();
     return { orderId, status: "Success", recipients: rows.map((r) => recipientView(order, r, now)) };
   }
@@ -228,7 +282,14 @@ export class Recipients {
         deleted += changes;
       }
       if (deleted > 0) {
-        this.store.run("UPDATE orders SET updated = ? WHERE id = ?", this.scheduler.now(), orderId);
+        this.store.run(
+          `UPDATE orders SET recipient_count = recipient_count - ?, deleted_recipients = deleted_recipients + ?,
+             updated = ? WHERE id = ?`,
+          deleted,
+          deleted,
+          this.scheduler.now(),
+          orderId,
+        );
       }
       return {
         orderId,

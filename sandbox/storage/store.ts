@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { recipientSearchText } from "./rows";
 
 /**
  * The sandbox's state, in SQLite through Node's built-in `node:sqlite`.
@@ -61,7 +62,9 @@ CREATE TABLE IF NOT EXISTS orders (
   cum_do_not_mail INTEGER NOT NULL DEFAULT 0,
   checkout_count INTEGER NOT NULL DEFAULT 0,
   created TEXT NOT NULL,
-  updated TEXT NOT NULL
+  updated TEXT NOT NULL,
+  recipient_count INTEGER NOT NULL DEFAULT 0,
+  deleted_recipients INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS orders_account ON orders(account_id, is_template, id);
 CREATE TABLE IF NOT EXISTS recipients (
@@ -72,7 +75,6 @@ CREATE TABLE IF NOT EXISTS recipients (
   first_name TEXT,
   last_name TEXT,
   address1 TEXT,
-  search TEXT NOT NULL,
   scans INTEGER NOT NULL DEFAULT 0,
   last_scan TEXT,
   created TEXT NOT NULL,
@@ -219,6 +221,8 @@ export class Store {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private depth = 0;
+  /** How many times `reset` emptied the store: what was remembered of its rows before is void. */
+  resets = 0;
 
   /** `location` is a file path or `:memory:`. A file's folder is created when missing. */
   constructor(readonly location: string) {
@@ -233,7 +237,50 @@ export class Store {
     }
     this.db.exec("PRAGMA busy_timeout = 5000");
     this.db.exec(SCHEMA);
+    this.migrate();
+    // What a recipient search looks in, computed from the row (not stored: see packRecipient).
+    this.db.function("recipient_search", { deterministic: true }, (id, dpv, first, last, address1, data) =>
+      recipientSearchText({
+        id: Number(id),
+        dpv: String(dpv),
+        first_name: first as string | null,
+        last_name: last as string | null,
+        address1: address1 as string | null,
+        data: String(data),
+      }),
+    );
     this.seedSequences();
+  }
+
+  /**
+   * Brings a file of an earlier version to this schema, once: the orders get their recipient
+   * counts (counted here), and the recipients lose the `search` column (searches compute it). Their
+   * rows keep the whole wire object as JSON, which `unpackRecipient` still reads.
+   */
+  private migrate(): void {
+    const columns = (table: string) =>
+      new Set(
+        this.db
+          .prepare(`PRAGMA table_info(${table})`)
+          .all()
+          .map((c) => String(c.name)),
+      );
+    const orders = columns("orders");
+    const recipients = columns("recipients");
+    if (orders.has("recipient_count") && orders.has("deleted_recipients") && !recipients.has("search"))
+      return;
+    this.tx(() => {
+      if (!orders.has("recipient_count")) {
+        this.db.exec("ALTER TABLE orders ADD COLUMN recipient_count INTEGER NOT NULL DEFAULT 0");
+        this.db.exec(
+          "UPDATE orders SET recipient_count = (SELECT count(*) FROM recipients WHERE order_id = orders.id)",
+        );
+      }
+      if (!orders.has("deleted_recipients")) {
+        this.db.exec("ALTER TABLE orders ADD COLUMN deleted_recipients INTEGER NOT NULL DEFAULT 0");
+      }
+      if (recipients.has("search")) this.db.exec("ALTER TABLE recipients DROP COLUMN search");
+    });
   }
 
   private seedSequences(): void {
@@ -302,6 +349,7 @@ export class Store {
       this.db.exec("DELETE FROM sqlite_sequence");
       this.seedSequences();
     });
+    this.resets++;
   }
 
   close(): void {
