@@ -4,7 +4,7 @@
  * batches of 5,000, then read the listing for the ids), against one sandbox in its own process.
  * Each case runs in a process of its own, so that its peak RSS is its own. Figures:
  * - recipientsRatio: provider time / bare client time at 100,000, both syncing the same CSV file
- *   (best of three runs each);
+ *   (best of five runs each);
  * - oneChangeRequests: requests of an update that replaces one recipient of those 100,000;
  * - peakRssMiB100k and peakRssMiB1MHooks: peak RSS of a process running the provider hooks alone,
  *   syncing 100,000 and 1,000,000 recipients;
@@ -284,7 +284,7 @@ async function main() {
   const options = benchOptions(args);
   const count = options.smoke ? 2_000 : 100_000;
   const large = options.smoke ? 10_000 : 1_000_000;
-  const runs = options.smoke ? 1 : 3;
+  const runs = options.smoke ? 1 : 5;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-recipients-"));
   const sandbox = await startSandbox();
   const log = (text: string) => process.stderr.write(`recipients: ${text}\n`);
