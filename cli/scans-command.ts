@@ -79,7 +79,9 @@ export function registerScansCommand(program: Command): void {
     const settings = await serviceSettings(options);
     const client = clientFor(settings);
     try {
-      if (read.problemCount === 0) read.problems.push(...(await unknownRecipients(client, read.records)));
+      // One problem a line of the file, which can be more than a call takes arguments: not push(...list).
+      if (read.problemCount === 0)
+        for (const problem of await unknownRecipients(client, read.records)) read.problems.push(problem);
       const problems = read.problems;
       const count = Math.max(read.problemCount, problems.length);
       if (problems.length > 0) {

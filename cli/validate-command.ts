@@ -115,12 +115,13 @@ export async function validate(
   }
   const unreadablePaths = problems.length;
   const loaded = await loadCampaignFiles([...files]);
-  problems.push(...loaded.problems);
+  // Not push(...list): a file can have more problems than a call takes arguments.
+  for (const problem of loaded.problems) problems.push(problem);
   const invalidFiles = new Set(loaded.invalidFiles);
   if (online) {
     const found = await checkCampaignsOnline(loaded.campaigns, online);
     for (const problem of found) invalidFiles.add(problem.file);
-    problems.push(...found);
+    for (const problem of found) problems.push(problem);
   }
   return {
     summary: summarize({

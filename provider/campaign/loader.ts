@@ -186,7 +186,8 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
       }
     }
     fileProblems.sort((a, b) => a.line - b.line || a.column - b.column);
-    problems.push(...fileProblems, ...lateProblems);
+    // Not push(...list): a file can have more problems than a call takes arguments.
+    for (const problem of [fileProblems, lateProblems].flat()) problems.push(problem);
     if (fileProblems.length + lateProblems.length > 0) invalidFiles.push(file);
   }
   return { campaigns, resources, problems: dedupe(problems), invalidFiles };

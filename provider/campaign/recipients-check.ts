@@ -103,7 +103,7 @@ export async function checkRecipients(
   }
   const { late: found, atFileValue } = await check;
   // Found once, pushed for each document that names the file: they are deduplicated in the end.
-  late.push(...found);
+  for (const problem of found) late.push(problem);
   for (const message of atFileValue) fileProblem(message(`"${shown(declared)}"`));
   return file;
 }
