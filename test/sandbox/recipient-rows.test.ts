@@ -14,7 +14,8 @@ import {
   AppendRecipientsResponse,
   type OrderRecipient,
 } from "../../provider/api/schemas";
-import { exactCheck, parseWith } from "../../sandbox/http/zod";
+import { exactCheck } from "../../provider/api/schemas/exact-check";
+import { parseWith } from "../../sandbox/http/zod";
 import { Sandbox } from "../../sandbox/sandbox";
 import { type RecipientRow, recipientSearchText, unpackRecipient } from "../../sandbox/storage/rows";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";

@@ -28,9 +28,10 @@ const loadUndici = (): typeof import("undici") => {
   return undici;
 };
 
-import type { z } from "zod";
+import { z } from "zod";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";
 import * as S from "../schemas";
+import { exactCheck } from "../schemas/exact-check";
 import {
   AbortedError,
   DirectMailError,
@@ -166,6 +167,29 @@ const NOT_SENT_CODES = new Set([
 
 const REDACTED = "[REDACTED]";
 
+/** Each envelope schema without its payload, made once. */
+const envelopeHeads = new WeakMap<z.ZodObject, z.ZodObject>();
+
+/**
+ * A response envelope parsed with its schema. A payload that is, as it stands, what the payload
+ * schema would return (its exact check: a listing page of 1,000 recipients, say) is kept as it is
+ * and only the rest of the envelope goes through zod; anything else is parsed whole, as before,
+ * so errors are the same.
+ */
+function parseEnvelope(envelope: z.ZodType, payload: z.ZodType, data: unknown) {
+  const payloadValue = (data as { payload?: unknown } | null)?.payload;
+  if (envelope instanceof z.ZodObject && exactCheck(payload)?.(payloadValue)) {
+    let head = envelopeHeads.get(envelope);
+    if (head === undefined) {
+      head = envelope.omit({ payload: true });
+      envelopeHeads.set(envelope, head);
+    }
+    const rest = head.safeParse(data);
+    if (rest.success) return { success: true as const, data: { ...rest.data, payload: payloadValue } };
+  }
+  return envelope.safeParse(data);
+}
+
 export class Transport {
   readonly baseUrl: string;
   readonly #apiKey: string;
@@ -258,7 +282,7 @@ export class Transport {
   ): Promise<{ payload: PayloadOf<K>; envelope: EnvelopeInfo }> {
     const def = endpoints[op] as EndpointDef;
     if (def.response.kind !== "json") throw new Error(`${op} is not a JSON operation`);
-    const envelopeSchema = def.response.envelope;
+    const { envelope: envelopeSchema, payload: payloadSchema } = def.response;
     return this.execute(op, input, options ?? {}, async (response, details) => {
       const text = await response.body.text();
       let data: unknown;
@@ -267,7 +291,7 @@ export class Transport {
       } catch {
         throw unreadableSuccessError(def, details, [`body is not JSON: ${snippet(this.#redact(text))}`]);
       }
-      const parsed = envelopeSchema.safeParse(data);
+      const parsed = parseEnvelope(envelopeSchema, payloadSchema, data);
       if (!parsed.success) {
         throw unreadableSuccessError(
           def,

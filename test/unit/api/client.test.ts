@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DirectMailClient, RequestEvent } from "../../../provider/api/client";
+import { endpoints } from "../../../provider/api/endpoints";
 import {
   AbortedError,
   CheckoutOutcomeUnknownError,
@@ -24,6 +25,7 @@ import {
   ValidationError,
 } from "../../../provider/api/errors";
 import { newOrderRecipient } from "../../../provider/api/recipients";
+import { exactCheck } from "../../../provider/api/schemas/exact-check";
 import * as F from "./fixtures";
 import { JSON_HEADERS, mockService, netError } from "./mock";
 
@@ -567,6 +569,31 @@ describe("error mapping", () => {
       "payload.id: Invalid input: expected number, received string",
     ]);
     expect(svc.calls()).toHaveLength(1);
+  });
+
+  it("a listing page exactly in its schema's shape is read as it is; a wrong field in one is still named", async () => {
+    const page = { orderId: 12, status: "Success", recipients: [F.recipient, { ...F.recipient, id: 8 }] };
+    const listing = endpoints.listRecipients.response;
+    expect(listing.kind === "json" && exactCheck(listing.payload)?.(page)).toBe(true);
+    svc.on("GET", "/v1/order/12/recipients").reply(...ok(page));
+    expect(await svc.client().listRecipients(12)).toEqual(page);
+    // Keys in another order than the schema's: read through zod, with the same result.
+    const { orderId, ...rest } = page;
+    svc.on("GET", "/v1/order/12/recipients").reply(...ok({ ...rest, orderId }));
+    expect(await svc.client().listRecipients(12)).toEqual(page);
+    svc
+      .on("GET", "/v1/order/12/recipients")
+      .reply(...ok({ ...page, recipients: [F.recipient, { ...F.recipient, id: "eight" }] }));
+    const error = await caught(svc.client().listRecipients(12));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues).toEqual([
+      "payload.recipients[1].id: Invalid input: expected number, received string",
+    ]);
+    // The rest of the envelope is checked too when the payload is in its exact shape.
+    svc.on("GET", "/v1/order/12/recipients").reply(...ok(page, { hasErrors: "no" }));
+    expect(((await caught(svc.client().listRecipients(12))) as ResponseValidationError).issues).toEqual([
+      "hasErrors: Invalid input: expected boolean, received string",
+    ]);
   });
 
   it("a checkout 200 that cannot be read is still reported as accepted, never as a failure to retry", async () => {
