@@ -14,6 +14,7 @@ import {
   type OrderTransactionEntry,
   type RecipientDeliveryStatus,
 } from "../provider/api/schemas";
+import { type DeliveryCounts, deliveryCountsOf } from "./report/model";
 import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
 import { automation, clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "./stack-settings";
@@ -29,14 +30,7 @@ export interface OrderStatusReport {
   status: string;
   found: boolean;
   paidDate: string | null;
-  delivery: {
-    totalCards: number;
-    waitingUSPS: number;
-    mailed: number;
-    inTransit: number;
-    localFacility: number;
-    delivered: number;
-    undeliverable: number;
+  delivery: DeliveryCounts & {
     estimatedMin: string | null;
     estimatedMax: string | null;
   };
@@ -179,13 +173,7 @@ export async function orderStatus(
       found,
       paidDate: found ? a.paidDate : null,
       delivery: {
-        totalCards: a?.totalCards ?? 0,
-        waitingUSPS: a?.waitingUSPS ?? 0,
-        mailed: a?.mailed ?? 0,
-        inTransit: a?.inTransit ?? 0,
-        localFacility: a?.localFacility ?? 0,
-        delivered: a?.delivered ?? 0,
-        undeliverable: a?.undeliverable ?? 0,
+        ...deliveryCountsOf(a),
         estimatedMin: a?.minEstimatedDeliveredDate ?? null,
         estimatedMax: a?.maxEstimatedDeliveredDate ?? null,
       },

@@ -13,6 +13,19 @@ export type DeliveryCounts = Pick<
   "totalCards" | "waitingUSPS" | "mailed" | "inTransit" | "localFacility" | "delivered" | "undeliverable"
 >;
 
+/** The delivery counts of an order's analytics entry; all 0 when the service gave none. */
+export function deliveryCountsOf(analytics: DeliveryCounts | undefined): DeliveryCounts {
+  return {
+    totalCards: analytics?.totalCards ?? 0,
+    waitingUSPS: analytics?.waitingUSPS ?? 0,
+    mailed: analytics?.mailed ?? 0,
+    inTransit: analytics?.inTransit ?? 0,
+    localFacility: analytics?.localFacility ?? 0,
+    delivered: analytics?.delivered ?? 0,
+    undeliverable: analytics?.undeliverable ?? 0,
+  };
+}
+
 export interface ReportOrder {
   orderId: number;
   /** What the report calls the order: its campaign in the stack, else the service's campaign name. */
@@ -330,15 +343,7 @@ export function reportOrder(
     error,
     orderStatus: analytics?.orderStatus ?? transactions?.orderStatus ?? null,
     paidDate: analytics?.paidDate ?? null,
-    delivery: {
-      totalCards: analytics?.totalCards ?? 0,
-      waitingUSPS: analytics?.waitingUSPS ?? 0,
-      mailed: analytics?.mailed ?? 0,
-      inTransit: analytics?.inTransit ?? 0,
-      localFacility: analytics?.localFacility ?? 0,
-      delivered: analytics?.delivered ?? 0,
-      undeliverable: analytics?.undeliverable ?? 0,
-    },
+    delivery: deliveryCountsOf(analytics),
     scans: {
       total: analytics?.qrCode?.totalScans ?? 0,
       recipients: (analytics?.qrCode?.recipients ?? []).map((r) => ({
