@@ -101,7 +101,8 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
     try {
       parsed = JSON.parse(await fs.readFile(file, "utf8"));
     } catch (error) {
-      return fail(`not valid JSON: ${(error as Error).message}`);
+      // JSON.parse quotes the text it could not read, line ends and all: shown on one line.
+      return fail(`not valid JSON: ${shown((error as Error).message, 200)}`);
     }
     if (!Array.isArray(parsed)) fail("expected a JSON array of records");
     for (const [index, value] of (parsed as unknown[]).entries()) yield { row: index + 1, value };
@@ -116,7 +117,10 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
       try {
         yield { row: line, value: JSON.parse(text) };
       } catch (error) {
-        yield { row: line, value: new SyntaxError(`not valid JSON: ${(error as Error).message}`) };
+        yield {
+          row: line,
+          value: new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`),
+        };
       }
     }
     return;

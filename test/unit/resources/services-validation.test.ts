@@ -89,6 +89,16 @@ describe("conversion records", () => {
     expect([...loaded.byKey.values()].map((r) => r.row)).toEqual([1, 4]);
   });
 
+  it("a records file that is not JSON is one error on one line, naming the file", async () => {
+    const json = file("sales.json", '[{"revenue": "1"},\noops\nmore]\n');
+    const error = await loadRecords({ file: json }, conversionShape, undefined).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toMatch(/sales\.json: not valid JSON: /);
+    expect(error?.message).not.toContain("\n");
+  });
+
   it("an update deletes only the uploads holding a changed or removed record, and re-sends their other records", () => {
     const rec = (key: string, content: string) => ({ key, content, row: 1, record: {} });
     const current = new RecipientIndex([
