@@ -10,8 +10,8 @@ import * as path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, expect, test } from "vitest";
 import { http, recipient } from "../sandbox/http";
+import { type CliSandbox, scratchDir, startCliSandbox } from "../support/cli-sandbox";
 import { controlClient } from "../support/sandbox";
-import { type CliSandbox, scratchDir, startCliSandbox } from "./support/cli-sandbox";
 import { atScale, recordFigures } from "./support/figures";
 
 const KILLS = atScale(5, 50);

@@ -8,8 +8,8 @@
 import * as fs from "node:fs";
 import { afterAll, expect, test } from "vitest";
 import { http, recipient } from "../sandbox/http";
+import { type CliSandbox, scratchDir, startCliSandbox } from "../support/cli-sandbox";
 import { controlClient } from "../support/sandbox";
-import { type CliSandbox, scratchDir, startCliSandbox } from "./support/cli-sandbox";
 import { atScale, recordFigures } from "./support/figures";
 
 interface AutocannonResult {

@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, expect, test } from "vitest";
-import { type CliSandbox, ROOT, scratchDir, startCliSandbox } from "./support/cli-sandbox";
+import { type CliSandbox, ROOT, scratchDir, startCliSandbox } from "../support/cli-sandbox";
 import { atScale, recordFigures } from "./support/figures";
 
 const run = promisify(execFile);

@@ -6,15 +6,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, describe, expect, test } from "vitest";
 import { DEFAULT_SANDBOX_PORT } from "../../cli/sandbox-command";
 import { DEFAULT_SANDBOX_URL } from "../../provider/settings";
+import { type CliSandbox, ROOT, spawnCliSandbox } from "../support/cli-sandbox";
 import { controlClient } from "../support/sandbox";
 import { CHECKOUT } from "./fixtures";
 import { http, recipients } from "./http";
 
-const ROOT = path.resolve(__dirname, "../..");
 const BIN = path.join(ROOT, "bin/directmail.js");
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -31,35 +30,15 @@ function tempDir(): string {
   return dir;
 }
 
-interface Started {
-  child: ChildProcess;
-  first: Record<string, any>;
+interface Started extends CliSandbox {
   ms: number;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 async function start(args: string[]): Promise<Started> {
-  expect(fs.existsSync(path.join(ROOT, "dist/cli/main.js")), "run `npm run build` first").toBe(true);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, "sandbox", ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d) => {
-    err += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    rl.once("line", (l) => resolve(l));
-    child.once("exit", (code) => reject(new Error(`sandbox exited (${code}) before its first line: ${err}`)));
-  });
-  return { child, first: JSON.parse(line), ms: performance.now() - t0, stderr: () => err, exited };
+  const sandbox = await spawnCliSandbox(args);
+  children.push(sandbox.child);
+  return { ...sandbox, ms: performance.now() - t0 };
 }
 
 describe("directmail sandbox", () => {

@@ -1,7 +1,7 @@
 /**
  * `directmail sandbox` as a user runs it: the compiled CLI (dist/, built before the tests) in a child
- * process on a free port, over real HTTP. The reliability parts kill it, load it and probe it from
- * outside, so nothing of the process under test is shared with the test.
+ * process, over real HTTP. Tests kill it, restart it, load it and probe it from outside, so nothing
+ * of the process under test is shared with the test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -9,11 +9,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { createInterface } from "node:readline";
 
-export const ROOT = path.resolve(__dirname, "../../..");
+export const ROOT = path.resolve(__dirname, "../..");
 const BIN = path.join(ROOT, "bin/directmail.js");
 
 export interface CliSandbox {
   url: string;
+  /** The first line the command printed on stdout, parsed (url, and with `--seed` the key and ids). */
+  first: Record<string, any>;
   child: ChildProcess;
   /** What the process wrote on stderr so far. */
   stderr: () => string;
@@ -24,10 +26,10 @@ export interface CliSandbox {
   stop(): Promise<void>;
 }
 
-/** Starts `directmail sandbox --port 0 --quiet` with `--data <data>` and the extra arguments. */
-export async function startCliSandbox(data: string, args: string[] = []): Promise<CliSandbox> {
+/** Starts `directmail sandbox` with these arguments and waits for its first line. */
+export async function spawnCliSandbox(args: string[]): Promise<CliSandbox> {
   if (!fs.existsSync(path.join(ROOT, "dist/cli/main.js"))) throw new Error("run `npm run build` first");
-  const child = spawn(process.execPath, [BIN, "sandbox", "--port", "0", "--quiet", "--data", data, ...args], {
+  const child = spawn(process.execPath, [BIN, "sandbox", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -47,14 +49,21 @@ export async function startCliSandbox(data: string, args: string[] = []): Promis
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
+  const first = JSON.parse(line);
   return {
-    url: JSON.parse(line).url,
+    url: first.url,
+    first,
     child,
     stderr: () => err,
     exited,
     kill9: () => ended("SIGKILL"),
     stop: () => ended("SIGTERM"),
   };
+}
+
+/** Starts `directmail sandbox --port 0 --quiet` with `--data <data>` and the extra arguments. */
+export function startCliSandbox(data: string, args: string[] = []): Promise<CliSandbox> {
+  return spawnCliSandbox(["--port", "0", "--quiet", "--data", data, ...args]);
 }
 
 /** A scratch folder under the OS temp dir; remove it with `fs.rmSync(dir, { recursive: true })`. */
