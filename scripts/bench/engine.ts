@@ -13,11 +13,10 @@
  *
  *   node dist/scripts/bench/engine.js [--json] [--smoke] [--rounds 3]
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as readline from "node:readline";
 import { promisify } from "node:util";
 import { CheckoutInputFields } from "../../provider/resources/checkout/inputs";
 import { CheckoutOutputFields } from "../../provider/resources/checkout/outputs";
@@ -25,6 +24,7 @@ import { OrderInputFields } from "../../provider/resources/order/inputs";
 import { OrderOutputFields } from "../../provider/resources/order/outputs";
 import { OrderRecipientsInputFields } from "../../provider/resources/order-recipients/inputs";
 import { OrderRecipientsOutputFields } from "../../provider/resources/order-recipients/outputs";
+import { offlinePulumiEnv, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 const repoRoot = path.resolve(__dirname, "../../..");
@@ -124,35 +124,6 @@ async function pulumi(program: Program, args: string[]): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function startSandbox(): Promise<{
-  child: ChildProcess;
-  url: string;
-  apiKey: string;
-  templateId: number;
-}> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, "bin/directmail.js"),
-      "sandbox",
-      "--port",
-      "0",
-      "--data",
-      ":memory:",
-      "--seed",
-      "demo",
-      "--quiet",
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const first = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-  const seeded = JSON.parse(first) as { url: string; apiKey: string; templates: { postcard: number } };
-  return { child, url: seeded.url, apiKey: seeded.apiKey, templateId: seeded.templates.postcard };
-}
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length / 2;
@@ -166,12 +137,17 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const count = options.smoke ? 1 : 20;
   const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 3;
-  const sandbox = await startSandbox();
+  const started = await startSandbox(["--seed", "demo"]);
+  const sandbox = {
+    child: started.child,
+    url: started.url,
+    apiKey: started.first.apiKey as string,
+    templateId: started.first.templates.postcard as number,
+  };
   // Under the repository, as the e2e programs are: `pulumi-directmail` resolves to this package.
   fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
   const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", "bench-engine-"));
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-engine-"));
-  fs.mkdirSync(path.join(state, "backend"));
   const cleanUp = () => {
     sandbox.child.kill();
     fs.rmSync(root, { recursive: true, force: true });
@@ -185,17 +161,7 @@ async function main(): Promise<void> {
     });
   }
   try {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PULUMI_BACKEND_URL: `file://${state}/backend`,
-      // A home of its own: nothing of the user's ~/.pulumi is read or written.
-      PULUMI_HOME: path.join(state, "home"),
-      PULUMI_CONFIG_PASSPHRASE: "bench",
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      DIRECTMAIL_BASE_URL: sandbox.url,
-      DIRECTMAIL_API_KEY: sandbox.apiKey,
-    };
+    const env = offlinePulumiEnv(state, sandbox);
     const make = (name: string, source: string): Program => {
       const dir = path.join(root, name);
       fs.mkdirSync(dir);

@@ -14,16 +14,16 @@
  *
  *   npm run build && node dist/scripts/bench/recipients.js [--json] [--smoke]
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as readline from "node:readline";
 import { parse as parseCsv } from "csv-parse";
 import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import type { OrderRecipient } from "../../provider/api/schemas";
 import { observeRequests, providerFor } from "../../provider/resources/implementation";
+import { offlinePulumiEnv, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 const repoRoot = path.resolve(__dirname, "../../..");
@@ -69,19 +69,6 @@ async function writeCsv(file: string, from: number, to: number, extra: number[] 
 
 function* range(from: number, to: number) {
   for (let n = from; n < to; n++) yield n;
-}
-
-export async function startSandbox(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [path.join(repoRoot, "bin/directmail.js"), "sandbox", "--port", "0", "--data", ":memory:", "--quiet"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const first = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-  return { url: JSON.parse(first).url, child };
 }
 
 async function control<T>(url: string, p: string, body: unknown): Promise<T> {
@@ -231,16 +218,7 @@ async function underEngine(target: Target): Promise<{ ms: number; peakRssMiB: nu
         "",
       ].join("\n"),
     );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PULUMI_BACKEND_URL: `file://${dir}`,
-      PULUMI_HOME: path.join(dir, ".home"),
-      PULUMI_CONFIG_PASSPHRASE: "bench",
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      DIRECTMAIL_BASE_URL: target.url,
-      DIRECTMAIL_API_KEY: target.apiKey,
-    };
+    const env = offlinePulumiEnv(path.join(dir, ".pulumi"), target);
     const pulumi = (args: string[]) =>
       new Promise<void>((resolve, reject) => {
         const child = spawn("pulumi", [...args, "--non-interactive", "--color", "never"], { cwd: dir, env });
