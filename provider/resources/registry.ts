@@ -12,15 +12,18 @@ import { checkoutImplementation } from "./checkout/provider";
 import { configure, context, type ResourceImplementation } from "./context";
 import { conversionsImplementation } from "./conversions/provider";
 import { exitWithEngine } from "./engine-watch";
+import { encodeLongStringsInProviderHost } from "./long-strings";
 import { orderImplementation } from "./order/provider";
 import { orderRecipientsImplementation } from "./order-recipients/provider";
 import { providerInfoImplementation } from "./provider-info/provider";
 import { proximitySearchImplementation } from "./proximity-search/provider";
+import { hookEnded } from "./recipients/memory";
 import { UserError } from "./user-error";
 
 // Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
 // engine that was killed.
 exitWithEngine();
+encodeLongStringsInProviderHost();
 
 const implementations: Record<string, ResourceImplementation> = {
   ProviderInfo: providerInfoImplementation(context),
@@ -56,6 +59,9 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
         return await run(...args);
       } catch (error) {
         throw reported(error, kind, hook);
+      } finally {
+        // Before the SDK encodes the answer: see recipients/memory.ts.
+        hookEnded();
       }
     };
   return {

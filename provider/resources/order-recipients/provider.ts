@@ -15,6 +15,7 @@ import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import { decodeIndex, encodeIndex, idOf, isAccepted, RecipientIndex } from "../recipients/index-codec";
+import { keepYoungGenerationSmall, settle } from "../recipients/memory";
 import { changesKnown, describePlan, planSync } from "../recipients/plan";
 import {
   declaredRows,
@@ -25,7 +26,6 @@ import {
   type ScannedRecipients,
   scanRecipients,
 } from "../recipients/source";
-import { keepYoungGenerationSmall } from "../recipients/young-generation";
 import { UserError } from "../user-error";
 import { OrderRecipientsInputs } from "./inputs";
 import { namedChanges } from "./named";
@@ -130,8 +130,10 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     return order;
   };
 
+  /** The list that create or update applies: the last read it takes from check is not kept after. */
   const loadChecked = async (inputs: OrderRecipientsInputs): Promise<Declared> => {
     const loaded = await load(inputs);
+    lastFileRead = undefined;
     if (loaded.problemCount > 0) {
       throw new UserError(
         [
@@ -157,6 +159,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
     for (const [reason, n] of Object.entries(outcome.dropReasons))
       dropReasons[reason] = (dropReasons[reason] ?? 0) + n;
+    settle();
     return {
       ...inputs,
       digest: declared.digest,
@@ -357,6 +360,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       );
       let accepted = 0;
       for (const entry of current.values()) if (isAccepted(entry.id)) accepted += 1;
+      settle();
       // Keys recorded but gone from the order were removed elsewhere, and recipients changed
       // elsewhere have an unknown content: the digest of what is really there makes the next `up`
       // put them back.

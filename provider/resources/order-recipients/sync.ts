@@ -16,6 +16,7 @@ import {
   RecipientIndex,
   UNKNOWN_CONTENT,
 } from "../recipients/index-codec";
+import { rowsHandled } from "../recipients/memory";
 import { planSync, type SyncPlan } from "../recipients/plan";
 import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
 import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
@@ -115,6 +116,7 @@ export async function reconcile(
   let unmanaged = 0;
   const toCompare = new Map<string, OrderRecipient>();
   for await (const recipient of client.iterateRecipients(orderId, { pageSize: PAGE_SIZE })) {
+    rowsHandled(1);
     const found = identityOf(recipient, identity.field, identity.keyed);
     if (found === undefined || current.has(found.key)) {
       unmanaged += 1;
@@ -171,6 +173,7 @@ async function listAppended(
     pageSize: PAGE_SIZE,
     pageNumber: fromPage,
   })) {
+    rowsHandled(1);
     const carried = identityOf(recipient, identity.field, identity.keyed);
     if (carried === undefined || found.has(carried.key)) continue;
     if (!declared.scanned.set.hasWithContent(carried.key, carried.content)) continue;

@@ -19,6 +19,7 @@ import { Readable } from "node:stream";
 import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DECLARED_FIELDS, DeclaredRecipient, type IdentityField } from "./declared";
+import { rowsHandled } from "./memory";
 import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
 
 export { KEY_HEX_LENGTH };
@@ -365,6 +366,7 @@ async function* validRows(
 ): AsyncGenerator<ValidRow[]> {
   const keyColumn = options.keyColumn?.trim();
   for await (const rows of rowsOf(source, keyColumn, problem)) {
+    rowsHandled(rows.length);
     const valid: ValidRow[] = [];
     for (const { row, value, canonical: alreadyCanonical } of rows) {
       if (value instanceof Error) {

@@ -1,0 +1,84 @@
+/**
+ * Keeps the provider process within a memory budget while it reads, sends and lists a long
+ * recipient list.
+ *
+ * What a sync keeps is small (two key tables of about 33 MB at 1,000,000 recipients); what it
+ * allocates and drops is not: rows, request bodies and listing pages, hundreds of MB a minute. V8
+ * collects that garbage, but keeps the pages it freed, and so does the C allocator under the
+ * ArrayBuffers, for reuse: the process's RSS then reaches twice or three times what it holds.
+ * Only a memory-reducing collection (the one V8 runs when it is close to its limit) gives them
+ * back. So, every CHECK_EVERY_ROWS rows, the RSS is compared with the budget, and over it such a
+ * collection runs (tens of ms). A list of 100,000 stays under the budget and never pays for one.
+ * The next check allows HEADROOM above what was left, so that a list whose tables alone pass the
+ * budget is not collected again on every check.
+ *
+ * The engine starts the dynamic provider's `node` without flags, so the collector is reached
+ * through `v8.setFlagsFromString`, which applies to a new context (as test runners do).
+ *
+ * Also, V8's young generation is kept at the size it has when a list is first read (a factor of 1
+ * means "no growth"): left alone, a process that allocates for minutes grows it to 3 × 32 MiB,
+ * committed, for little gain, as what a sync allocates dies young. `--max-semi-space-size` is
+ * fixed when the heap is made; the growth factor is read each time V8 would grow the space.
+ */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+const MiB = 1024 * 1024;
+/** The RSS over which freed memory is given back. */
+export const MEMORY_BUDGET_BYTES = 300 * MiB;
+/** What may be allocated again before the next collection when one left more than the budget. */
+export const HEADROOM_BYTES = 64 * MiB;
+export const CHECK_EVERY_ROWS = 10_000;
+
+type Collector = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
+
+let collector: Collector | undefined;
+let youngGenerationFixed = false;
+let rowsSinceCheck = 0;
+let limit = MEMORY_BUDGET_BYTES;
+let collections = 0;
+
+/** Called when a list is first read in a hook. */
+export function keepYoungGenerationSmall(): void {
+  if (youngGenerationFixed) return;
+  setFlagsFromString("--semi-space-growth-factor=1");
+  youngGenerationFixed = true;
+}
+
+/** Runs a memory-reducing full collection: V8 and the allocator give freed pages back. */
+export function giveBackFreedMemory(rss: () => number = process.memoryUsage.rss): void {
+  if (!collector) {
+    setFlagsFromString("--expose-gc");
+    collector = runInNewContext("gc") as Collector;
+  }
+  collector({ type: "major", execution: "sync", flavor: "last-resort" });
+  collections += 1;
+  limit = Math.max(MEMORY_BUDGET_BYTES, rss() + HEADROOM_BYTES);
+}
+
+/** Counts rows read, sent or listed; every CHECK_EVERY_ROWS, keeps the process within budget. */
+export function rowsHandled(count: number, rss: () => number = process.memoryUsage.rss): void {
+  rowsSinceCheck += count;
+  if (rowsSinceCheck < CHECK_EVERY_ROWS) return;
+  rowsSinceCheck = 0;
+  if (rss() > limit) giveBackFreedMemory(rss);
+}
+
+/**
+ * Before a hook encodes its answer: if it collected on the way (a long list), collects once more,
+ * so that the index (about 22 bytes a recipient, copied a few times by the Pulumi SDK while it is
+ * sent) is made from what is really held.
+ */
+export function settle(): void {
+  if (collections > 0) giveBackFreedMemory();
+}
+
+/** When a hook has answered: settles what it left, and starts the count of the next hook. */
+export function hookEnded(): void {
+  settle();
+  collections = 0;
+  rowsSinceCheck = 0;
+}
+
+/** How many collections ran in the current hook (for tests). */
+export const collectionsInHook = () => collections;
