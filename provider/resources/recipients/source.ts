@@ -124,11 +124,11 @@ export class RecipientFileError extends Error {
 export type RecipientSource = { file: string; relativeTo?: string } | { inline: unknown[] };
 
 /**
- * The text of a recipients file, decoded as it is read, without its byte-order mark. A binary
- * file (a spreadsheet, say) fails at its first byte that is not UTF-8 or is a control character,
- * with that line and column, so it is one clear problem.
+ * The text of a recipients (or records) file, decoded as it is read, without its byte-order mark.
+ * A binary file (a spreadsheet, say) fails at its first byte that is not UTF-8 or is a control
+ * character, with that line and column, so it is one clear problem.
  */
-async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
+export async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8");
   const at = new LineTracker();
   const checked = (text: string) => {
@@ -149,6 +149,37 @@ async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
     throw new RecipientFileError(shownAs, `cannot be read (${code ?? message})`);
   }
   yield checked(decoder.decode());
+}
+
+/**
+ * The values of a JSON Lines file, one a non-blank line, with their line numbers; a line that is
+ * not JSON is a SyntaxError value at its line (a problem of that row, not of the file).
+ */
+export async function* jsonLinesOf(
+  file: string,
+  shownAs: string,
+): AsyncGenerator<{ row: number; value: unknown }> {
+  const input = Readable.from(textOf(file, shownAs));
+  const lines = readline.createInterface({ input, crlfDelay: Infinity });
+  // readline does not pass a read error on: it ends the lines, and is thrown after them.
+  let failure: unknown;
+  input.on("error", (error) => {
+    failure = error;
+    lines.close();
+  });
+  let line = 0;
+  for await (const text of lines) {
+    line += 1;
+    if (text.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      value = new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`);
+    }
+    yield { row: line, value };
+  }
+  if (failure !== undefined) throw failure;
 }
 
 /** A CSV record with the line it starts on. */
@@ -203,7 +234,7 @@ export function csvReader(): { parser: Parser; position: CsvPosition } {
  * csv-parse's own line count is off after a CR LF inside quotes, and it notices an unclosed quote
  * only at the end of the file.
  */
-function csvFileError(error: unknown, file: string, last: CsvPosition): unknown {
+export function csvFileError(error: unknown, file: string, last: CsvPosition): unknown {
   if (!(error instanceof CsvError)) return error;
   const { empty_lines, record } = error as CsvError & { empty_lines?: number; record?: unknown };
   const line = last.line + 1 + (empty_lines ?? 0) - last.emptyLines;
@@ -271,32 +302,14 @@ async function* rowsOf(
     return;
   }
   if (format === "jsonl") {
-    const input = Readable.from(textOf(file, source.file));
-    const lines = readline.createInterface({ input, crlfDelay: Infinity });
-    // readline does not pass a read error on: it ends the lines, and is thrown after them.
-    let failure: unknown;
-    input.on("error", (error) => {
-      failure = error;
-      lines.close();
-    });
-    let line = 0;
     let batch: RawRow[] = [];
-    for await (const text of lines) {
-      line += 1;
-      if (text.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        value = new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`);
-      }
-      batch.push({ row: line, value });
+    for await (const row of jsonLinesOf(file, source.file)) {
+      batch.push(row);
       if (batch.length === ROWS_PER_BATCH) {
         yield batch;
         batch = [];
       }
     }
-    if (failure !== undefined) throw failure;
     yield batch;
     return;
   }

@@ -6,14 +6,20 @@
  * keys and content digests (recipients/index-codec.ts), never the records of a file.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import { CsvError, parse as parseCsv } from "csv-parse";
+import { Readable } from "node:stream";
 import { projectRoot } from "../../project";
 import { shown } from "../../text";
-import { KEY_HEX_LENGTH } from "../recipients/source";
+import {
+  type CsvRecord,
+  csvFileError,
+  csvReader,
+  jsonLinesOf,
+  KEY_HEX_LENGTH,
+  RecipientFileError,
+  textOf,
+} from "../recipients/source";
 import { UserError } from "../user-error";
 
 export interface LoadedRecord<T> {
@@ -80,69 +86,63 @@ function fileOf(file: string): string {
   return path.resolve(projectRoot(), file);
 }
 
-/** Rows of a source as plain values with their row numbers. Errors of the file itself are thrown. */
+/**
+ * Rows of a source as plain values with their row numbers. Errors of the file itself are thrown.
+ * Files are read as recipient files are (recipients/source.ts): a binary file, a CSV file's broken
+ * format and a JSON Lines line are reported at the same lines, in the same words.
+ */
 async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; value: unknown }> {
   if ("inline" in source) {
     for (const [index, value] of source.inline.entries()) yield { row: index + 1, value };
     return;
   }
-  const file = fileOf(source.file);
+  try {
+    yield* fileRowsOf(source.file);
+  } catch (error) {
+    // What is wrong with the file itself: one line, naming it, without a stack trace.
+    if (error instanceof RecipientFileError) throw new UserError(error.message);
+    throw error;
+  }
+}
+
+async function* fileRowsOf(shownAs: string): AsyncGenerator<{ row: number; value: unknown }> {
+  const file = fileOf(shownAs);
   const ext = path.extname(file).toLowerCase();
-  const fail = (reason: string, line?: number): never => {
-    throw new UserError(`${source.file}${line ? `:${line}` : ""}: ${reason}`);
-  };
   await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-    fail(
-      `${error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`} (paths are relative to ${projectRoot()})`,
-    );
+    const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;
+    throw new RecipientFileError(shownAs, `${why} (paths are relative to ${projectRoot()})`);
   });
   if (ext === ".json") {
+    let text = "";
+    for await (const piece of textOf(file, shownAs)) text += piece;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await fs.readFile(file, "utf8"));
+      parsed = JSON.parse(text);
     } catch (error) {
       // JSON.parse quotes the text it could not read, line ends and all: shown on one line.
-      return fail(`not valid JSON: ${shown((error as Error).message, 200)}`);
+      throw new RecipientFileError(shownAs, `not valid JSON: ${shown((error as Error).message, 200)}`);
     }
-    if (!Array.isArray(parsed)) fail("expected a JSON array of records");
+    if (!Array.isArray(parsed)) throw new RecipientFileError(shownAs, "expected a JSON array of records");
     for (const [index, value] of (parsed as unknown[]).entries()) yield { row: index + 1, value };
     return;
   }
   if (ext === ".jsonl" || ext === ".ndjson") {
-    const lines = readline.createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity });
-    let line = 0;
-    for await (const text of lines) {
-      line += 1;
-      if (text.trim() === "") continue;
-      try {
-        yield { row: line, value: JSON.parse(text) };
-      } catch (error) {
-        yield {
-          row: line,
-          value: new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`),
-        };
-      }
-    }
+    yield* jsonLinesOf(file, shownAs);
     return;
   }
-  if (ext !== ".csv") fail(`unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`);
-  const parser = parseCsv({
-    skip_empty_lines: true,
-    trim: true,
-    info: true,
-    bom: true,
-    record_delimiter: ["\r\n", "\n", "\r"],
-  });
+  if (ext !== ".csv")
+    throw new RecipientFileError(
+      shownAs,
+      `unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`,
+    );
+  const { parser, position } = csvReader();
   // pipe() does not pass a read error on: without this the parser would wait forever.
-  createReadStream(file)
+  Readable.from(textOf(file, shownAs))
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
   let columns: string[] | undefined;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: string[];
-      info: { lines: number };
-    }>) {
+    for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
       if (columns === undefined) {
         columns = record;
         continue;
@@ -152,19 +152,10 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
         const name = columns?.[i];
         if (name !== undefined && cell !== "") value[name] = cell;
       });
-      yield { row: info.lines, value };
+      yield { row: line, value };
     }
   } catch (error) {
-    if (error instanceof CsvError) {
-      const line = (error as CsvError & { lines?: number }).lines;
-      fail(
-        error.code === "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH"
-          ? 'this row has a different number of values than the header has columns (a comma inside a value needs "quotes")'
-          : error.message,
-        line,
-      );
-    }
-    throw error;
+    throw csvFileError(error, shownAs, position);
   }
 }
 

@@ -14,6 +14,7 @@ import type { ProximitySearchInputs } from "../../../provider/resources/proximit
 import { proximityBody, proximityProblems } from "../../../provider/resources/proximity-search/provider";
 import { RecipientIndex } from "../../../provider/resources/recipients/index-codec";
 import { loadRecords } from "../../../provider/resources/records/source";
+import { UserError } from "../../../provider/resources/user-error";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-services-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -97,6 +98,36 @@ describe("conversion records", () => {
     );
     expect(error?.message).toMatch(/sales\.json: not valid JSON: /);
     expect(error?.message).not.toContain("\n");
+  });
+
+  it("a records file is read as a recipients file is: binary, a broken CSV and multi-line values", async () => {
+    const failure = (name: string, content: string | Buffer) =>
+      loadRecords({ file: file(name, content as string) }, conversionShape, undefined).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    // A spreadsheet saved as .csv: one line naming the file, its line and column, what to do.
+    const binary = await failure("sheet.csv", Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06]));
+    expect(binary).toBeInstanceOf(UserError);
+    expect(binary?.message).toBe(
+      `${path.join(dir, "sheet.csv")}:1:3: not text: a control character (\\u0003) here; remove it, or save the file as UTF-8 text`,
+    );
+    const binaryJsonl = await failure("sheet.jsonl", '{"revenue":"1"}\n{"revenue":"2\u0000"}\n');
+    expect(binaryJsonl?.message).toMatch(/sheet\.jsonl:2:14: not text: a control character \(\\u0000\)/);
+    // The row in error is named at the line it starts on, past a quoted value over two lines.
+    const broken = await failure("broken.csv", 'revenue,uniqueId\n"1\n0",A\n5,B,extra\n');
+    expect(broken?.message).toBe(
+      `${path.join(dir, "broken.csv")}:4:1: this row has 3 values but the header has a different number of columns (a comma inside a value needs "quotes")`,
+    );
+    const loaded = await loadRecords(
+      { file: file("multi.csv", '\ufeffrevenue,uniqueId,colour\n"1\n0",A,\n5,B,red\n') },
+      conversionShape,
+      "uniqueId",
+    );
+    expect(loaded.problems).toEqual([
+      { row: 4, field: "colour", message: expect.stringMatching(/^unknown field/) },
+    ]);
+    expect([...loaded.byKey.values()].map((r) => [r.row, r.keyValue])).toEqual([[2, "A"]]);
   });
 
   it("an update deletes only the uploads holding a changed or removed record, and re-sends their other records", () => {
