@@ -8,16 +8,16 @@
  * is never sent twice (a repeat would count the scan twice): when one fails, nothing more is
  * started, and the message lists the lines that were not recorded.
  */
-import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import * as readline from "node:readline";
+import { Readable } from "node:stream";
 import { type Command, InvalidArgumentError } from "commander";
 import { CsvError, parse as parseCsv } from "csv-parse";
 import type { z } from "zod";
 import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
+import { jsonLinesOf, textOf } from "../provider/resources/recipients/source";
 import { type StackOptions, withStackOptions } from "./service-commands";
 import { clientFor, serviceSettings } from "./stack-settings";
 
@@ -127,9 +127,12 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
     throw new Error(`${file}: no such file`);
   }
   if (ext === ".csv") {
-    const parser = createReadStream(file).pipe(
-      parseCsv({ columns: true, bom: true, skip_empty_lines: true, info: true, trim: false }),
-    );
+    // Read as recipient files are (a binary file is one error at its line and column); values
+    // are not trimmed: a scan value with a space is a problem of its line.
+    const parser = parseCsv({ columns: true, skip_empty_lines: true, info: true, trim: false });
+    Readable.from(textOf(file, file))
+      .on("error", (error) => parser.destroy(error))
+      .pipe(parser);
     try {
       for await (const { record, info } of parser as AsyncIterable<{
         record: Record<string, string>;
@@ -143,19 +146,9 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
       problem(line, `the CSV cannot be read here: ${error.message.replace(/^Invalid [^:]*: /, "")}`);
     }
   } else if (ext === ".jsonl" || ext === ".ndjson") {
-    const lines = readline.createInterface({
-      input: createReadStream(file),
-      crlfDelay: Number.POSITIVE_INFINITY,
-    });
-    let n = 0;
-    for await (const text of lines) {
-      n += 1;
-      if (text.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        problem(n, `not JSON: ${(error as Error).message}`);
+    for await (const { row: n, value } of jsonLinesOf(file, file)) {
+      if (value instanceof SyntaxError) {
+        problem(n, value.message);
         continue;
       }
       if (typeof value !== "object" || value === null || Array.isArray(value)) {

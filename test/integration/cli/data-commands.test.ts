@@ -259,6 +259,27 @@ describe("directmail status and scans import", () => {
     expect(stored).toEqual([{ n: 0 }]);
   });
 
+  it("refuses a binary scans file in one line at its first byte that is not text, and sends nothing", async () => {
+    // A spreadsheet saved under a .csv name, then a JSON Lines file with a NUL in its second line.
+    fs.writeFileSync(path.join(dir, "sheet.csv"), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]));
+    write(
+      "nul.jsonl",
+      `${JSON.stringify({ orderId, orderRecipientId: recipientIds[0], statisticValue: "1" })}\n{"x\u0000"}\n`,
+    );
+    const sheet = await fails("scans", "import", "sheet.csv");
+    expect([sheet.code, sheet.stdout, sheet.stderr]).toEqual([
+      1,
+      "",
+      "directmail: sheet.csv:1:3: not text: a control character (\\u0003) here; remove it, or save the file as UTF-8 text\n",
+    ]);
+    const nul = await fails("scans", "import", "nul.jsonl");
+    expect(nul.stderr).toBe(
+      "directmail: nul.jsonl:2:4: not text: a control character (\\u0000) here; remove it, or save the file as UTF-8 text\n",
+    );
+    const stored = sb.sandbox.store.all<{ n: number }>("SELECT count(*) AS n FROM statistics");
+    expect(stored).toEqual([{ n: 0 }]);
+  });
+
   it("records every scan of a good file, which the service then counts", async () => {
     write(
       "scans.csv",
