@@ -1,7 +1,8 @@
 /**
  * `kind: Automation` and `kind: Conversions` documents in a campaign repository, under the real
  * pulumi CLI and the project's own program (a CampaignFolder): `directmail review` flags the
- * automation ⚠ from the real plan and changes nothing; `pulumi up` mails the recipients and uploads
+ * automation ⚠ from the real plan and changes nothing; a records file that is not text fails the
+ * preview in one line; `pulumi up` mails the recipients and uploads
  * the records (checked at the service); a no-change preview is quiet; deleting the files deletes the
  * uploads and forgets the mailed recipients.
  */
@@ -108,6 +109,25 @@ describe("automation and conversions documents under the real pulumi CLI", { tim
       "- **⚠ automation recipients** (1): welcome. Sends recipients to an automation, which mails each one as it arrives: a piece sent cannot be recalled.",
     );
     expect(await queued()).toEqual([]);
+  });
+
+  it("a records file that is not text fails the preview in one line naming it, and uploads nothing", async () => {
+    const sales = path.join(t.workDir, "campaigns/q2-sales.jsonl");
+    const good = fs.readFileSync(sales);
+    fs.writeFileSync(sales, Buffer.concat([good, Buffer.from([0x50, 0x4b, 0x03, 0x04])]));
+    try {
+      const preview = await run((onOutput) => t.stack.preview({ onOutput }));
+      expect(preview.failed).toBe(true);
+      // One line, at the first byte that is not text (past the file's two good lines), once.
+      expect(diagnostics(preview.output)).toEqual({
+        "pulumi-nodejs:dynamic/directmail:Conversions (q2-sales):": [
+          "error: campaigns/q2-sales.jsonl:3:3: not text: a control character (\\u0003) here; remove it, or save the file as UTF-8 text",
+        ],
+      });
+    } finally {
+      fs.writeFileSync(sales, good);
+    }
+    expect(sb.sandbox.store.all("SELECT count(*) AS n FROM conversions")).toEqual([{ n: 0 }]);
   });
 
   it("up mails each recipient and uploads the records; then a preview is quiet", async () => {
