@@ -4,14 +4,14 @@
  * in a temporary folder, prints a short summary, writes one proof PDF, and shuts the sandbox down.
  * Offline and free: nothing leaves the machine.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as readline from "node:readline";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
 import { DirectMailClient } from "../provider/api/client";
 import type { CampaignOutputs } from "../provider/campaign/folder";
+import { startSandboxProcess } from "./sandbox-process";
 
 const repoRoot = path.resolve(__dirname, "../..");
 
@@ -22,29 +22,8 @@ interface SeededSandbox {
 }
 
 async function startSandbox(dataDir: string): Promise<SeededSandbox> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, "bin/directmail.js"),
-      "sandbox",
-      "--port",
-      "0",
-      "--seed",
-      "demo",
-      "--data",
-      dataDir,
-      "--quiet",
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const line = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-    child.once("exit", (code) =>
-      reject(new Error(`the sandbox exited with code ${code} before it was ready`)),
-    );
-  });
-  const seed = JSON.parse(line) as { url: string; apiKey: string };
-  return { url: seed.url, apiKey: seed.apiKey, child };
+  const { url, first, child } = await startSandboxProcess(["--seed", "demo", "--data", dataDir]);
+  return { url, apiKey: first.apiKey as string, child };
 }
 
 function pulumiOnPath(): string {
