@@ -5,16 +5,21 @@
  * that a refresh notices a recipient changed elsewhere. 24 bytes a recipient before compression;
  * the rows themselves never enter the state.
  *
- * Version 1 (before content digests were recorded) held key and id only. It still decodes:
- * without a key column the key is the content digest, so nothing is lost; under a key column the
- * content is UNKNOWN_CONTENT, which the next update settles by comparing each such recipient, as
- * the order lists it, with its declared row (see OrderRecipients' reconcile).
+ * Earlier versions still decode:
+ * - version 2 has the same records, with the listed hash of an earlier listedHash (a sha256). It
+ *   decodes with no listed hash (0), as a recipient never listed: the next listing records it;
+ * - version 1 (before content digests were recorded) held key and id only. Without a key column
+ *   the key is the content digest, so nothing is lost; under a key column the content is
+ *   UNKNOWN_CONTENT, which the next update settles by comparing each such recipient, as the order
+ *   lists it, with its declared row (see OrderRecipients' reconcile).
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { KEY_HEX_LENGTH, KeyTable } from "./table";
 
-const VERSION = "v2";
+const VERSION = "v3";
 const ENTRY_BYTES = 24;
+/** Version 2: the records of version 3, their listed hash of another function. */
+const V2 = "v2";
 const V1_ENTRY_BYTES = 12;
 
 /**
@@ -73,7 +78,7 @@ export class RecipientIndex {
     for (const at of this.#table.sorted()) yield [this.#table.key(at), this.#entryAt(at)];
   }
 
-  /** Writes the entries in key order as version 2 records (ENTRY_BYTES each) into `buffer`. */
+  /** Writes the entries in key order as records (ENTRY_BYTES each) into `buffer`. */
   writeRecords(buffer: Buffer): void {
     let offset = 0;
     for (const at of this.#table.sorted()) {
@@ -123,7 +128,9 @@ export function encodeIndex(index: RecipientIndex): string {
 /** `keyed`: the set has a key column (decides what a version 1 record knows of the content). */
 export function decodeIndex(encoded: string, keyed: boolean): RecipientIndex {
   const [version, payload] = encoded.split(".", 2);
-  const entryBytes = version === VERSION ? ENTRY_BYTES : version === "v1" ? V1_ENTRY_BYTES : 0;
+  const entryBytes =
+    version === VERSION || version === V2 ? ENTRY_BYTES : version === "v1" ? V1_ENTRY_BYTES : 0;
+  const listedKnown = version === VERSION;
   if (entryBytes === 0 || payload === undefined) {
     throw new Error(`unreadable recipient index (version "${version}"); refresh the stack to rebuild it`);
   }
@@ -138,7 +145,8 @@ export function decodeIndex(encoded: string, keyed: boolean): RecipientIndex {
       index.setWords(key, keyed ? unknown : key, buffer.readUInt32BE(offset + 8), 0);
     } else {
       const content: [number, number] = [buffer.readUInt32BE(offset + 8), buffer.readUInt32BE(offset + 12)];
-      index.setWords(key, content, buffer.readUInt32BE(offset + 16), buffer.readUInt32BE(offset + 20));
+      const listed = listedKnown ? buffer.readUInt32BE(offset + 20) : 0;
+      index.setWords(key, content, buffer.readUInt32BE(offset + 16), listed);
     }
   }
   return index;

@@ -2,7 +2,6 @@
  * Declared recipients as the service sees them: the wire shape sent, the identity value carried in
  * the identity field, and what can be told from a recipient as the service lists it back.
  */
-import { hash } from "node:crypto";
 import { newOrderRecipient, type OrderRecipientInput, orderRecipientJson } from "../../api/recipients";
 // The service standardizes addresses per USPS Publication 28; the rules live with the wire schemas,
 // shared with the sandbox.
@@ -88,10 +87,23 @@ function wireGroups(recipient: LoadedRecipient, identityField: IdentityField): O
  * A 32-bit hash (never 0) of the declared fields of a recipient as the service lists it. The
  * listing is standardized, so it is compared only with an earlier listing of the same recipient:
  * a difference means the recipient was changed at the service.
+ *
+ * It only tells a change from none, and runs once per listed recipient: FNV-1a over each trimmed
+ * value, its length first (so values cannot run into each other), then murmur3's finalizer to
+ * spread the bits. A sha256 of the values as JSON took about 2 µs a recipient (this, 0.6) and,
+ * with its garbage, a quarter of the provider's CPU in a listing (docs/performance.md). Index
+ * version 3 records this hash (index-codec.ts).
  */
 export function listedHash(recipient: OrderRecipient): number {
-  const values = DECLARED_PLACES.map(([field, group]) => listedValue(recipient, field, group));
-  const value = hash("sha256", JSON.stringify(values), "buffer").readUInt32BE(0);
+  let h = 0x811c9dc5;
+  for (const [field, group] of DECLARED_PLACES) {
+    const value = listedValue(recipient, field, group);
+    h = Math.imul(h ^ value.length, 0x01000193);
+    for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  }
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  const value = (h ^ (h >>> 16)) >>> 0;
   return value === 0 ? 1 : value;
 }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
@@ -518,6 +518,44 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     }
   });
 
+  it("a version 2 record (listed hashes of an earlier function): refresh changes nothing, then notices a change elsewhere", async () => {
+    const orderId = await newOrder();
+    const declared = await checked({
+      orderId,
+      recipients: [customer(1), customer(2)],
+      keyColumn: "customerId",
+    });
+    const { outs } = await recipients.create(declared);
+    // The same records with other listed hashes, as version 2 wrote them.
+    const records = gunzipSync(Buffer.from(outs.index.slice("v3.".length), "base64"));
+    for (let offset = 20; offset < records.length; offset += 24) records.writeUInt32BE(12_345, offset);
+    const olds = { ...outs, index: `v2.${gzipSync(records).toString("base64")}` };
+
+    const { result: read, requests } = await countingRequests(() => recipients.read(String(orderId), olds));
+    expect(requests.map((r) => r.operationId)).toEqual(["listOrders", "listRecipients"]);
+    expect(read.inputs?.digest).toBe(declared.digest);
+    expect(read.props?.index.startsWith("v3.")).toBe(true);
+    expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: false });
+    expect(await liveByCustomer(orderId, customers)).toEqual({
+      "C-1": "Ada1 Lovelace, 201 MAIN ST, ",
+      "C-2": "Ada2 Lovelace, 202 MAIN ST, ",
+    });
+
+    // The hashes recorded by that refresh notice an edit made at the service afterwards.
+    const target = (await liveRecipients(orderId)).find((r) => r.personal.firstName === "Ada2");
+    if (!target) throw new Error("Ada2 is not on the order");
+    await client.deleteRecipients(orderId, [target.id]);
+    await client.appendRecipients(orderId, [
+      newOrderRecipient({
+        address: { ...target.address, address1: "66 Elsewhere Rd" },
+        personal: target.personal,
+        metadata: { custom6: target.metadata.custom6 },
+      }),
+    ]);
+    const again = await recipients.read(String(orderId), read.props);
+    expect(again.inputs?.digest).not.toBe(declared.digest);
+  });
+
   it("a record of an earlier version under a key column: the first update replaces only the rows that differ from the order", async () => {
     const orderId = await newOrder();
     const spelled = (n: number) => customer(n, { address1: `${200 + n} Main Street`, state: "Illinois" });
@@ -573,7 +611,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     // C-1 and C-3 kept their recipients: only C-2 was replaced.
     const after = await liveRecipients(orderId);
     expect(after.filter((r) => [...ids.values()].includes(r.id))).toHaveLength(2);
-    expect(result.outs.index.startsWith("v2.")).toBe(true);
+    expect(result.outs.index.startsWith("v3.")).toBe(true);
     expect(await recipients.diff(String(orderId), result.outs, news)).toEqual({ changes: false });
 
     // On an order past Draft the record cannot be checked, and nothing can change: no change, no error.

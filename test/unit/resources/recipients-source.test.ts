@@ -394,7 +394,7 @@ describe("the compact recipient index", () => {
         });
       }
       const encoded = encodeIndex(index);
-      expect(encoded.startsWith("v2.")).toBe(true);
+      expect(encoded.startsWith("v3.")).toBe(true);
       expect(new Map(decodeIndex(encoded, keyed))).toEqual(new Map(index));
       // 24 bytes a recipient before compression; the key repeated as the content digest (no key
       // column) compresses away.
@@ -427,6 +427,19 @@ describe("the compact recipient index", () => {
       { id: 11, content: UNKNOWN_CONTENT, listed: 0 },
       { id: 0, content: UNKNOWN_CONTENT, listed: 0 },
     ]);
+  });
+
+  it("reads a version 2 record without its listed hashes, which an earlier function made", () => {
+    const index = new RecipientIndex()
+      .set(key(1), { id: 11, content: key(1), listed: 123_456 })
+      .set(key(2), { id: 12, content: key(3), listed: 654_321 });
+    const v2 = `v2.${encodeIndex(index).slice("v3.".length)}`;
+    expect(new Map(decodeIndex(v2, true))).toEqual(
+      new Map([
+        [key(1), { id: 11, content: key(1), listed: 0 }],
+        [key(2), { id: 12, content: key(3), listed: 0 }],
+      ]),
+    );
   });
 
   it("refuses an index it cannot read, saying how to recover", () => {

@@ -74,6 +74,14 @@ describe("a recipient as the service lists it", () => {
     expect(listedHash(listed({ ...row, address1: "14 North Main Street" }))).not.toBe(before);
     expect(listedHash(listed({ ...row, lastName: "Byron" }))).not.toBe(before);
     expect(listedHash(listed({ ...row, custom1: "20% off" }))).not.toBe(before);
+    // Each value is hashed after its length: a letter moved from one field to the next changes it.
+    const { firstName, lastName } = row as { firstName: string; lastName: string };
+    const moved = {
+      ...row,
+      firstName: firstName.slice(0, -1),
+      lastName: `${firstName.slice(-1)}${lastName}`,
+    };
+    expect(listedHash(listed(moved))).not.toBe(before);
     expect(before).toBeGreaterThan(0);
   });
 
