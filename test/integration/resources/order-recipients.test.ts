@@ -486,6 +486,20 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     });
   });
 
+  /** Elsewhere: the recipient of this first name deleted and added again with its identity value, at another address. */
+  async function moveElsewhere(orderId: number, firstName: string) {
+    const target = (await liveRecipients(orderId)).find((r) => r.personal.firstName === firstName);
+    if (!target) throw new Error(`${firstName} is not on order ${orderId}`);
+    await client.deleteRecipients(orderId, [target.id]);
+    await client.appendRecipients(orderId, [
+      newOrderRecipient({
+        address: { ...target.address, address1: "66 Elsewhere Rd" },
+        personal: target.personal,
+        metadata: { custom6: target.metadata.custom6 },
+      }),
+    ]);
+  }
+
   it("refresh notices a recipient changed elsewhere, and the next update puts the declared one back", async () => {
     for (const keyColumn of ["customerId", undefined]) {
       const orderId = await newOrder();
@@ -497,17 +511,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
         ...(keyColumn ? { keyColumn } : {}),
       });
       const { outs } = await recipients.create(declared);
-      // Elsewhere: C-2 deleted and added again with its identity value, at another address.
-      const live = await liveRecipients(orderId);
-      const target = live.find((r) => r.personal.firstName === "Ada2") as (typeof live)[number];
-      await client.deleteRecipients(orderId, [target.id]);
-      await client.appendRecipients(orderId, [
-        newOrderRecipient({
-          address: { ...target.address, address1: "66 Elsewhere Rd" },
-          personal: target.personal,
-          metadata: { custom6: target.metadata.custom6 },
-        }),
-      ]);
+      await moveElsewhere(orderId, "Ada2");
       const read = await recipients.read(String(orderId), outs);
       expect(read.inputs?.digest).not.toBe(declared.digest);
       expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: true });
@@ -542,16 +546,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     });
 
     // The hashes recorded by that refresh notice an edit made at the service afterwards.
-    const target = (await liveRecipients(orderId)).find((r) => r.personal.firstName === "Ada2");
-    if (!target) throw new Error("Ada2 is not on the order");
-    await client.deleteRecipients(orderId, [target.id]);
-    await client.appendRecipients(orderId, [
-      newOrderRecipient({
-        address: { ...target.address, address1: "66 Elsewhere Rd" },
-        personal: target.personal,
-        metadata: { custom6: target.metadata.custom6 },
-      }),
-    ]);
+    await moveElsewhere(orderId, "Ada2");
     const again = await recipients.read(String(orderId), read.props);
     expect(again.inputs?.digest).not.toBe(declared.digest);
   });
