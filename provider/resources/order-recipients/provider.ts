@@ -154,7 +154,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     previous?: OrderRecipientsOutputs,
   ): OrderRecipientsOutputs => {
     let droppedCount = 0;
-    for (const entry of outcome.index.values()) if (!isAccepted(entry.id)) droppedCount += 1;
+    for (const id of outcome.index.ids()) if (!isAccepted(id)) droppedCount += 1;
     // Keep earlier drop reasons for recipients still dropped and still declared.
     const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
     for (const [reason, n] of Object.entries(outcome.dropReasons))
@@ -359,7 +359,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         decodeIndex(props.index, identity.keyed),
       );
       let accepted = 0;
-      for (const entry of current.values()) if (isAccepted(entry.id)) accepted += 1;
+      for (const id of current.ids()) if (isAccepted(id)) accepted += 1;
       settle();
       // Keys recorded but gone from the order were removed elsewhere, and recipients changed
       // elsewhere have an unknown content: the digest of what is really there makes the next `up`
@@ -385,8 +385,8 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         return;
       }
       const ids: number[] = [];
-      for (const entry of decodeIndex(props.index, props.keyColumn !== undefined).values())
-        if (idOf(entry.id) > 0) ids.push(idOf(entry.id));
+      for (const id of decodeIndex(props.index, props.keyColumn !== undefined).ids())
+        if (idOf(id) > 0) ids.push(idOf(id));
       try {
         await deleteIds(client, props.orderId, ids);
       } catch (error) {

@@ -91,7 +91,7 @@ export async function deleteIds(client: DirectMailClient, orderId: number, ids: 
 /** How many recipients the order holds if the record is right. */
 export function expectedCount(index: RecipientIndex, unmanaged: number): number {
   let count = unmanaged;
-  for (const entry of index.values()) if (idOf(entry.id) > 0) count += 1;
+  for (const id of index.ids()) if (idOf(id) > 0) count += 1;
   return count;
 }
 
@@ -269,20 +269,22 @@ export async function sync(
     // New recipients come last in the listing: read from the page where they start, and fall
     // back to the whole listing if some accepted ones are not found there.
     const startPage = Math.floor(countBefore / PAGE_SIZE) + 1;
-    // Found ones go straight into the index (the kept ones are there already); set again below.
+    // Found ones go straight into the index (the kept ones are there already); dropped ones below.
     let found = await listAppended(client, orderId, identity, declared, startPage, index);
     if (found < accepted) found += await listAppended(client, orderId, identity, declared, 1, index);
     for (const r of plan.append) {
+      const given = reasonByKey.get(r.key);
+      // Listed with the content it was appended with: listAppended recorded it as it is.
+      if (given === undefined && index.has(r.key)) continue;
       const seen = index.get(r.key);
-      const reason = reasonByKey.get(r.key) ?? (seen === undefined ? "dropped" : undefined);
-      const entry = { id: seen?.id ?? 0, content: r.content, listed: seen?.listed ?? 0 };
-      if (reason === undefined) {
-        index.set(r.key, entry);
-        continue;
-      }
+      const reason = given ?? "dropped";
       // Dropped (or kept but marked undeliverable): remembered, so that it is not sent again
       // until its details change.
-      index.set(r.key, { ...entry, id: seen === undefined ? 0 : markedUndeliverable(seen.id) });
+      index.set(r.key, {
+        id: seen === undefined ? 0 : markedUndeliverable(seen.id),
+        content: r.content,
+        listed: seen?.listed ?? 0,
+      });
       dropReasons[reason] = (dropReasons[reason] ?? 0) + 1;
       if (droppedSample.length < SAMPLE_SIZE) droppedSample.push({ row: r.row, reason });
     }
