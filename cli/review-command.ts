@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
 import { runReview, shownPath } from "./review/index";
@@ -10,6 +11,8 @@ interface ReviewCommandOptions {
   out: string;
   campaigns?: string;
   showPersonalData?: boolean;
+  offline?: boolean;
+  codeChanges?: string;
 }
 
 /**
@@ -35,10 +38,24 @@ export function registerReviewCommand(program: Command): void {
       "the campaign folder, relative to the project (default: the stack's campaignsDir, else campaigns)",
     )
     .option(
+      "--offline",
+      "review from the campaign files alone: no stack, no service, no secret (a pull request that changes code)",
+    )
+    .option(
+      "--code-changes <file>",
+      "with --offline: a file listing the paths the change alters outside the campaign files, one a line",
+    )
+    .option(
       "--show-personal-data",
       "show recipients' names and addresses (by default only their keys and rows)",
     )
     .action(async (options: ReviewCommandOptions) => {
+      if (options.codeChanges !== undefined && !options.offline) {
+        throw new Error("--code-changes goes with --offline: a priced review runs the code it reviews");
+      }
+      if (options.offline && options.stack !== undefined) {
+        throw new Error("--offline reads no stack: leave out --stack");
+      }
       const { review, markdown, files } = await runReview({
         cwd: path.resolve(options.cwd ?? "."),
         out: options.out,
@@ -46,6 +63,7 @@ export function registerReviewCommand(program: Command): void {
         ...(options.stack !== undefined ? { stack: options.stack } : {}),
         ...(options.base !== undefined ? { base: options.base } : {}),
         ...(options.campaigns !== undefined ? { campaigns: options.campaigns } : {}),
+        ...(options.offline ? { offline: { codeChanges: readCodeChanges(options.codeChanges) } } : {}),
       });
       const shown = shownPath;
       const proofs = review.campaigns.filter((c) => c.proof).length;
@@ -54,15 +72,28 @@ export function registerReviewCommand(program: Command): void {
         [EXIT.needsApproval]: "spends money or has a step that cannot be undone: it needs approval",
         [EXIT.problems]: "has problems",
       }[review.exitCode];
+      const of = review.stack !== null ? `of stack ${review.stack}` : "reviewed offline";
       console.log(
         [
-          `${review.campaigns.length} campaign${review.campaigns.length === 1 ? "" : "s"} of stack ${review.stack}: ` +
+          `${review.campaigns.length} campaign${review.campaigns.length === 1 ? "" : "s"} ${of}: ` +
             `the change ${verdict} (exit code ${review.exitCode})`,
-          `wrote ${shown(files.markdown)} (${markdown.length} characters), ${shown(files.json)}, ` +
-            `${proofs} proof${proofs === 1 ? "" : "s"} in ${shown(files.proofs)}`,
-          `service ${review.service.baseUrl} (${review.service.settingsFrom})`,
+          `wrote ${shown(files.markdown)} (${markdown.length} characters), ${shown(files.json)}` +
+            (review.service ? `, ${proofs} proof${proofs === 1 ? "" : "s"} in ${shown(files.proofs)}` : ""),
+          review.service
+            ? `service ${review.service.baseUrl} (${review.service.settingsFrom})`
+            : "no stack, no service, no secret: the campaign files alone",
         ].join("\n"),
       );
       process.exitCode = review.exitCode;
     });
+}
+
+/** The paths of --code-changes: one a line, blank lines left out. */
+function readCodeChanges(file: string | undefined): string[] {
+  if (file === undefined) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
 }

@@ -7,14 +7,18 @@
  * Nothing changes anywhere: the preview, the service's reads and its checkout preview have no side
  * effect, and the base's files are read from git into a temporary folder.
  */
+import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import { parse as parseYaml } from "yaml";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import {
   automation,
   clientFor,
   findProject,
   pulumiCall,
+  type ServiceSettings,
+  type StackSelection,
   selectStack,
   settingsOfStack,
 } from "../stack-settings";
@@ -49,6 +53,11 @@ export interface ReviewOptions {
   /** The campaign folder, relative to the project (default: the stack's campaignsDir, else `campaigns`). */
   campaigns?: string;
   showPersonalData: boolean;
+  /**
+   * An offline review: the campaign files alone, without the stack, the service or a secret; the
+   * paths the change alters outside the campaign files flag it "code changed".
+   */
+  offline?: { codeChanges: string[] };
 }
 
 export interface ReviewOutcome {
@@ -65,19 +74,48 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
   if (root === undefined) {
     throw new Error(`directmail review runs in a Pulumi project: no Pulumi.yaml in ${options.cwd} or above`);
   }
-  const selection = await selectStack(root, options.stack);
+  const target = options.offline ? undefined : await openStack(root, options.stack);
+  try {
+    return await reviewWith(root, target, options);
+  } finally {
+    // Best effort: a failure to put the selection back must not hide the review's own outcome.
+    if (target?.selected !== undefined && target.selected !== target.stackName)
+      await target.workspace.selectStack(target.selected).catch(() => {});
+  }
+}
+
+/** The stack a priced review previews, its service settings, and the selection to put back. */
+interface StackTarget {
+  workspace: StackSelection["workspace"];
+  stackName: string;
+  project: string;
+  settings: ServiceSettings;
+  /** The stack selected before the review, when --stack may change the selection. */
+  selected: string | undefined;
+}
+
+async function openStack(root: string, stackName: string | undefined): Promise<StackTarget> {
+  const selection = await selectStack(root, stackName);
   // Previewing selects the stack; the user's selection is put back afterwards.
-  const selected = options.stack !== undefined ? (await selection?.workspace.stack())?.name : undefined;
+  const selected = stackName !== undefined ? (await selection?.workspace.stack())?.name : undefined;
   if (selection === undefined) {
     throw new Error(
       `no stack is selected in the Pulumi project ${root}: run \`pulumi stack select\` or give --stack`,
     );
   }
   const settings = await settingsOfStack(selection);
-  const { workspace, stackName } = selection;
-  const project = (await workspace.projectSettings()).name;
+  const project = (await selection.workspace.projectSettings()).name;
+  return { workspace: selection.workspace, stackName: selection.stackName, project, settings, selected };
+}
+
+async function reviewWith(
+  root: string,
+  target: StackTarget | undefined,
+  options: ReviewOptions,
+): Promise<ReviewOutcome> {
+  const project = target?.project ?? projectName(root);
   const dir =
-    options.campaigns ?? settings.config(`${project}:campaignsDir`)?.trim() ?? DEFAULT_CAMPAIGNS_DIR;
+    options.campaigns ?? target?.settings.config(`${project}:campaignsDir`)?.trim() ?? DEFAULT_CAMPAIGNS_DIR;
 
   const out = path.resolve(options.out);
   const proofsDir = path.join(out, "proofs");
@@ -95,18 +133,22 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
   try {
     const base = baseTree ? await loadSide(baseTree.root, dir) : undefined;
 
-    const { Stack } = automation();
-    const stack = await pulumiCall(`cannot select stack "${stackName}"`, () =>
-      Stack.select(stackName, workspace),
-    );
     let plan: PlanResult = { steps: [], diagnostics: [], failure: undefined };
-    if (validation.length > 0) {
-      problems.push("the preview did not run: the campaign files have problems (listed below)");
-    } else {
-      plan = await previewPlan(stack);
+    let state: DeployedResource[] = [];
+    let client: DirectMailClient | undefined;
+    if (target !== undefined) {
+      const { Stack } = automation();
+      const stack = await pulumiCall(`cannot select stack "${target.stackName}"`, () =>
+        Stack.select(target.stackName, target.workspace),
+      );
+      if (validation.length > 0) {
+        problems.push("the preview did not run: the campaign files have problems (listed below)");
+      } else {
+        plan = await previewPlan(stack);
+      }
+      state = await deployedResources(stack);
+      client = clientFor(target.settings);
     }
-    const state = await deployedResources(stack);
-    const client = clientFor(settings);
     let campaigns: CampaignReview[];
     try {
       campaigns = await reviewCampaigns({
@@ -122,7 +164,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
         problems,
       });
     } finally {
-      await client.close();
+      await client?.close();
     }
     // A failure the campaigns do not explain (the program itself failed, say) is a problem of its own.
     if (plan.failure !== undefined) {
@@ -135,13 +177,14 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
     const partial = {
       version: REPORT_VERSION,
       project,
-      stack: stackName,
+      stack: target?.stackName ?? null,
       base: options.base !== undefined && baseTree ? { ref: options.base, commit: baseTree.commit } : null,
-      service: { baseUrl: settings.baseUrl, settingsFrom: settings.from },
+      service: target ? { baseUrl: target.settings.baseUrl, settingsFrom: target.settings.from } : null,
+      offline: options.offline ? { codeChanges: options.offline.codeChanges } : null,
       campaigns,
       validation,
       problems,
-      proofsDir: shownPath(proofsDir),
+      proofsDir: target ? shownPath(proofsDir) : undefined,
       showPersonalData: options.showPersonalData,
     } as const;
     const review: Review = { ...partial, exitCode: exitCodeOf(partial) };
@@ -156,10 +199,14 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
     return { review, markdown, files };
   } finally {
     await baseTree?.remove();
-    // Best effort: a failure to put the selection back must not hide the review's own outcome.
-    if (selected !== undefined && selected !== stackName)
-      await workspace.selectStack(selected).catch(() => {});
   }
+}
+
+/** The project's name from its Pulumi.yaml (an offline review reads no stack). */
+function projectName(root: string): string {
+  const file = ["Pulumi.yaml", "Pulumi.yml"].map((name) => path.join(root, name)).find(existsSync);
+  const name = file ? (parseYaml(readFileSync(file, "utf8")) as { name?: unknown } | null)?.name : undefined;
+  return typeof name === "string" ? name : path.basename(root);
 }
 
 /** A path for the user: relative to the working directory when inside it, else absolute. */
@@ -194,7 +241,8 @@ interface CampaignsInput {
   baseGiven: boolean;
   plan: PlanResult;
   state: DeployedResource[];
-  client: DirectMailClient;
+  /** The service; none for an offline review. */
+  client: DirectMailClient | undefined;
   proofsDir: string;
   showPersonalData: boolean;
   /** Problems not tied to one campaign (an unreachable service) are added here, once each. */
@@ -220,7 +268,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
     if (id !== undefined) d.campaign = byOrder.get(Number(id));
   }
   const serviceProblem = (error: unknown) => {
-    const message = `the service at ${client.baseUrl} could not be asked: ${(error as Error).message}`;
+    const message = `the service at ${client?.baseUrl} could not be asked: ${(error as Error).message}`;
     if (!input.problems.includes(message)) input.problems.push(message);
   };
 
@@ -231,7 +279,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
     const orderId = orderIds.get(name);
     const notes: string[] = [];
     let status: string | undefined;
-    if (orderId !== undefined) {
+    if (client !== undefined && orderId !== undefined) {
       try {
         status = await orderStatus(client, orderId);
         if (status === undefined) notes.push(`order ${orderId} of the stack no longer exists at the service`);
@@ -258,6 +306,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
       diagnostics,
       // A preview that failed on one of the campaign's resources did not plan it whole.
       planned: steps.length > 0 && !diagnostics.some((d) => d.severity === "error"),
+      offline: client === undefined,
       base: baseCampaign?.document,
       head: headCampaign?.document,
       orderId,
@@ -271,7 +320,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
       proof: undefined,
       notes,
     };
-    const editable = orderId !== undefined && isEditable(status);
+    const editable = client !== undefined && orderId !== undefined && isEditable(status);
     try {
       const terms = checkoutTerms(facts);
       if (editable && terms && actionsOf(facts).includes("pay"))

@@ -83,14 +83,12 @@ function header(review: Review): string {
       : review.exitCode === EXIT.needsApproval
         ? `**⚠ Needs approval: this change spends money or cannot be undone** (exit code ${EXIT.needsApproval}).`
         : `**✅ This change spends nothing and has no step that cannot be undone** (exit code ${EXIT.nothingToApprove}).`;
-  return [
-    REPORT_MARKER,
-    `## directmail review: stack ${code(review.stack)}, ${base}`,
-    "",
-    verdict,
-    "",
-    `Service: ${plain(review.service.baseUrl)} (${plain(review.service.settingsFrom)}).`,
-  ].join("\n");
+  const target = review.stack !== null ? `stack ${code(review.stack)}` : "offline";
+  const source = review.service
+    ? `Service: ${plain(review.service.baseUrl)} (${plain(review.service.settingsFrom)}).`
+    : "Offline review: read from the campaign files alone, without the stack, the service or a secret; " +
+      "the plan, the prices, the drops and the proofs are known once the change is merged.";
+  return [REPORT_MARKER, `## directmail review: ${target}, ${base}`, "", verdict, "", source].join("\n");
 }
 
 function summaryTable(campaigns: readonly CampaignReview[]): string {
@@ -158,6 +156,8 @@ function priceCell(price: Price): string {
       return "❌ refused by the service";
     case "unavailable":
       return "not known";
+    case "offline":
+      return "known after merge";
     case "paid":
       return price.total === null ? "paid" : `paid ${money(price.total)}`;
     case "none":
@@ -175,8 +175,9 @@ function flagsSection(review: Review, limit: number): string {
     for (const flag of new Set(c.flags.map((f) => f.kind)))
       byKind.set(flag, [...(byKind.get(flag) ?? []), c.name]);
   }
-  if (byKind.size === 0) return "";
-  const room = Math.floor(limit / 4 / byKind.size);
+  const codeChanges = review.offline?.codeChanges ?? [];
+  if (byKind.size === 0 && codeChanges.length === 0) return "";
+  const room = Math.floor(limit / 4 / (byKind.size + 1));
   const lines = [...byKind].map(([kind, names]) => {
     const listed: string[] = [];
     let size = 0;
@@ -190,7 +191,23 @@ function flagsSection(review: Review, limit: number): string {
     const campaigns = `${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}`;
     return `- **⚠ ${FLAGS[kind].label}** (${names.length}): ${campaigns}. ${plain(FLAGS[kind].meaning, true)}.`;
   });
+  if (codeChanges.length > 0) lines.unshift(codeChangedLine(codeChanges, room));
   return ["### ⚠ Needs approval", "", ...lines].join("\n");
+}
+
+/** The change-wide flag of an offline review: the code it alters, as many paths as fit. */
+function codeChangedLine(paths: readonly string[], room: number): string {
+  const listed: string[] = [];
+  let size = 0;
+  for (const file of paths) {
+    const text = code(file);
+    if (size + text.length + 2 > room) break;
+    listed.push(text);
+    size += text.length + 2;
+  }
+  const more = paths.length - listed.length;
+  const { label, meaning } = FLAGS["code-changed"];
+  return `- **⚠ ${label}** (${plural(paths.length, "path")}): ${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}. ${plain(meaning, true)}.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,6 +398,8 @@ function priceLines(price: Price, full: boolean): string[] {
       return [`- Price: the service refuses the checkout preview: ${plain(price.reason)}`];
     case "unavailable":
       return ["- Price: not known: the service did not give it (see the problems)"];
+    case "offline":
+      return ["- Price: not asked (an offline review): the deploy prices the checkout, within maxTotal"];
     case "paid":
       return [`- Paid${price.total === null ? "" : `: ${money(price.total)}`}`];
     case "none":

@@ -31,7 +31,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export type Action = "create" | "update" | "pay" | "retire" | "delete" | "no change";
 const ACTION_ORDER: readonly Action[] = ["create", "update", "pay", "retire", "delete", "no change"];
 
-export type FlagKind = "checkout" | "automation-recipients" | "paid-order-leaves";
+export type FlagKind = "checkout" | "automation-recipients" | "paid-order-leaves" | "code-changed";
 
 /** Each flag's label in the summary and what it means (docs/review.md says the same). */
 export const FLAGS: Record<FlagKind, { label: string; meaning: string }> = {
@@ -49,6 +49,11 @@ export const FLAGS: Record<FlagKind, { label: string; meaning: string }> = {
     label: "paid order leaves the stack",
     meaning:
       "An order past draft leaves the stack: it stays at the service as it is, nothing is refunded, and the stack no longer tracks it",
+  },
+  "code-changed": {
+    label: "code changed",
+    meaning:
+      "The change alters code, not only campaign files: it runs only after merge, with approval. This review read its campaign files alone, offline, without the stack, the service or a secret",
   },
 };
 
@@ -86,6 +91,8 @@ export type Price =
   | { kind: "refused"; reason: string }
   /** The order exists but the service did not price it (unreachable, or the order is gone). */
   | { kind: "unavailable" }
+  /** An offline review does not ask the service. */
+  | { kind: "offline" }
   | { kind: "paid"; total: number | null }
   | { kind: "none" };
 
@@ -129,11 +136,17 @@ export interface ValidationProblem {
 export interface Review {
   version: typeof REPORT_VERSION;
   project: string;
-  stack: string;
+  /** The stack reviewed against; null for an offline review. */
+  stack: string | null;
   /** The base ref as given, and its commit; null without --base. */
   base: { ref: string; commit: string } | null;
-  /** The service and where its settings came from (never the key). */
-  service: { baseUrl: string; settingsFrom: string };
+  /** The service and where its settings came from (never the key); null for an offline review. */
+  service: { baseUrl: string; settingsFrom: string } | null;
+  /**
+   * An offline review (`--offline`): from the campaign files alone, and the paths the change alters
+   * outside them (its code), which flag the whole change "code changed". Null for a priced review.
+   */
+  offline: { codeChanges: string[] } | null;
   campaigns: CampaignReview[];
   validation: ValidationProblem[];
   /** Problems not tied to one campaign: a failed preview, an unreachable service. */
@@ -155,6 +168,11 @@ export interface CampaignFacts {
   diagnostics: Diagnostic[];
   /** False when the preview did not run or stopped before this campaign. */
   planned: boolean;
+  /**
+   * An offline review knows neither the stack nor the service: a campaign at the base counts as
+   * deployed, and its order's status and price are unknown.
+   */
+  offline?: boolean;
   base: CampaignDocument | undefined;
   head: CampaignDocument | undefined;
   orderId: number | undefined;
@@ -198,11 +216,13 @@ const AUTOMATION_TYPE = /\/directmail:(?:(?:Integration|Automation)\w*|Proximity
 export function actionsOf(
   facts: Pick<
     CampaignFacts,
-    "steps" | "planned" | "base" | "head" | "orderId" | "orderStatus" | "recipients"
+    "steps" | "planned" | "offline" | "base" | "head" | "orderId" | "orderStatus" | "recipients"
   >,
 ): Action[] {
   const actions = new Set<Action>();
-  const leaving = () => (checkedOut(facts.orderStatus) ? "retire" : "delete");
+  // Offline, an order whose campaign had a checkout at the base is taken as paid.
+  const paid = facts.offline ? facts.base?.spec.checkout !== undefined : checkedOut(facts.orderStatus);
+  const leaving = () => (paid ? "retire" : "delete");
   if (facts.planned) {
     for (const step of facts.steps) {
       const { op, kind } = step;
@@ -224,14 +244,14 @@ export function actionsOf(
     }
   } else {
     const { base, head } = facts;
-    if (head && facts.orderId === undefined) actions.add("create");
-    if (head?.spec.checkout && !checkedOut(facts.orderStatus)) actions.add("pay");
+    const deployed = facts.offline ? base !== undefined : facts.orderId !== undefined;
+    if (head && !deployed) actions.add("create");
     if (base && head && changedSpec(base, head, facts.recipients)) actions.add("update");
-    if (base && !head && facts.orderId !== undefined) actions.add(base.spec.retain ? "retire" : leaving());
+    if (base && !head && deployed) actions.add(base.spec.retain ? "retire" : leaving());
   }
   // The files decide whether a merge pays: a failing preview stops before it reaches every
   // campaign, so a Checkout the plan did not get to is still a payment.
-  if (facts.head?.spec.checkout && !checkedOut(facts.orderStatus)) actions.add("pay");
+  if (facts.head?.spec.checkout && !paid) actions.add("pay");
   // A new order, or one leaving, is the whole story of its other resources.
   if (actions.has("create") || actions.has("retire") || actions.has("delete")) actions.delete("update");
   if (actions.size === 0) actions.add("no change");
@@ -331,6 +351,12 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
       price = { kind: "refused", reason: facts.quote.refused };
       flags.push({ kind: "checkout", detail: `pays for ${order}` });
       problems.push(`the service refuses to price the checkout of ${order}: ${facts.quote.refused}`);
+    } else if (facts.offline) {
+      price = { kind: "offline" };
+      flags.push({
+        kind: "checkout",
+        detail: `pays for ${order}, at a price the offline review does not ask`,
+      });
     } else if (facts.orderId !== undefined) {
       // The order exists, but its price could not be had (the service unreachable, the order gone).
       price = { kind: "unavailable" };
@@ -393,14 +419,19 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
   };
 }
 
-/** 1 on any problem; else 3 when anything spends money or cannot be undone; else 0. */
-export function exitCodeOf(review: Pick<Review, "campaigns" | "validation" | "problems">): ExitCode {
+/** 1 on any problem; else 3 when anything spends money, cannot be undone or changes code; else 0. */
+export function exitCodeOf(
+  review: Pick<Review, "campaigns" | "validation" | "problems"> & Partial<Pick<Review, "offline">>,
+): ExitCode {
   const problems =
     review.problems.length +
     review.validation.length +
     review.campaigns.reduce((n, c) => n + c.problems.length, 0);
   if (problems > 0) return EXIT.problems;
-  return review.campaigns.some((c) => c.flags.length > 0) ? EXIT.needsApproval : EXIT.nothingToApprove;
+  const codeChanged = (review.offline?.codeChanges.length ?? 0) > 0;
+  return codeChanged || review.campaigns.some((c) => c.flags.length > 0)
+    ? EXIT.needsApproval
+    : EXIT.nothingToApprove;
 }
 
 /** The drop report from an OrderRecipients' outputs in the state. */

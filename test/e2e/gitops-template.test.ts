@@ -9,14 +9,15 @@
  * - scripts/review.sh reviews a change against the main branch with `directmail review` (whose exit
  *   code 3 says the change spends money or cannot be undone) and says whether deploying it needs
  *   approval, changing nothing at the sandbox;
- * - scripts/comment.sh keeps one comment per pull request, updated in place (against a stand-in
- *   for the GitHub CLI that keeps the comments in a file).
+ * - scripts/comment.sh keeps one comment per pull request, its own, updated in place (against a
+ *   stand-in for the GitHub CLI that keeps the comments in a file).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
+import { fakeGitHub } from "../support/fake-gh";
 import {
   type InstalledSandbox,
   installedDirectmail,
@@ -214,29 +215,26 @@ describe("the GitOps template's steps, run locally", () => {
     }).toEqual(before);
   });
 
-  it("comment.sh posts the report as the pull request's one comment, then updates it in place", {
+  it("comment.sh posts the report as the pull request's one comment, then updates it in place, and never touches another's", {
     timeout: 60_000,
   }, async () => {
-    const bin = path.join(tmp, "fake-bin");
-    const state = path.join(tmp, "github.json");
-    fs.mkdirSync(bin, { recursive: true });
-    fs.writeFileSync(path.join(bin, "gh"), FAKE_GH, { mode: 0o755 });
-    // A comment of someone else's on the pull request, which stays as it is.
-    fs.writeFileSync(
-      state,
-      JSON.stringify({ comments: [{ id: 1, issue: 7, body: "Looks good" }], calls: [] }),
-    );
-    const ghEnv = { PATH: `${bin}:${env.PATH}`, FAKE_GH_STATE: state, GH_REPO: "acme/campaigns" };
-    const read = () => JSON.parse(fs.readFileSync(state, "utf8"));
+    const gh = fakeGitHub(tmp, "acme/campaigns", "marketing-bot");
+    // Someone else's comments on the pull request, one of them starting with the marker: both stay.
+    const others = [
+      { id: 1, issue: 7, body: "Looks good", user: { login: "reviewer" } },
+      { id: 2, issue: 7, body: "<!-- directmail-review -->\n✅ approved", user: { login: "mallory" } },
+    ];
+    gh.write(others);
+    const ghEnv = { ...gh.env, PATH: `${gh.bin}:${env.PATH}` };
     fs.mkdirSync(path.join(dir, "review"), { recursive: true });
     const report = path.join(dir, "review/review.md");
 
-    fs.writeFileSync(report, "## Review\n\nfirst push\n");
+    fs.writeFileSync(report, "<!-- directmail-review -->\n## Review\n\nfirst push\n");
     expect(await script("comment.sh", ["7"], ghEnv)).toMatchObject({
       code: 0,
       stdout: "comment: posted the review comment on pull request #7\n",
     });
-    fs.writeFileSync(report, "## Review\n\nsecond push\n");
+    fs.writeFileSync(report, "<!-- directmail-review -->\n## Review\n\nsecond push\n");
     expect(
       await script("comment.sh", ["7"], {
         ...ghEnv,
@@ -245,63 +243,49 @@ describe("the GitOps template's steps, run locally", () => {
       }),
     ).toMatchObject({
       code: 0,
-      stdout: "comment: updated the review comment 2 of pull request #7\n",
+      stdout: "comment: updated the review comment 3 of pull request #7\n",
     });
-    expect(read().comments).toEqual([
-      { id: 1, issue: 7, body: "Looks good" },
+    expect(gh.read().comments).toEqual([
+      ...others,
       {
-        id: 2,
+        id: 3,
         issue: 7,
+        user: { login: "marketing-bot" },
         body:
           "<!-- directmail-review -->\n## Review\n\nsecond push\n\nProofs and the whole report: the `review` " +
           "artifact of [this run](https://github.com/acme/campaigns/actions/runs/42).\n",
       },
     ]);
-    expect(read().calls).toEqual([
+    expect(gh.read().calls).toEqual([
+      "GET user",
       "GET repos/acme/campaigns/issues/7/comments?per_page=100",
       "POST repos/acme/campaigns/issues/7/comments",
+      "GET user",
       "GET repos/acme/campaigns/issues/7/comments?per_page=100",
-      "PATCH repos/acme/campaigns/issues/comments/2",
+      "PATCH repos/acme/campaigns/issues/comments/3",
     ]);
+
+    // A failed review is posted as a failure, above what the report says.
+    expect((await script("comment.sh", ["7", "review", "failure"], ghEnv)).code).toBe(0);
+    expect(gh.read().comments[2]?.body).toBe(
+      "<!-- directmail-review -->\n**❌ The review failed** (failure): the report below may be incomplete; " +
+        "the log of this run says why.\n\n## Review\n\nsecond push\n",
+    );
+    // No report at all: the comment says so, and shows nothing older.
+    expect((await script("comment.sh", ["7", path.join(tmp, "no-such-folder"), "failure"], ghEnv)).code).toBe(
+      0,
+    );
+    expect(gh.read().comments[2]?.body).toBe(
+      "<!-- directmail-review -->\n**❌ The review failed** (failure) before it wrote a report: the log of this " +
+        "run says why.\n",
+    );
 
     // A report longer than a comment can hold is shortened to GitHub's limit, and says so.
     fs.writeFileSync(report, `## Review\n\n${"x".repeat(70_000)}\n`);
     expect((await script("comment.sh", ["7"], ghEnv)).code).toBe(0);
-    const body: string = read().comments[1].body;
+    const body = gh.read().comments[2]?.body ?? "";
     expect(body.length).toBeLessThanOrEqual(65_536);
     expect(body).toMatch(/^<!-- directmail-review -->\n## Review\n\nx+\n\n_The report was shortened/);
-    expect(read().comments).toHaveLength(2);
+    expect(gh.read().comments).toHaveLength(3);
   });
 });
-
-/**
- * A stand-in for the GitHub CLI's `gh api`, enough for scripts/comment.sh: the comments of a
- * repository's issues in a JSON file, and every call recorded as "METHOD route".
- */
-const FAKE_GH = `#!/usr/bin/env node
-const fs = require("node:fs");
-const file = process.env.FAKE_GH_STATE;
-const db = JSON.parse(fs.readFileSync(file, "utf8"));
-const args = process.argv.slice(2);
-if (args[0] !== "api") throw new Error("only gh api is faked: " + args.join(" "));
-const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const method = option("--method") ?? "GET";
-const template = args.find((a) => a.startsWith("repos/"));
-if (!template.startsWith("repos/{owner}/{repo}/")) throw new Error("the route names the repository: " + template);
-const route = template.replace("{owner}/{repo}", process.env.GH_REPO);
-db.calls.push(method + " " + route);
-const body = () => fs.readFileSync(option("-F").replace(/^body=@/, ""), "utf8");
-let match;
-if (method === "GET" && (match = /issues\\/(\\d+)\\/comments/.exec(route))) {
-  if (!args.includes("--paginate") || !args.includes("--slurp")) throw new Error("expected --paginate --slurp");
-  process.stdout.write(JSON.stringify([db.comments.filter((c) => c.issue === Number(match[1]))]));
-} else if (method === "POST" && (match = /issues\\/(\\d+)\\/comments$/.exec(route))) {
-  db.comments.push({ id: Math.max(0, ...db.comments.map((c) => c.id)) + 1, issue: Number(match[1]), body: body() });
-} else if (method === "PATCH" && (match = /issues\\/comments\\/(\\d+)$/.exec(route))) {
-  const comment = db.comments.find((c) => c.id === Number(match[1]));
-  comment.body = body();
-} else {
-  throw new Error("unexpected call: " + args.join(" "));
-}
-fs.writeFileSync(file, JSON.stringify(db));
-`;

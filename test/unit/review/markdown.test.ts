@@ -85,6 +85,7 @@ function reviewOf(campaigns: CampaignReview[], extra: Partial<Review> = {}): Rev
     problems: [],
     proofsDir: "review/proofs",
     showPersonalData: false,
+    offline: null,
     ...extra,
   };
   return { ...partial, exitCode: exitCodeOf(partial) };
