@@ -22,7 +22,17 @@ const check = (keyColumn: string) =>
   checkInputs(OrderRecipientsInputs, { orderId: 7, file: "people.csv", keyColumn }).failures ?? [];
 
 /** Other spellings of personal columns that a CSV exported elsewhere may carry. */
-const SPELLINGS = ["Last Name", "last_name", "ZIP", "zip", "postal-code", "E-mail", "Street", "Phone Number", "Full Name"];
+const SPELLINGS = [
+  "Last Name",
+  "last_name",
+  "ZIP",
+  "zip",
+  "postal-code",
+  "E-mail",
+  "Street",
+  "Phone Number",
+  "Full Name",
+];
 
 describe("a personal column as keyColumn", () => {
   it.each([...PERSONAL_FIELDS, ...PERSONAL_COLUMNS, ...SPELLINGS])(
