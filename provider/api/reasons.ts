@@ -18,15 +18,14 @@ export const NO_REASON = "dropped";
 
 /** The quote marks a reason may put around a value. */
 const QUOTES = "'\"`‘’“”«»";
-const QUOTE = new RegExp(`[${QUOTES}]`);
+/** An apostrophe of the service's own words (`the account's list`, `can't`): not a quote mark. */
+const APOSTROPHE = /(?<=\p{L})['’](?:s|t|re|ll|ve|d|m)(?!\p{L})/giu;
 /** `CODE: the rest`, or the code alone. */
 const CODED = /^([A-Z][A-Z0-9_]*)(?::\s*([\s\S]*))?$/;
 /** One problem of a reason: `address.zipCode: message`, its field optional. */
 const FIELD = String.raw`[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*`;
 const PART = new RegExp(String.raw`^(?:(${FIELD}): )?([\s\S]*)$`);
 const PART_BREAK = new RegExp(`; (?=${FIELD}: )`);
-/** A message with at most one quoted value, itself without a quote: `'5974O' is not a ZIP code`. */
-const ONE_QUOTED = new RegExp(`^([^${QUOTES}]*)[${QUOTES}]([^${QUOTES}]*)[${QUOTES}]([^${QUOTES}]*)$`);
 
 /** The wire groups a reason names fields by (`address.zipCode`): names that are never personal data. */
 const GROUPS: Record<string, ReadonlySet<string>> = {
@@ -56,7 +55,7 @@ export function redactReason(reason: string, sent?: OrderRecipient): string {
   const coded = CODED.exec(text);
   const code = coded?.[1];
   const rest = coded ? (coded[2] ?? "") : text;
-  if (!QUOTE.test(rest)) return text || NO_REASON;
+  if (quoteMarks(rest).length === 0) return text || NO_REASON;
   const parts = rest.split(PART_BREAK).map(partOf);
   const quoted = parts.filter((p) => p?.value !== undefined) as Part[];
   const certain =
@@ -71,13 +70,28 @@ export function redactReason(reason: string, sent?: OrderRecipient): string {
   return code ? `${code}: ${fields.join("; ")}` : fields.join("; ");
 }
 
-/** A problem of a reason with its quoted value out, or undefined when a quote is not where one value's would be. */
+/** Where the quote marks of a text are: its quote characters that are not an apostrophe. */
+function quoteMarks(text: string): number[] {
+  const apostrophes = new Set([...text.matchAll(APOSTROPHE)].map((m) => m.index));
+  const marks: number[] = [];
+  for (let i = 0; i < text.length; i++)
+    if (QUOTES.includes(text.charAt(i)) && !apostrophes.has(i)) marks.push(i);
+  return marks;
+}
+
+/**
+ * A problem of a reason with its quoted value out: a message with no quote mark, or with two
+ * around one value (`'5974O' is not a ZIP code`). Undefined for any other number of quote marks.
+ */
 function partOf(text: string): Part | undefined {
   const [, field, message = ""] = PART.exec(text) ?? [];
-  if (!QUOTE.test(message)) return { field, value: undefined, message };
-  const one = ONE_QUOTED.exec(message);
-  if (!one) return undefined;
-  const [, before = "", value = "", after = ""] = one;
+  const marks = quoteMarks(message);
+  if (marks.length === 0) return { field, value: undefined, message };
+  const [open, close] = marks;
+  if (marks.length !== 2 || open === undefined || close === undefined) return undefined;
+  const before = message.slice(0, open);
+  const value = message.slice(open + 1, close);
+  const after = message.slice(close + 1);
   // `'5974O' is not a ZIP code` reads `not a ZIP code` after its field; elsewhere the field stands in.
   const opening = /^\s*(?:is|was|are)\s+/;
   const out =

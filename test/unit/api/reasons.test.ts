@@ -44,9 +44,14 @@ describe("a drop reason, redacted", () => {
     expect(redactReason("\"Ada\" and 'Lovelace' were refused")).toBe("dropped");
   });
 
-  it("keeps a reason that quotes nothing as the service wrote it", () => {
+  it("keeps a reason that quotes nothing as the service wrote it, its apostrophes included", () => {
     const duplicate = "DUPLICATE: same name and address as an earlier recipient of this batch";
     expect(redactReason(duplicate)).toBe(duplicate);
+    const doNotMail = "DO_NOT_MAIL: the address is on the account's do-not-mail list";
+    expect(redactReason(doNotMail)).toBe(doNotMail);
+    expect(redactReason("ADDRESS_NOT_VALID: address.city: 'Ada's Place' can't be found")).toBe(
+      "ADDRESS_NOT_VALID: address.city: city can't be found",
+    );
     expect(redactReason("DO_NOT_MAIL")).toBe("DO_NOT_MAIL");
     expect(redactReason("  ")).toBe("dropped");
   });
