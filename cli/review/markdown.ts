@@ -136,7 +136,7 @@ function dropsCell(c: CampaignReview): string {
   if (!c.drops) return "—";
   const top = sumReasons(c.drops.reasons, reasonCode)
     .slice(0, 3)
-    .map((r) => `${cell(reasonCode(r.reason))} ${r.count}`)
+    .map((r) => `${cell(r.reason)} ${r.count}`)
     .join(", ");
   return `${c.drops.accepted} / ${c.drops.dropped}${top ? ` (${top})` : ""}`;
 }
