@@ -3,8 +3,9 @@
  * service's answers go in (gather.ts reads them), the charts' figures come out, and html.ts draws
  * them. Each chart carries the table of its figures, so the page says in text what it shows.
  */
+
+import { reasonCode } from "../../provider/api/reasons";
 import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../provider/api/schemas";
-import { reasonCode } from "../review/markdown";
 import type { DropReport } from "../review/model";
 
 /** Delivery counts of an order as the analytics give them: how many pieces are at each status now. */

@@ -8,6 +8,7 @@
  * validation problems and of problems are cut, and the report says what was left out (review.json
  * has everything).
  */
+import { reasonCode, sumReasons } from "../../provider/api/reasons";
 import {
   type CampaignReview,
   EXIT,
@@ -131,17 +132,11 @@ function recipientsCell(r: RecipientChanges | undefined): string {
 
 function dropsCell(c: CampaignReview): string {
   if (!c.drops) return "—";
-  const top = c.drops.reasons
+  const top = sumReasons(c.drops.reasons, reasonCode)
     .slice(0, 3)
-    .map((r) => `${cell(reasonCode(r.reason))} ${r.count}`)
+    .map((r) => `${cell(r.reason)} ${r.count}`)
     .join(", ");
   return `${c.drops.accepted} / ${c.drops.dropped}${top ? ` (${top})` : ""}`;
-}
-
-/** A drop reason as short as the summary needs it: its code (`DO_NOT_MAIL: ...` → `DO_NOT_MAIL`). */
-export function reasonCode(reason: string): string {
-  const code = /^[A-Z][A-Z0-9_]*(?=:)/.exec(reason)?.[0];
-  return code ?? (reason.length > 40 ? `${reason.slice(0, 40)}…` : reason);
 }
 
 function priceCell(price: Price): string {

@@ -3,6 +3,7 @@
  * that turn the plan, the campaign files and the live service into it: each campaign's action, its
  * ⚠ flags (what spends money or cannot be undone), its problems, and the exit code.
  */
+import { reasonCounts, sumReasons } from "../../provider/api/reasons";
 import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
 import { EDITABLE_ORDER_STATUSES } from "../../provider/api/schemas/order";
 import type { CampaignDocument } from "../../provider/index";
@@ -438,9 +439,7 @@ export function exitCodeOf(
 export function dropReportOf(outputs: Record<string, unknown>): DropReport | undefined {
   const { acceptedCount, droppedCount, dropReasons } = outputs;
   if (typeof acceptedCount !== "number" || typeof droppedCount !== "number") return undefined;
-  const reasons = Object.entries((dropReasons ?? {}) as Record<string, unknown>)
-    .filter((entry): entry is [string, number] => typeof entry[1] === "number")
-    .map(([reason, count]) => ({ reason, count }))
-    .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1));
+  // Redacted again: a state written by an earlier version holds the values the service quoted.
+  const reasons = sumReasons(reasonCounts(dropReasons as Record<string, unknown> | undefined));
   return { accepted: acceptedCount, dropped: droppedCount, reasons };
 }

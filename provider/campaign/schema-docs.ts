@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import { z } from "zod";
-import { DeclaredRecipient } from "../resources/recipients/declared";
+import { DeclaredRecipient, PERSONAL_COLUMNS, PERSONAL_FIELDS } from "../resources/recipients/declared";
 import { MAX_ALIAS_VALUES, MAX_NESTING, MAX_PRINTED_PROBLEMS, MAX_RECIPIENT_PROBLEMS } from "./loader";
 import {
   AutomationDocument,
@@ -257,6 +257,8 @@ function recipientFields(): string {
     "an `inline` recipient. Case, spaces, `_` and `-` in names are ignored (`First Name` is `firstName`).",
     "A recipient needs a name (`firstName`, `lastName`) or an organization (`toOrganization`).",
     `The \`keyColumn\` is not sent; the \`identityField\` (default \`custom6\`) must be left empty.`,
+    "The `keyColumn` shows in reviews and in the state, so it cannot be a column of personal data:",
+    `${[...PERSONAL_FIELDS, ...PERSONAL_COLUMNS].map((n) => `\`${n}\``).join(", ")} (and their other spellings).`,
     "",
     `- Required: ${required.map((n) => `\`${n}\``).join(", ")}`,
     `- Optional: ${optional.map((n) => `\`${n}\``).join(", ")}`,

@@ -67,7 +67,9 @@ export const CampaignRecipients = z
       .optional()
       .describe("Recipients written in the campaign file (small lists)."),
     ...fileFields(recipientOptions, {
-      keyColumn: "A column that identifies each recipient (a customer id); without it, the content does.",
+      keyColumn:
+        "A column that identifies each recipient (a customer id); without it, the content does. Never personal " +
+        "data (a name, an address, an e-mail, a phone): the key shows in reviews and in the state.",
       identityField: "The custom field that carries each recipient's identity key (default custom6).",
       maxDroppedPercent: "Fail the deployment when more than this share of the recipients is dropped.",
     }),

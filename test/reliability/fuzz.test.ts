@@ -414,9 +414,12 @@ const recipientsFile: fc.Arbitrary<FuzzCase> = fc
     csv: csvFile,
     json: jsonFile(false),
     jsonl: jsonFile(true),
-    keyColumn: fc.option(fc.constantFrom("customerId", "firstName", ...PROTO_KEYS, "missing", " "), {
-      nil: undefined,
-    }),
+    keyColumn: fc.option(
+      fc.constantFrom("customerId", "custom1", "lastName", ...PROTO_KEYS, "missing", " "),
+      {
+        nil: undefined,
+      },
+    ),
     identityField: fc.option(fc.constantFrom("custom1", "custom6", "custom9", "__proto__"), {
       nil: undefined,
     }),

@@ -5,7 +5,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { IDENTITY_FIELDS, type RecipientFields } from "../recipients/declared";
+import { shown } from "../../text";
+import { IDENTITY_FIELDS, isPersonalColumn, type RecipientFields } from "../recipients/declared";
 import type { ArgsOf, InputOf } from "../types";
 
 /**
@@ -39,7 +40,16 @@ export const OrderRecipientsInputFields = {
    * either `file` or `recipients`. An edit of the file changes only the recipients that differ.
    */
   file: z.string().trim().min(1, "file must name a .csv, .json, .jsonl or .ndjson file").optional(),
-  keyColumn: z.string().trim().min(1).optional(),
+  keyColumn: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((name) => !isPersonalColumn(name), {
+      error: (issue) =>
+        `"${shown(String(issue.input))}" is personal data and would show in reviews and state; ` +
+        "use a column that identifies the customer, such as a customer id",
+    })
+    .optional(),
   /**
    * The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity
    * key to the service and back; the recipients must leave it empty, and the template must not

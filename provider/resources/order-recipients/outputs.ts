@@ -7,7 +7,10 @@ import type { OrderRecipientsInputs } from "./inputs";
 export const DropSampleFields = {
   /** 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list. */
   row: z.int(),
-  /** Why the service dropped it, in the service's words (an undeliverable address, say). */
+  /**
+   * Why the service dropped it (an undeliverable address, say), with the value the service quoted
+   * taken out: `ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code`.
+   */
   reason: z.string(),
 };
 export type DropSample = OutputOf<typeof DropSampleFields>;
@@ -43,7 +46,7 @@ export const OrderRecipientsOutputFields = {
   droppedCount: z.int(),
   /** Recipients of the order this resource did not put there (added elsewhere); left alone. */
   unmanagedCount: z.int(),
-  /** Dropped recipients: how many for each reason. */
+  /** Dropped recipients: how many for each reason (redacted as in DropSample). */
   dropReasons: z.record(z.string(), z.int()),
   /** Up to ten dropped recipients, with their row in the list and the reason. */
   droppedSample: z.array(z.object(DropSampleFields)) as z.ZodArray<z.ZodObject<typeof DropSampleFields>>,

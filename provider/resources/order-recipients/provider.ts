@@ -6,6 +6,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../../api/errors";
+import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import type { OrderSummary } from "../../api/schemas/order";
 import { projectRoot } from "../../project";
 import { checkInputs, isUnknown } from "../check";
@@ -48,6 +49,24 @@ import {
  * is read once per deployment rather than twice.
  */
 let lastFileRead: { signature: string; loaded: ScannedRecipients } | undefined;
+
+type Drops = Pick<OrderRecipientsOutputs, "dropReasons" | "droppedSample">;
+
+/**
+ * The drop reasons and samples of these outputs together, redacted and summed by reason. A state
+ * written before reasons were redacted holds the service's words, with the values it quoted:
+ * every read, create and update stores them redacted.
+ */
+function redactedDrops(...sources: (Drops | undefined)[]): Drops {
+  const reasons = sumReasons(sources.flatMap((s) => reasonCounts(s?.dropReasons)));
+  return {
+    dropReasons: Object.fromEntries(reasons.map((r) => [r.reason, r.count])),
+    droppedSample: sources
+      .flatMap((s) => s?.droppedSample ?? [])
+      .slice(0, SAMPLE_SIZE)
+      .map(({ row, reason }) => ({ row, reason: redactReason(reason) })),
+  };
+}
 
 /** Where the declared recipients are, and how they are read. */
 function sourceOf(inputs: OrderRecipientsInputs): {
@@ -156,9 +175,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
     let droppedCount = 0;
     for (const id of outcome.index.ids()) if (!isAccepted(id)) droppedCount += 1;
     // Keep earlier drop reasons for recipients still dropped and still declared.
-    const dropReasons = droppedCount === 0 ? {} : { ...(previous?.dropReasons ?? {}) };
-    for (const [reason, n] of Object.entries(outcome.dropReasons))
-      dropReasons[reason] = (dropReasons[reason] ?? 0) + n;
+    const drops = redactedDrops(outcome, previous);
     settle();
     return {
       ...inputs,
@@ -169,8 +186,8 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       acceptedCount: outcome.index.size - droppedCount,
       droppedCount,
       unmanagedCount: outcome.unmanaged,
-      dropReasons,
-      droppedSample: [...outcome.droppedSample, ...(previous?.droppedSample ?? [])].slice(0, SAMPLE_SIZE),
+      dropReasons: droppedCount === 0 ? {} : drops.dropReasons,
+      droppedSample: drops.droppedSample,
       imageIssueSample: outcome.imageIssueSample,
       orderStatus,
     };
@@ -301,7 +318,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
 
     async update(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
       if (olds.digest === news.digest) {
-        const outs = { ...olds, ...news };
+        const outs = { ...olds, ...news, ...redactedDrops(olds) };
         guardDrops(outs);
         return { outs };
       }
@@ -314,7 +331,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         // As in diff: on an order past Draft only a settings change gets here; nothing to send.
         const live = await client.getOrder(news.orderId);
         if (live && !isEditable(live.orderStatus)) {
-          const outs = { ...olds, ...news, digest: olds.digest };
+          const outs = { ...olds, ...news, digest: olds.digest, ...redactedDrops(olds) };
           guardDrops(outs);
           return { outs };
         }
@@ -366,6 +383,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       // put them back.
       const outs: OrderRecipientsOutputs = {
         ...props,
+        ...redactedDrops(props),
         orderStatus: order.orderStatus,
         index: encodeIndex(current),
         digest: digestOfSorted(current.sortedPairs(), props.identityField),

@@ -20,6 +20,8 @@ export interface RecipientListArgs<Key extends string = never>
    * A column (or field of an inline recipient) that identifies each recipient, such as a customer
    * id; it is not sent. Without it, a recipient's content identifies it. With it, a row whose other
    * fields change under the same key replaces that recipient. A change replaces every recipient.
+   * Never a column of personal data (a name, an address, an e-mail, a phone): the key shows in
+   * reviews and in the state, and `check` refuses one.
    */
   keyColumn?: pulumi.Input<Key>;
 }

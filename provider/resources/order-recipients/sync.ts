@@ -5,6 +5,7 @@
  */
 import type { DirectMailClient } from "../../api/client";
 import { runBatches, sendBatches } from "../../api/core/batching";
+import { NO_REASON, redactReason } from "../../api/reasons";
 import type { OrderSummary } from "../../api/schemas/order";
 import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../../api/schemas/recipient";
 import { progress } from "../progress";
@@ -248,7 +249,8 @@ export async function sync(
         accepted += result.acceptedRecipients;
         for (const dropped of result.undeliverable.undeliverableRecipients) {
           const found = identityOf(dropped, identity.field, identity.keyed);
-          if (found) reasonByKey.set(found.key, dropped.reason);
+          // Redacted here, where reasons come from the service: they quote the rejected value.
+          if (found) reasonByKey.set(found.key, redactReason(dropped.reason, dropped));
         }
         for (const withIssues of result.variableImages.recipientsWithIssues) {
           const row = batch[withIssues.recipientIndex]?.row ?? 0;
@@ -277,7 +279,7 @@ export async function sync(
       // Listed with the content it was appended with: listAppended recorded it as it is.
       if (given === undefined && index.has(r.key)) continue;
       const seen = index.get(r.key);
-      const reason = given ?? "dropped";
+      const reason = given ?? NO_REASON;
       // Dropped (or kept but marked undeliverable): remembered, so that it is not sent again
       // until its details change.
       index.set(r.key, {

@@ -127,8 +127,53 @@ const CANONICAL = new Map<string, keyof DeclaredRecipient>(
   DECLARED_FIELDS.map((name) => [name.toLowerCase(), name]),
 );
 
+/** A column or key name with case, spaces, `_` and `-` ignored, as names are compared. */
+const folded = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, "");
+
 /** The declared field a column or key name means (case, spaces, `_` and `-` ignored), or undefined. */
 export function canonicalFieldName(name: string): keyof DeclaredRecipient | undefined {
-  const folded = name.toLowerCase().replace(/[\s_-]+/g, "");
-  return CANONICAL.get(folded) ?? ALIASES.get(folded);
+  const key = folded(name);
+  return CANONICAL.get(key) ?? ALIASES.get(key);
+}
+
+/**
+ * The declared fields that are personal data: a name, an address or part of one, a way to reach
+ * someone. A key column shows in reviews and in the state, so none of them may be one.
+ */
+export const PERSONAL_FIELDS: ReadonlySet<keyof DeclaredRecipient> = new Set([
+  "firstName",
+  "lastName",
+  "toOrganization",
+  "salutation",
+  "address1",
+  "address2",
+  "city",
+  "state",
+  "zipCode",
+  "email",
+  "returnFirstName",
+  "returnLastName",
+  "returnOrganization",
+  "returnAddress1",
+  "returnAddress2",
+  "returnCity",
+  "returnState",
+  "returnZip",
+] as const);
+
+/** Columns a recipient list may carry only as its key column, that are personal data all the same (folded). */
+export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
+  "name",
+  "fullname",
+  "phone",
+  "phonenumber",
+  "telephone",
+  "mobile",
+  "emailaddress",
+]);
+
+/** Whether a column holds personal data: one of PERSONAL_FIELDS by any spelling, a full name or a phone. */
+export function isPersonalColumn(name: string): boolean {
+  const field = canonicalFieldName(name);
+  return (field !== undefined && PERSONAL_FIELDS.has(field)) || PERSONAL_COLUMNS.has(folded(name));
 }

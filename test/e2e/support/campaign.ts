@@ -6,13 +6,22 @@ export function recipientsCsv(ns: number[]): string {
 
 /**
  * A campaign file of two inline recipients. `zip` changes the first recipient's ZIP code, `pay`
- * adds a checkout, `retain` sets `retain: true`.
+ * adds a checkout, `retain` sets `retain: true`. With `file`, the recipients are that file's
+ * instead (line 9), keyed by `keyColumn` if given (line 10).
  */
 export function campaignYaml(
   name: string,
   templateId: number,
-  options: { pay?: boolean; retain?: boolean; zip?: string } = {},
+  options: { pay?: boolean; retain?: boolean; zip?: string; file?: string; keyColumn?: string } = {},
 ): string {
+  const recipients = options.file
+    ? [`    file: ${options.file}`, ...(options.keyColumn ? [`    keyColumn: ${options.keyColumn}`] : [])]
+    : [
+        "    inline:",
+        "      - { firstName: Ada, lastName: Lovelace, address1: 1 Main St, city: Springfield, state: IL, " +
+          `zipCode: "${options.zip ?? "62701"}" }`,
+        '      - { firstName: Alan, lastName: Turing, address1: 2 Main St, city: Springfield, state: IL, zipCode: "62701" }',
+      ];
   return [
     "apiVersion: directmail/v1",
     "kind: Campaign",
@@ -22,10 +31,7 @@ export function campaignYaml(
     "  order:",
     `    templateId: ${templateId}`,
     "  recipients:",
-    "    inline:",
-    "      - { firstName: Ada, lastName: Lovelace, address1: 1 Main St, city: Springfield, state: IL, " +
-      `zipCode: "${options.zip ?? "62701"}" }`,
-    '      - { firstName: Alan, lastName: Turing, address1: 2 Main St, city: Springfield, state: IL, zipCode: "62701" }',
+    ...recipients,
     ...(options.pay ? ["  checkout:", "    postageType: Standard", "    productionSpeed: Normal"] : []),
     ...(options.retain ? ["  retain: true"] : []),
     "",

@@ -117,3 +117,23 @@ export async function createTestStack(
     },
   };
 }
+
+/**
+ * A fresh stack of the repository's own program (a CampaignFolder over `campaigns/`, created
+ * empty) that sends to `service` with the account's key, held as the stack's secret configuration.
+ */
+export async function createCampaignsStack(
+  name: string,
+  service: { baseUrl: string; apiKey: string },
+): Promise<TestStack> {
+  const t = await createTestStack(name, {
+    from: ["Pulumi.yaml", "program"],
+    config: {
+      "directmail:baseUrl": { value: service.baseUrl },
+      "directmail:apiKey": { value: service.apiKey, secret: true },
+      campaignsDir: { value: "campaigns" },
+    },
+  });
+  fs.mkdirSync(path.join(t.workDir, "campaigns"));
+  return t;
+}

@@ -208,6 +208,48 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(JSON.stringify(outs)).not.toContain("Main St");
   });
 
+  it("stores the service's drop reasons without the values they quote, and redacts a state that holds them", async () => {
+    const orderId = await newOrder();
+    const rows = [
+      recipient(1),
+      recipient(2, { zipCode: "5974O" }),
+      // A name typed into the state column, and a bad ZIP code: two quoted values in one reason.
+      recipient(3, { state: "Lovelace", zipCode: "5974O" }),
+    ];
+    const inputs = await checked({ orderId, recipients: rows });
+    const { outs } = await recipients.create(inputs);
+    const zip = "ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code";
+    // Both values checked against the recipient the service echoed: the reason reads in full.
+    const both =
+      "ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: not a ZIP or ZIP+4 code";
+    expect(outs).toMatchObject({
+      acceptedCount: 1,
+      droppedCount: 2,
+      dropReasons: { [zip]: 1, [both]: 1 },
+      droppedSample: [
+        { row: 2, reason: zip },
+        { row: 3, reason: both },
+      ],
+    });
+    // The inline recipients are inputs, and hold the values; nothing the service said does.
+    const { recipients: _declared, ...reported } = outs;
+    expect(JSON.stringify(reported)).not.toContain("5974O");
+    expect(JSON.stringify(reported)).not.toContain("'Lovelace'");
+
+    // A state written by an earlier version: the service's words, with the values it quoted.
+    const quoted = `ADDRESS_NOT_VALID: address.zipCode: '5974O' is not a ZIP or ZIP+4 code`;
+    const earlier = {
+      ...outs,
+      dropReasons: { [quoted]: 1, [zip]: 1 },
+      droppedSample: [{ row: 2, reason: quoted }],
+    };
+    const expected = { dropReasons: { [zip]: 2 }, droppedSample: [{ row: 2, reason: zip }] };
+    const read = await recipients.read(String(orderId), earlier);
+    expect(read.props).toMatchObject(expected);
+    const updated = await recipients.update(String(orderId), earlier, { ...inputs, maxDroppedPercent: 90 });
+    expect(updated.outs).toMatchObject(expected);
+  });
+
   it("an update sends only the change: one recipient of many replaced in a handful of requests", async () => {
     const orderId = await newOrder();
     const rows = Array.from({ length: 2500 }, (_, i) => recipient(i));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { REPORT_LIMIT, REPORT_MARKER, renderMarkdown } from "../../../cli/review/markdown";
-import { type CampaignReview, exitCodeOf, type Review } from "../../../cli/review/model";
+import { type CampaignReview, dropReportOf, exitCodeOf, type Review } from "../../../cli/review/model";
 import type { RecipientEntry } from "../../../cli/review/recipients";
 
 function keys(prefix: string, count: number, from = 2): RecipientEntry[] {
@@ -203,5 +203,28 @@ describe("review.md", () => {
     const markdown = renderMarkdown(reviewOf([campaign]));
     expect(markdown).toContain("added 1: `` a`b c<b> `` (row 2)");
     expect(markdown).toContain("Preview: &lt;script&gt;x&lt;/script&gt; \\| done");
+  });
+});
+
+describe("drop reasons in review.md", () => {
+  it("sums the summary cell by reason code and lists each redacted reason in the details", () => {
+    const campaign = busyCampaign(1);
+    campaign.drops = dropReportOf({
+      acceptedCount: 4997,
+      droppedCount: 3,
+      // As a state written before reasons were redacted holds them: the service's words.
+      dropReasons: {
+        "ADDRESS_NOT_VALID: address.zipCode: '5974O' is not a ZIP or ZIP+4 code": 1,
+        "ADDRESS_NOT_VALID: address.zipCode: '1234' is not a ZIP or ZIP+4 code": 1,
+        "ADDRESS_NOT_VALID: address.state: 'Ada' is not a US state or territory": 1,
+      },
+    });
+    const markdown = renderMarkdown(reviewOf([campaign]));
+    expect(summaryRows(markdown)[0]).toContain("| 4997 / 3 (ADDRESS\\_NOT\\_VALID 3) |");
+    expect(markdown).toContain(
+      "- On the draft now: 4997 accepted, 3 dropped (`ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code` 2, " +
+        "`ADDRESS_NOT_VALID: address.state: not a US state or territory` 1)",
+    );
+    for (const value of ["5974O", "1234", "Ada"]) expect(markdown).not.toContain(`${value}'`);
   });
 });
