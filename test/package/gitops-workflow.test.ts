@@ -47,7 +47,15 @@ async function lint(file: string): Promise<{ code: number; output: string }> {
 
 /** zizmor at its default persona, offline (no GitHub API); its findings as `audit` names. */
 async function audit(file: string): Promise<{ code: number; findings: string[]; summary: string }> {
-  const result = await execFileAsync(zizmor, ["--offline", "--no-config", "--color", "never", "--format", "plain", file]).then(
+  const result = await execFileAsync(zizmor, [
+    "--offline",
+    "--no-config",
+    "--color",
+    "never",
+    "--format",
+    "plain",
+    file,
+  ]).then(
     ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
     (error) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
   );
