@@ -228,3 +228,44 @@ describe("drop reasons in review.md", () => {
     for (const value of ["5974O", "1234", "Ada"]) expect(markdown).not.toContain(`${value}'`);
   });
 });
+
+describe("review.md of an offline review", () => {
+  it("says it is offline, prices nothing, and flags the code the change alters, as many paths as fit", () => {
+    const campaign: CampaignReview = {
+      ...busyCampaign(1),
+      price: { kind: "offline" },
+      drops: undefined,
+      proof: undefined,
+      flags: [{ kind: "checkout", detail: "pays for the order, at a price the offline review does not ask" }],
+    };
+    const paths = ["index.ts", "package.json", ...Array.from({ length: 3000 }, (_, i) => `scripts/s${i}.sh`)];
+    const markdown = renderMarkdown(
+      reviewOf([campaign], {
+        stack: null,
+        service: null,
+        proofsDir: undefined,
+        offline: { codeChanges: paths },
+      }),
+    );
+    const lines = markdown.split("\n");
+    expect(lines.slice(0, 6)).toEqual([
+      REPORT_MARKER,
+      "## directmail review: offline, `origin/main` (0123456) → working tree",
+      "",
+      "**⚠ Needs approval: this change spends money or cannot be undone** (exit code 3).",
+      "",
+      "Offline review: read from the campaign files alone, without the stack, the service or a secret; the plan, the prices, the drops and the proofs are known once the change is merged.",
+    ]);
+    expect(summaryRows(markdown)).toEqual([
+      "| **campaign-001** | update, pay | +400 −300 ~200 | — | known after merge | ⚠ checkout |",
+    ]);
+    const flag = lines.find((line) => line.startsWith("- **⚠ code changed**")) ?? "";
+    expect(flag).toMatch(
+      /^- \*\*⚠ code changed\*\* \(3002 paths\): `index\.ts`, `package\.json`, `scripts\/s0\.sh`, .* and \d+ more \(review\.json lists them\)\. The change alters code, not only campaign files: it runs only after merge, with approval\. This review read its campaign files alone, offline, without the stack, the service or a secret\.$/,
+    );
+    expect(markdown.length).toBeLessThanOrEqual(65_536);
+    expect(markdown).toContain(
+      "- Price: not asked (an offline review): the deploy prices the checkout, within maxTotal",
+    );
+  });
+});

@@ -225,3 +225,37 @@ describe("flags, problems and the exit code", () => {
     ).toBe(EXIT.problems);
   });
 });
+
+describe("an offline review", () => {
+  const offline = (extra: Partial<CampaignFacts>) =>
+    facts({ planned: false, offline: true, orderId: undefined, orderStatus: undefined, ...extra });
+
+  it("takes a campaign at the base as deployed, and one with a checkout at the base as paid", () => {
+    expect(actionsOf(offline({ head: doc() }))).toEqual(["create"]);
+    expect(actionsOf(offline({ base: doc(), head: doc() }))).toEqual(["no change"]);
+    expect(actionsOf(offline({ base: doc(), head: doc({ maxTotal: 50 }) }))).toEqual(["pay"]);
+    expect(actionsOf(offline({ base: doc({ maxTotal: 50 }), head: doc({ maxTotal: 50 }) }))).toEqual([
+      "no change",
+    ]);
+    expect(actionsOf(offline({ base: doc() }))).toEqual(["delete"]);
+    expect(actionsOf(offline({ base: doc({ maxTotal: 50 }) }))).toEqual(["retire"]);
+  });
+
+  it("flags a checkout without asking its price", () => {
+    const review = reviewCampaign(offline({ base: doc(), head: doc({ maxTotal: 50 }) }));
+    expect(review.price).toEqual({ kind: "offline" });
+    expect(review.flags).toEqual([
+      { kind: "checkout", detail: "pays for the order, at a price the offline review does not ask" },
+    ]);
+  });
+
+  it("needs approval when the change alters code, even when its campaign files spend nothing", () => {
+    const quiet = reviewCampaign(offline({ base: doc(), head: doc() }));
+    const review = { campaigns: [quiet], validation: [], problems: [] };
+    expect(exitCodeOf({ ...review, offline: { codeChanges: [] } })).toBe(EXIT.nothingToApprove);
+    expect(exitCodeOf({ ...review, offline: { codeChanges: ["index.ts"] } })).toBe(EXIT.needsApproval);
+    expect(exitCodeOf({ ...review, problems: ["x"], offline: { codeChanges: ["index.ts"] } })).toBe(
+      EXIT.problems,
+    );
+  });
+});
