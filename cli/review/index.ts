@@ -10,14 +10,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
-import {
-  automation,
-  clientFor,
-  findProject,
-  pulumiCall,
-  selectStack,
-  settingsOfStack,
-} from "../stack-settings";
+import { clientFor, findProject, selectStack, settingsOfStack, stackOf } from "../stack-settings";
 import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from "./files";
 import { renderMarkdown } from "./markdown";
 import {
@@ -66,8 +59,6 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
     throw new Error(`directmail review runs in a Pulumi project: no Pulumi.yaml in ${options.cwd} or above`);
   }
   const selection = await selectStack(root, options.stack);
-  // Previewing selects the stack; the user's selection is put back afterwards.
-  const selected = options.stack !== undefined ? (await selection?.workspace.stack())?.name : undefined;
   if (selection === undefined) {
     throw new Error(
       `no stack is selected in the Pulumi project ${root}: run \`pulumi stack select\` or give --stack`,
@@ -95,10 +86,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
   try {
     const base = baseTree ? await loadSide(baseTree.root, dir) : undefined;
 
-    const { Stack } = automation();
-    const stack = await pulumiCall(`cannot select stack "${stackName}"`, () =>
-      Stack.select(stackName, workspace),
-    );
+    const stack = await stackOf(selection);
     let plan: PlanResult = { steps: [], diagnostics: [], failure: undefined };
     if (validation.length > 0) {
       problems.push("the preview did not run: the campaign files have problems (listed below)");
@@ -156,9 +144,6 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
     return { review, markdown, files };
   } finally {
     await baseTree?.remove();
-    // Best effort: a failure to put the selection back must not hide the review's own outcome.
-    if (selected !== undefined && selected !== stackName)
-      await workspace.selectStack(selected).catch(() => {});
   }
 }
 

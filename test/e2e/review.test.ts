@@ -9,8 +9,10 @@
  *
  * `directmail whoami` in the same project reads the stack's configuration, not the environment.
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
@@ -88,6 +90,8 @@ const autumn = (checkout?: string[]) => campaign("autumn", templateId, ["    inl
 const git = (...args: string[]) => gitIn(t.workDir, ...args);
 
 const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env: env }, ...args);
+/** The real pulumi CLI in the project, as its user runs it (no PULUMI_STACK). */
+const pulumi = (...args: string[]) => promisify(execFile)("pulumi", args, { cwd: t.workDir, env: t.env });
 
 function report(out: string): { markdown: string; json: Review; text: string } {
   const markdown = read(`${out}/review.md`);
@@ -405,17 +409,32 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain('directmail: stack "nope" does not exist in the Pulumi project');
   });
 
-  it("review --stack reviews that stack and leaves the selected one selected", async () => {
+  it("review --stack and status --stack read that stack and leave the selected one selected, with or without PULUMI_STACK", async () => {
     // The files as deployed: the change spends nothing.
     await git("checkout", "--", "campaigns");
-    await t.stack.workspace.selectStack("bare");
+    const selected = async () => (await pulumi("stack", "--show-name")).stdout;
+    // A stack of the user's own, selected.
+    await pulumi("stack", "init", "mine");
     try {
-      const run = await directmail("review", "--stack", "e2e", "--out", "review-6");
-      expect(run.code).toBe(0);
-      expect(report("review-6").json).toMatchObject({ stack: "e2e", base: null, exitCode: 0 });
-      expect((await t.stack.workspace.stack())?.name).toBe("bare");
+      expect(await selected()).toBe("mine\n");
+      // PULUMI_STACK names the selection as the pulumi CLI reads it (a pipeline sets it to --stack's value).
+      for (const variable of [{ PULUMI_STACK: "e2e" }, { PULUMI_STACK: "mine" }, {}]) {
+        const withVariable = (...args: string[]) =>
+          directmailIn({ cwd: t.workDir, env: { ...env, ...variable } }, ...args);
+        const run = await withVariable("review", "--stack", "e2e", "--out", "review-6");
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout.split("\n")[0]).toBe(
+          "2 campaigns of stack e2e: the change spends nothing and has no step that cannot be undone (exit code 0)",
+        );
+        expect(report("review-6").json).toMatchObject({ stack: "e2e", base: null, exitCode: 0 });
+        expect(await selected()).toBe("mine\n");
+        const status = await withVariable("status", "--stack", "e2e", "--json");
+        expect(status.code, status.stderr).toBe(0);
+        expect(status.stdout).toContain(`"orderId": ${orders.spring}`);
+        expect(await selected()).toBe("mine\n");
+      }
     } finally {
-      await t.stack.workspace.selectStack("e2e");
+      await pulumi("stack", "select", "e2e");
     }
   });
 });
