@@ -312,6 +312,45 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     expect(await serviceState()).toEqual(before);
   });
 
+  it("a campaign that adds an address book entry needs approval: exit code 3 and the ⚠ address book entry flag; nothing is added", async () => {
+    // The files as deployed, and one campaign more.
+    await git("checkout", "--", "campaigns");
+    const before = await sb.control.addressBook(apiKey);
+    write(
+      "campaigns/contacts.yaml",
+      [
+        campaign("contacts", templateId, ["    inline:", INLINE[0] as string]).trimEnd(),
+        "  addressBook:",
+        '    - { toOrganization: Front Desk, address1: 1 Main St, city: Springfield, state: IL, zip: "62701" }',
+        "",
+      ].join("\n"),
+    );
+    try {
+      const run = await directmail("review", "--base", "main", "--out", "review-8");
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stdout.split("\n")[0]).toBe(
+        "3 campaigns of stack e2e: the change spends money or has a step that cannot be undone: it needs approval (exit code 3)",
+      );
+      const { markdown, json } = report("review-8");
+      const entry = json.campaigns
+        .find((c) => c.name === "contacts")
+        ?.steps.find((s) => s.kind === "AddressBookEntry")?.resource as string;
+      expect(entry).toMatch(/^contacts-address-[0-9a-f]{10}$/);
+      expect(summaryRows(markdown)).toContain(
+        "| **contacts** | create | +1 −0 ~0 | — | — | ⚠ address book entry |",
+      );
+      const lines = markdown.split("\n");
+      expect(lines).toContain(
+        "- **⚠ address book entry** (1): contacts. Adds an entry to the account's address book, which the service " +
+          "cannot delete: removing it from the stack only forgets it, and a changed entry is a new one beside the old.",
+      );
+      expect(lines).toContain(`- ⚠ address book entry: AddressBookEntry ${entry} (create)`);
+      expect(await sb.control.addressBook(apiKey)).toEqual(before);
+    } finally {
+      fs.rmSync(path.join(t.workDir, "campaigns/contacts.yaml"));
+    }
+  });
+
   it("a campaign file with problems: exit code 1, the problems with file:line:col, and no preview", async () => {
     write(
       "campaigns/broken.yaml",
