@@ -17,6 +17,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
+import { HOSTILE_FONT } from "../support/markdown-safety";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn, gitIn } from "./support/commands";
 import { createTestStack, pulumiCommand, type TestStack } from "./support/pulumi";
@@ -195,7 +196,7 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     // One row per campaign, in the order of their files.
     expect(summaryRows(markdown)).toEqual([
       `| **autumn** | pay | +0 −0 ~0 | 2 / 0 | ❌ ${usd(autumnPrice.totalCharges)} > maxTotal 5.00 USD | ⚠ checkout, ❌ 1 problem |`,
-      `| **spring** | update, pay | +2 −1 ~1 | 3 / 1 (DO\\_NOT\\_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
+      `| **spring** | update, pay | +2 −1 ~1 | 3 / 1 (DO_NOT_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
     ]);
     const autumnProblem =
       `the checkout of order ${orders.autumn} would charge ${usd(autumnPrice.totalCharges)}, more than maxTotal 5.00 USD: ` +
@@ -306,7 +307,7 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     );
     expect(summaryRows(markdown)).toEqual([
       "| **autumn** | no change | +0 −0 ~0 | 2 / 0 | — |  |",
-      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO\\_NOT\\_MAIL 1) | — |  |",
+      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO_NOT_MAIL 1) | — |  |",
     ]);
     expect(markdown).not.toContain("Needs approval");
     expect(await serviceState()).toEqual(before);
@@ -348,6 +349,45 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
       expect(await sb.control.addressBook(apiKey)).toEqual(before);
     } finally {
       fs.rmSync(path.join(t.workDir, "campaigns/contacts.yaml"));
+    }
+  });
+
+  it("a handwriting font that spells a link, bold text and a mention shows in ❌ Problems as plain text", async () => {
+    await git("checkout", "--", "campaigns");
+    write(
+      "campaigns/hostile.yaml",
+      campaign("hostile", templateId, ["    inline:", INLINE[0] as string]).replace(
+        `templateId: ${templateId}`,
+        `templateId: ${templateId}\n    handwritingFont: ${JSON.stringify(HOSTILE_FONT)}`,
+      ),
+    );
+    try {
+      const run = await directmail("review", "--base", "main", "--out", "review-9");
+      expect(run.code, run.stderr).toBe(1);
+      const { markdown, json } = report("review-9");
+      const message =
+        "preview: the campaign files have problems; nothing was changed:\n" +
+        `campaigns/hostile.yaml:8:22: spec.order.handwritingFont: "${HOSTILE_FONT}" is not a handwriting style ` +
+        "of the service; choose one of the service's handwriting styles: Casual Cursive, Neat Print, Bold Marker, " +
+        "Elegant Script, Quick Note";
+      // review.json keeps the text as the service said it; review.md shows it as text, and nothing more.
+      expect(json.problems).toEqual([message]);
+      const J = "\u2060";
+      const lines = markdown.split("\n");
+      const problems = lines.indexOf("### ❌ Problems");
+      expect(lines.slice(problems, problems + 4)).toEqual([
+        "### ❌ Problems",
+        "",
+        "- preview: the campaign files have problems; nothing was changed:<br>campaigns/hostile.yaml:8:22: " +
+          `spec.order.handwritingFont: "Neat&#93;(https:${J}//evil.example) &#42;&#42;&#91;Approve&#93;(https:${J}//evil.example)&#42;&#42; ` +
+          `cc @${J}team" is not a handwriting style of the service; choose one of the service's handwriting styles: ` +
+          "Casual Cursive, Neat Print, Bold Marker, Elegant Script, Quick Note",
+        "",
+      ]);
+      expect(summaryRows(markdown)).toContain("| **hostile** | create | +1 −0 ~0 | — | — |  |");
+      for (const markup of ["](", "**[", "@team", "https://"]) expect(markdown).not.toContain(markup);
+    } finally {
+      fs.rmSync(path.join(t.workDir, "campaigns/hostile.yaml"));
     }
   });
 
