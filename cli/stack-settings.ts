@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
-import type { LocalWorkspace } from "@pulumi/pulumi/automation";
+import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { DirectMailClient, type ProviderSettings, resolveSettings } from "../provider/index";
 import { projectRoot } from "../provider/project";
 
@@ -77,6 +77,22 @@ export async function selectStack(root: string, stackName?: string): Promise<Sta
   }
   const selected = await pulumiCall("cannot read the selected stack", () => workspace.stack());
   return selected ? { root, workspace, stackName: selected.name } : undefined;
+}
+
+/**
+ * The Automation API's `Stack` of a selection, which never selects it: each command it runs names
+ * the stack (`--stack`). `pulumi stack select` would change the user's selected stack, where the
+ * next `pulumi up` goes, and it cannot be put back reliably (with PULUMI_STACK set, the selection
+ * reads as the variable).
+ */
+export async function stackOf(selection: StackSelection): Promise<Stack> {
+  const { Stack } = automation();
+  // Stack.select() selects through its workspace: this view of the workspace checks nothing
+  // instead (selectStack() above found the stack among the project's).
+  const workspace: LocalWorkspace = Object.create(selection.workspace, {
+    selectStack: { value: async () => {} },
+  });
+  return Stack.select(selection.stackName, workspace);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 import { type DeliveryCounts, deliveryCountsOf } from "./report/model";
 import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
-import { automation, clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "./stack-settings";
+import { clientFor, type ServiceSettings, serviceSettings, stackOf } from "./stack-settings";
 
 /** Ids per analytics or transactions request: the list travels in the query string. */
 const IDS_PER_CALL = 200;
@@ -128,11 +128,7 @@ async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
         `(${settings.from})`,
     );
   }
-  const { Stack } = automation();
-  const stack = await pulumiCall(`cannot select stack "${selection.stackName}"`, () =>
-    Stack.select(selection.stackName, selection.workspace),
-  );
-  return (await deployedResources(stack))
+  return (await deployedResources(await stackOf(selection)))
     .filter((r) => r.kind === "Order" && typeof r.outputs.orderId === "number")
     .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
     .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));

@@ -6,7 +6,7 @@
 import type { DirectMailClient } from "../../provider/index";
 import { type DropReport, dropReportOf } from "../review/model";
 import { type DeployedResource, deployedResources } from "../review/plan";
-import type { StackSelection } from "../stack-settings";
+import { type StackSelection, stackOf } from "../stack-settings";
 import { type ReportOrder, reportOrder } from "./model";
 
 /** An order to report on, with what the stack knows of it. */
@@ -23,11 +23,7 @@ const IDS_PER_REQUEST = 50;
 
 /** The orders of a stack's last deployment, in the order of its state. */
 export async function ordersOfStack(selection: StackSelection): Promise<OrderRef[]> {
-  const { workspace, stackName } = selection;
-  // Exported by name: selecting the stack would change the user's selection.
-  return ordersOf(
-    await deployedResources({ name: stackName, exportStack: () => workspace.exportStack(stackName) }),
-  );
+  return ordersOf(await deployedResources(await stackOf(selection)));
 }
 
 export function ordersOf(resources: DeployedResource[]): OrderRef[] {

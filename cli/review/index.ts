@@ -13,14 +13,13 @@ import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import {
-  automation,
   clientFor,
   findProject,
-  pulumiCall,
   type ServiceSettings,
   type StackSelection,
   selectStack,
   settingsOfStack,
+  stackOf,
 } from "../stack-settings";
 import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from "./files";
 import { renderMarkdown } from "./markdown";
@@ -75,29 +74,19 @@ export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> 
     throw new Error(`directmail review runs in a Pulumi project: no Pulumi.yaml in ${options.cwd} or above`);
   }
   const target = options.offline ? undefined : await openStack(root, options.stack);
-  try {
-    return await reviewWith(root, target, options);
-  } finally {
-    // Best effort: a failure to put the selection back must not hide the review's own outcome.
-    if (target?.selected !== undefined && target.selected !== target.stackName)
-      await target.workspace.selectStack(target.selected).catch(() => {});
-  }
+  return reviewWith(root, target, options);
 }
 
-/** The stack a priced review previews, its service settings, and the selection to put back. */
+/** The stack a priced review previews and its service settings. */
 interface StackTarget {
-  workspace: StackSelection["workspace"];
+  selection: StackSelection;
   stackName: string;
   project: string;
   settings: ServiceSettings;
-  /** The stack selected before the review, when --stack may change the selection. */
-  selected: string | undefined;
 }
 
 async function openStack(root: string, stackName: string | undefined): Promise<StackTarget> {
   const selection = await selectStack(root, stackName);
-  // Previewing selects the stack; the user's selection is put back afterwards.
-  const selected = stackName !== undefined ? (await selection?.workspace.stack())?.name : undefined;
   if (selection === undefined) {
     throw new Error(
       `no stack is selected in the Pulumi project ${root}: run \`pulumi stack select\` or give --stack`,
@@ -105,7 +94,7 @@ async function openStack(root: string, stackName: string | undefined): Promise<S
   }
   const settings = await settingsOfStack(selection);
   const project = (await selection.workspace.projectSettings()).name;
-  return { workspace: selection.workspace, stackName: selection.stackName, project, settings, selected };
+  return { selection, stackName: selection.stackName, project, settings };
 }
 
 async function reviewWith(
@@ -137,10 +126,7 @@ async function reviewWith(
     let state: DeployedResource[] = [];
     let client: DirectMailClient | undefined;
     if (target !== undefined) {
-      const { Stack } = automation();
-      const stack = await pulumiCall(`cannot select stack "${target.stackName}"`, () =>
-        Stack.select(target.stackName, target.workspace),
-      );
+      const stack = await stackOf(target.selection);
       if (validation.length > 0) {
         problems.push("the preview did not run: the campaign files have problems (listed below)");
       } else {

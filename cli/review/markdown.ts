@@ -7,8 +7,12 @@
  * flags are kept whole; the details are shortened first, then left out, then the lists of
  * validation problems and of problems are cut, and the report says what was left out (review.json
  * has everything).
+ *
+ * Every text of a campaign file, the plan, the state or the service goes in through markdownText()
+ * or codeSpan() (markdown-text.ts): it shows as written and cannot add a link, a mention or markup.
  */
 import { reasonCode, sumReasons } from "../../provider/api/reasons";
+import { codeSpan, markdownText } from "./markdown-text";
 import {
   type CampaignReview,
   EXIT,
@@ -76,7 +80,7 @@ export function renderMarkdown(review: Review, limit: number = REPORT_LIMIT): st
 
 function header(review: Review): string {
   const base = review.base
-    ? `${code(review.base.ref)} (${review.base.commit.slice(0, 7)}) → working tree`
+    ? `${codeSpan(review.base.ref)} (${review.base.commit.slice(0, 7)}) → working tree`
     : "no base (--base compares the campaign files with a git ref)";
   const verdict =
     review.exitCode === EXIT.problems
@@ -84,9 +88,9 @@ function header(review: Review): string {
       : review.exitCode === EXIT.needsApproval
         ? `**⚠ Needs approval: this change spends money or cannot be undone** (exit code ${EXIT.needsApproval}).`
         : `**✅ This change spends nothing and has no step that cannot be undone** (exit code ${EXIT.nothingToApprove}).`;
-  const target = review.stack !== null ? `stack ${code(review.stack)}` : "offline";
+  const target = review.stack !== null ? `stack ${codeSpan(review.stack)}` : "offline";
   const source = review.service
-    ? `Service: ${plain(review.service.baseUrl)} (${plain(review.service.settingsFrom)}).`
+    ? `Service: ${codeSpan(review.service.baseUrl)} (${markdownText(review.service.settingsFrom)}).`
     : "Offline review: read from the campaign files alone, without the stack, the service or a secret; " +
       "the plan, the prices, the drops and the proofs are known once the change is merged.";
   return [REPORT_MARKER, `## directmail review: ${target}, ${base}`, "", verdict, "", source].join("\n");
@@ -96,7 +100,7 @@ function summaryTable(campaigns: readonly CampaignReview[]): string {
   if (campaigns.length === 0) return "No campaigns in the plan or the campaign files.";
   const rows = campaigns.map((c) =>
     row([
-      `**${cell(c.name)}**`,
+      `**${markdownText(c.name)}**`,
       c.actions.join(", "),
       recipientsCell(c.recipients),
       dropsCell(c),
@@ -134,7 +138,7 @@ function dropsCell(c: CampaignReview): string {
   if (!c.drops) return "—";
   const top = sumReasons(c.drops.reasons, reasonCode)
     .slice(0, 3)
-    .map((r) => `${cell(r.reason)} ${r.count}`)
+    .map((r) => `${markdownText(r.reason)} ${r.count}`)
     .join(", ");
   return `${c.drops.accepted} / ${c.drops.dropped}${top ? ` (${top})` : ""}`;
 }
@@ -177,14 +181,14 @@ function flagsSection(review: Review, limit: number): string {
     const listed: string[] = [];
     let size = 0;
     for (const name of names) {
-      const text = plain(name);
+      const text = markdownText(name);
       if (size + text.length + 2 > room) break;
       listed.push(text);
       size += text.length + 2;
     }
     const more = names.length - listed.length;
     const campaigns = `${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}`;
-    return `- **⚠ ${FLAGS[kind].label}** (${names.length}): ${campaigns}. ${plain(FLAGS[kind].meaning, true)}.`;
+    return `- **⚠ ${FLAGS[kind].label}** (${names.length}): ${campaigns}. ${markdownText(FLAGS[kind].meaning, { code: true })}.`;
   });
   if (codeChanges.length > 0) lines.unshift(codeChangedLine(codeChanges, room));
   return ["### ⚠ Needs approval", "", ...lines].join("\n");
@@ -195,14 +199,14 @@ function codeChangedLine(paths: readonly string[], room: number): string {
   const listed: string[] = [];
   let size = 0;
   for (const file of paths) {
-    const text = code(file);
+    const text = codeSpan(file);
     if (size + text.length + 2 > room) break;
     listed.push(text);
     size += text.length + 2;
   }
   const more = paths.length - listed.length;
   const { label, meaning } = FLAGS["code-changed"];
-  return `- **⚠ ${label}** (${plural(paths.length, "path")}): ${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}. ${plain(meaning, true)}.`;
+  return `- **⚠ ${label}** (${plural(paths.length, "path")}): ${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}. ${markdownText(meaning, { code: true })}.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,22 +215,22 @@ function codeChangedLine(paths: readonly string[], room: number): string {
 function problemItems(review: Review): string[] {
   return [
     ...review.problems.map((p) => item(p)),
-    ...review.campaigns.flatMap((c) => c.problems.map((p) => item(p, `**${plain(c.name)}**: `))),
+    ...review.campaigns.flatMap((c) => c.problems.map((p) => item(p, `**${markdownText(c.name)}**: `))),
   ];
 }
 
 function validationItem(p: ValidationProblem): string {
-  return `- ${code(`${p.file}:${p.line}:${p.column}`)}: ${plain(p.message)}`;
+  return `- ${codeSpan(`${p.file}:${p.line}:${p.column}`)}: ${markdownText(p.message)}`;
 }
 
-/** A list item; further lines of a message are lines of the same item. */
+/** A list item on one line; the lines of a message are joined by line breaks (`<br>`). */
 function item(message: string, prefix = ""): string {
   const lines = message
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l !== "")
-    .map((l) => plain(l, true));
-  return `- ${prefix}${lines.join("<br>\n  ")}`;
+    .map((l) => markdownText(l, { code: true }));
+  return `- ${prefix}${lines.join("<br>")}`;
 }
 
 /** A titled list with as many items as fit in `budget`, and what was left out. */
@@ -301,30 +305,30 @@ function details(c: CampaignReview, review: Review, listed: number): string {
   const full = listed === LISTED_FULL;
   const order =
     c.orderId !== undefined
-      ? ` · order ${c.orderId}${c.orderStatus ? ` (${plain(c.orderStatus)})` : ""}`
+      ? ` · order ${c.orderId}${c.orderStatus ? ` (${markdownText(c.orderStatus)})` : ""}`
       : "";
   const lines: string[] = [];
-  if (c.file) lines.push(`- File: ${code(c.file)}`);
+  if (c.file) lines.push(`- File: ${codeSpan(c.file)}`);
   if (c.steps.length > 0) {
     lines.push(
-      `- Plan: ${c.steps.map((s) => `${plain(s.kind)} ${code(s.resource)} ${plain(s.op)}`).join(" · ")}`,
+      `- Plan: ${c.steps.map((s) => `${markdownText(s.kind)} ${codeSpan(s.resource)} ${markdownText(s.op)}`).join(" · ")}`,
     );
   }
   lines.push(...recipientLines(c.recipients, listed, review.showPersonalData));
   if (c.drops) {
-    const reasons = c.drops.reasons.map((r) => `${code(r.reason)} ${r.count}`).join(", ");
+    const reasons = c.drops.reasons.map((r) => `${codeSpan(r.reason)} ${r.count}`).join(", ");
     lines.push(
       `- On the draft now: ${c.drops.accepted} accepted, ${c.drops.dropped} dropped${reasons ? ` (${reasons})` : ""}`,
     );
   }
   lines.push(...priceLines(c.price, full));
-  if (c.proof) lines.push(`- Proof: ${code(c.proof.file)} (${c.proof.bytes} bytes)`);
-  for (const flag of c.flags) lines.push(`- ⚠ ${FLAGS[flag.kind].label}: ${plain(flag.detail)}`);
+  if (c.proof) lines.push(`- Proof: ${codeSpan(c.proof.file)} (${c.proof.bytes} bytes)`);
+  for (const flag of c.flags) lines.push(`- ⚠ ${FLAGS[flag.kind].label}: ${markdownText(flag.detail)}`);
   for (const problem of c.problems) lines.push(item(problem, "❌ "));
   for (const note of c.notes) lines.push(item(note, "Note: "));
   if (full) for (const message of c.messages) lines.push(item(message, "Preview: "));
   return [
-    `<details><summary><b>${plain(c.name)}</b>: ${c.actions.join(", ")}${order}</summary>`,
+    `<details><summary><b>${markdownText(c.name)}</b>: ${c.actions.join(", ")}${order}</summary>`,
     "",
     ...lines,
     "",
@@ -335,9 +339,9 @@ function details(c: CampaignReview, review: Review, listed: number): string {
 function recipientLines(r: RecipientChanges | undefined, listed: number, personal: boolean): string[] {
   if (!r) return [];
   const lines: string[] = [];
-  const by = r.by === "key" ? `by ${code(r.keyColumn ?? "")}` : "by content (no key column)";
+  const by = r.by === "key" ? `by ${codeSpan(r.keyColumn ?? "")}` : "by content (no key column)";
   const side = (s: RecipientChanges["base"], label: string) =>
-    s ? `${s.count} at the ${label} (${code(s.shownAs)})` : `none at the ${label}`;
+    s ? `${s.count} at the ${label} (${codeSpan(s.shownAs)})` : `none at the ${label}`;
   lines.push(`- Recipients ${by}: ${side(r.base, "base")} → ${side(r.head, "head")}`);
   const list = (label: string, count: number, entries: readonly RecipientEntry[], at: string) => {
     if (count === 0) return;
@@ -348,34 +352,36 @@ function recipientLines(r: RecipientChanges | undefined, listed: number, persona
   list("added", r.added, r.addedList, "head");
   list("removed", r.removed, r.removedList, "base");
   list("changed", r.changed, r.changedList, "head");
-  for (const note of r.notes) lines.push(`  - Note: ${plain(note, true)}`);
+  for (const note of r.notes) lines.push(`  - Note: ${markdownText(note, { code: true })}`);
   return lines;
 }
 
 function entryText(e: RecipientEntry, by: "key" | "content", at: string, personal: boolean): string {
   const where = `row ${e.row}${at === "base" ? " at the base" : ""}`;
-  const fields = e.fields ? `: ${e.fields.join(", ")}` : "";
-  const who = by === "key" ? `${code(e.key ?? "")} (${where}${fields})` : `${where}${fields}`;
+  const fields = e.fields ? `: ${markdownText(e.fields.join(", "))}` : "";
+  const who = by === "key" ? `${codeSpan(e.key ?? "")} (${where}${fields})` : `${where}${fields}`;
   if (!personal || e.personal === undefined) return who;
-  return `${who} ${plain(e.before !== undefined ? `${e.before} → ${e.personal}` : e.personal)}`;
+  return `${who} ${markdownText(e.before !== undefined ? `${e.before} → ${e.personal}` : e.personal)}`;
 }
 
 function priceLines(price: Price, full: boolean): string[] {
   switch (price.kind) {
     case "quote": {
       const q = price.quote;
-      const terms = [
-        `${q.postageType} postage`,
-        `${q.productionSpeed} production`,
-        ...(q.holdUntilDate ? [`held until ${q.holdUntilDate}`] : []),
-      ].join(", ");
+      const terms = markdownText(
+        [
+          `${q.postageType} postage`,
+          `${q.productionSpeed} production`,
+          ...(q.holdUntilDate ? [`held until ${q.holdUntilDate}`] : []),
+        ].join(", "),
+      );
       const billing =
         q.toPaymentMethod === 0
           ? "the account's balance covers all of it"
           : `the account's balance covers ${money(q.coveredByBalance)}, ${money(q.toPaymentMethod)} goes to the payment method`;
       const delivery =
         q.estimatedDelivery.from && q.estimatedDelivery.to
-          ? `; delivery expected ${q.estimatedDelivery.from.slice(0, 10)} to ${q.estimatedDelivery.to.slice(0, 10)}`
+          ? `; delivery expected ${markdownText(`${q.estimatedDelivery.from.slice(0, 10)} to ${q.estimatedDelivery.to.slice(0, 10)}`)}`
           : "";
       const guard = q.maxTotal !== undefined ? `; maxTotal ${money(q.maxTotal)}` : "; no maxTotal";
       const lines = [
@@ -383,14 +389,16 @@ function priceLines(price: Price, full: boolean): string[] {
       ];
       if (full) {
         for (const l of q.lines)
-          lines.push(`  - ${plain(l.name)}: ${l.quantity} × ${l.rate.toFixed(2)} = ${l.total.toFixed(2)}`);
+          lines.push(
+            `  - ${markdownText(l.name)}: ${l.quantity} × ${l.rate.toFixed(2)} = ${l.total.toFixed(2)}`,
+          );
       }
       return lines;
     }
     case "after-draft":
       return ["- Price: known once the draft is applied (the service prices an existing order)"];
     case "refused":
-      return [`- Price: the service refuses the checkout preview: ${plain(price.reason)}`];
+      return [`- Price: the service refuses the checkout preview: ${markdownText(price.reason)}`];
     case "unavailable":
       return ["- Price: not known: the service did not give it (see the problems)"];
     case "offline":
@@ -409,7 +417,7 @@ function closingLines(review: Review, left: readonly string[]): string {
   const lines: string[] = [];
   const proofs = review.campaigns.filter((c) => c.proof).length;
   if (review.proofsDir && proofs > 0) {
-    lines.push(`Proofs of the drafts (${plural(proofs, "PDF")}): ${code(`${review.proofsDir}/`)}.`);
+    lines.push(`Proofs of the drafts (${plural(proofs, "PDF")}): ${codeSpan(`${review.proofsDir}/`)}.`);
   }
   if (review.showPersonalData)
     lines.push("This report shows recipients' names and addresses (--show-personal-data).");
@@ -420,31 +428,6 @@ function closingLines(review: Review, left: readonly string[]): string {
     );
   }
   return lines.join("\n\n");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Text
-
-/** Text shown as is: HTML and Markdown that would change the layout are escaped; long text is cut. */
-function plain(text: string, keepCode = false): string {
-  const cut = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-  const html = cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const md = keepCode ? html.replace(/([\\*_|#])/g, "\\$1") : html.replace(/([\\`*_|#])/g, "\\$1");
-  return md.replace(/[\r\n]+/g, " ");
-}
-
-/** A table cell's text. */
-function cell(text: string): string {
-  return plain(text);
-}
-
-/** Text in a code span: any backticks inside are fenced by a longer run; cut at 200 characters. */
-function code(text: string): string {
-  const cut = (text.length > 200 ? `${text.slice(0, 200)}…` : text).replace(/[\r\n|]+/g, " ");
-  const longest = Math.max(0, ...[...cut.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  const pad = longest > 0 ? " " : "";
-  return `${fence}${pad}${cut}${pad}${fence}`;
 }
 
 function plural(count: number, noun: string): string {

@@ -32,7 +32,12 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export type Action = "create" | "update" | "pay" | "retire" | "delete" | "no change";
 const ACTION_ORDER: readonly Action[] = ["create", "update", "pay", "retire", "delete", "no change"];
 
-export type FlagKind = "checkout" | "automation-recipients" | "paid-order-leaves" | "code-changed";
+export type FlagKind =
+  | "checkout"
+  | "automation-recipients"
+  | "paid-order-leaves"
+  | "address-book-entry"
+  | "code-changed";
 
 /** Each flag's label in the summary and what it means (docs/review.md says the same). */
 export const FLAGS: Record<FlagKind, { label: string; meaning: string }> = {
@@ -50,6 +55,11 @@ export const FLAGS: Record<FlagKind, { label: string; meaning: string }> = {
     label: "paid order leaves the stack",
     meaning:
       "An order past draft leaves the stack: it stays at the service as it is, nothing is refunded, and the stack no longer tracks it",
+  },
+  "address-book-entry": {
+    label: "address book entry",
+    meaning:
+      "Adds an entry to the account's address book, which the service cannot delete: removing it from the stack only forgets it, and a changed entry is a new one beside the old",
   },
   "code-changed": {
     label: "code changed",
@@ -379,8 +389,13 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
   }
 
   for (const step of facts.steps) {
+    const detail = `${step.kind} ${step.name} (${step.op})`;
     if (AUTOMATION_TYPE.test(step.type) && (CREATES.has(step.op) || UPDATES.has(step.op))) {
-      flags.push({ kind: "automation-recipients", detail: `${step.kind} ${step.name} (${step.op})` });
+      flags.push({ kind: "automation-recipients", detail });
+    }
+    // The service has no delete for an entry; a replacement is a create too (any changed input).
+    if (step.kind === "AddressBookEntry" && CREATES.has(step.op)) {
+      flags.push({ kind: "address-book-entry", detail });
     }
   }
   if (actions.includes("retire") && checkedOut(facts.orderStatus)) {

@@ -9,12 +9,15 @@
  *
  * `directmail whoami` in the same project reads the stack's configuration, not the environment.
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
+import { HOSTILE_FONT } from "../support/markdown-safety";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn, gitIn } from "./support/commands";
 import { createTestStack, pulumiCommand, type TestStack } from "./support/pulumi";
@@ -88,6 +91,8 @@ const autumn = (checkout?: string[]) => campaign("autumn", templateId, ["    inl
 const git = (...args: string[]) => gitIn(t.workDir, ...args);
 
 const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env: env }, ...args);
+/** The real pulumi CLI in the project, as its user runs it (no PULUMI_STACK). */
+const pulumi = (...args: string[]) => promisify(execFile)("pulumi", args, { cwd: t.workDir, env: t.env });
 
 function report(out: string): { markdown: string; json: Review; text: string } {
   const markdown = read(`${out}/review.md`);
@@ -191,7 +196,7 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     // One row per campaign, in the order of their files.
     expect(summaryRows(markdown)).toEqual([
       `| **autumn** | pay | +0 −0 ~0 | 2 / 0 | ❌ ${usd(autumnPrice.totalCharges)} > maxTotal 5.00 USD | ⚠ checkout, ❌ 1 problem |`,
-      `| **spring** | update, pay | +2 −1 ~1 | 3 / 1 (DO\\_NOT\\_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
+      `| **spring** | update, pay | +2 −1 ~1 | 3 / 1 (DO_NOT_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
     ]);
     const autumnProblem =
       `the checkout of order ${orders.autumn} would charge ${usd(autumnPrice.totalCharges)}, more than maxTotal 5.00 USD: ` +
@@ -302,10 +307,88 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     );
     expect(summaryRows(markdown)).toEqual([
       "| **autumn** | no change | +0 −0 ~0 | 2 / 0 | — |  |",
-      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO\\_NOT\\_MAIL 1) | — |  |",
+      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO_NOT_MAIL 1) | — |  |",
     ]);
     expect(markdown).not.toContain("Needs approval");
     expect(await serviceState()).toEqual(before);
+  });
+
+  it("a campaign that adds an address book entry needs approval: exit code 3 and the ⚠ address book entry flag; nothing is added", async () => {
+    // The files as deployed, and one campaign more.
+    await git("checkout", "--", "campaigns");
+    const before = await sb.control.addressBook(apiKey);
+    write(
+      "campaigns/contacts.yaml",
+      [
+        campaign("contacts", templateId, ["    inline:", INLINE[0] as string]).trimEnd(),
+        "  addressBook:",
+        '    - { toOrganization: Front Desk, address1: 1 Main St, city: Springfield, state: IL, zip: "62701" }',
+        "",
+      ].join("\n"),
+    );
+    try {
+      const run = await directmail("review", "--base", "main", "--out", "review-8");
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stdout.split("\n")[0]).toBe(
+        "3 campaigns of stack e2e: the change spends money or has a step that cannot be undone: it needs approval (exit code 3)",
+      );
+      const { markdown, json } = report("review-8");
+      const entry = json.campaigns
+        .find((c) => c.name === "contacts")
+        ?.steps.find((s) => s.kind === "AddressBookEntry")?.resource as string;
+      expect(entry).toMatch(/^contacts-address-[0-9a-f]{10}$/);
+      expect(summaryRows(markdown)).toContain(
+        "| **contacts** | create | +1 −0 ~0 | — | — | ⚠ address book entry |",
+      );
+      const lines = markdown.split("\n");
+      expect(lines).toContain(
+        "- **⚠ address book entry** (1): contacts. Adds an entry to the account's address book, which the service " +
+          "cannot delete: removing it from the stack only forgets it, and a changed entry is a new one beside the old.",
+      );
+      expect(lines).toContain(`- ⚠ address book entry: AddressBookEntry ${entry} (create)`);
+      expect(await sb.control.addressBook(apiKey)).toEqual(before);
+    } finally {
+      fs.rmSync(path.join(t.workDir, "campaigns/contacts.yaml"));
+    }
+  });
+
+  it("a handwriting font that spells a link, bold text and a mention shows in ❌ Problems as plain text", async () => {
+    await git("checkout", "--", "campaigns");
+    write(
+      "campaigns/hostile.yaml",
+      campaign("hostile", templateId, ["    inline:", INLINE[0] as string]).replace(
+        `templateId: ${templateId}`,
+        `templateId: ${templateId}\n    handwritingFont: ${JSON.stringify(HOSTILE_FONT)}`,
+      ),
+    );
+    try {
+      const run = await directmail("review", "--base", "main", "--out", "review-9");
+      expect(run.code, run.stderr).toBe(1);
+      const { markdown, json } = report("review-9");
+      const message =
+        "preview: the campaign files have problems; nothing was changed:\n" +
+        `campaigns/hostile.yaml:8:22: spec.order.handwritingFont: "${HOSTILE_FONT}" is not a handwriting style ` +
+        "of the service; choose one of the service's handwriting styles: Casual Cursive, Neat Print, Bold Marker, " +
+        "Elegant Script, Quick Note";
+      // review.json keeps the text as the service said it; review.md shows it as text, and nothing more.
+      expect(json.problems).toEqual([message]);
+      const J = "\u2060";
+      const lines = markdown.split("\n");
+      const problems = lines.indexOf("### ❌ Problems");
+      expect(lines.slice(problems, problems + 4)).toEqual([
+        "### ❌ Problems",
+        "",
+        "- preview: the campaign files have problems; nothing was changed:<br>campaigns/hostile.yaml:8:22: " +
+          `spec.order.handwritingFont: "Neat&#93;(https:${J}//evil.example) &#42;&#42;&#91;Approve&#93;(https:${J}//evil.example)&#42;&#42; ` +
+          `cc @${J}team" is not a handwriting style of the service; choose one of the service's handwriting styles: ` +
+          "Casual Cursive, Neat Print, Bold Marker, Elegant Script, Quick Note",
+        "",
+      ]);
+      expect(summaryRows(markdown)).toContain("| **hostile** | create | +1 −0 ~0 | — | — |  |");
+      for (const markup of ["](", "**[", "@team", "https://"]) expect(markdown).not.toContain(markup);
+    } finally {
+      fs.rmSync(path.join(t.workDir, "campaigns/hostile.yaml"));
+    }
   });
 
   it("a campaign file with problems: exit code 1, the problems with file:line:col, and no preview", async () => {
@@ -405,17 +488,32 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain('directmail: stack "nope" does not exist in the Pulumi project');
   });
 
-  it("review --stack reviews that stack and leaves the selected one selected", async () => {
+  it("review --stack and status --stack read that stack and leave the selected one selected, with or without PULUMI_STACK", async () => {
     // The files as deployed: the change spends nothing.
     await git("checkout", "--", "campaigns");
-    await t.stack.workspace.selectStack("bare");
+    const selected = async () => (await pulumi("stack", "--show-name")).stdout;
+    // A stack of the user's own, selected.
+    await pulumi("stack", "init", "mine");
     try {
-      const run = await directmail("review", "--stack", "e2e", "--out", "review-6");
-      expect(run.code).toBe(0);
-      expect(report("review-6").json).toMatchObject({ stack: "e2e", base: null, exitCode: 0 });
-      expect((await t.stack.workspace.stack())?.name).toBe("bare");
+      expect(await selected()).toBe("mine\n");
+      // PULUMI_STACK names the selection as the pulumi CLI reads it (a pipeline sets it to --stack's value).
+      for (const variable of [{ PULUMI_STACK: "e2e" }, { PULUMI_STACK: "mine" }, {}]) {
+        const withVariable = (...args: string[]) =>
+          directmailIn({ cwd: t.workDir, env: { ...env, ...variable } }, ...args);
+        const run = await withVariable("review", "--stack", "e2e", "--out", "review-6");
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout.split("\n")[0]).toBe(
+          "2 campaigns of stack e2e: the change spends nothing and has no step that cannot be undone (exit code 0)",
+        );
+        expect(report("review-6").json).toMatchObject({ stack: "e2e", base: null, exitCode: 0 });
+        expect(await selected()).toBe("mine\n");
+        const status = await withVariable("status", "--stack", "e2e", "--json");
+        expect(status.code, status.stderr).toBe(0);
+        expect(status.stdout).toContain(`"orderId": ${orders.spring}`);
+        expect(await selected()).toBe("mine\n");
+      }
     } finally {
-      await t.stack.workspace.selectStack("e2e");
+      await pulumi("stack", "select", "e2e");
     }
   });
 });

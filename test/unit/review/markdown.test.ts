@@ -2,10 +2,19 @@
  * review.md as a pull-request comment: its layout, and its length, which never exceeds GitHub's
  * 65,536 characters however many campaigns and changes there are.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { REPORT_LIMIT, REPORT_MARKER, renderMarkdown } from "../../../cli/review/markdown";
-import { type CampaignReview, dropReportOf, exitCodeOf, type Review } from "../../../cli/review/model";
+import { WORD_JOINER as J } from "../../../cli/review/markdown-text";
+import {
+  type CampaignReview,
+  dropReportOf,
+  exitCodeOf,
+  type Quote,
+  type Review,
+} from "../../../cli/review/model";
 import type { RecipientEntry } from "../../../cli/review/recipients";
+import { HOSTILE_FONT, withoutCodeSpans, withoutReferences } from "../../support/markdown-safety";
 
 function keys(prefix: string, count: number, from = 2): RecipientEntry[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -106,7 +115,7 @@ describe("review.md", () => {
       "",
       "**⚠ Needs approval: this change spends money or cannot be undone** (exit code 3).",
       "",
-      'Service: https://mail.example (address from directmail:baseUrl of stack "prod").',
+      'Service: `https://mail.example` (address from directmail:baseUrl of stack "prod").',
     ]);
     expect(summaryRows(markdown)).toEqual([
       "| **campaign-001** | update, pay | +400 −300 ~200 | 4990 / 10 (UNDELIVERABLE 10) | 12475.00 USD | ⚠ checkout |",
@@ -194,15 +203,139 @@ describe("review.md", () => {
     expect(shown).toContain("This report shows recipients' names and addresses (--show-personal-data).");
   });
 
-  it("keeps user text from changing the layout: HTML, table pipes and backticks", () => {
-    const campaign = busyCampaign(1);
-    if (!campaign.recipients) throw new Error("fixture");
-    campaign.recipients.addedList = [{ key: "a`b|c<b>", row: 2 }];
-    campaign.recipients.added = 1;
-    campaign.messages = ["<script>x</script> | done"];
+  it("shows a hostile handwriting font in ❌ Problems as plain text: no link, no bold, no mention", () => {
+    const campaign = {
+      ...busyCampaign(1),
+      name: "spring",
+      problems: [`preview: handwritingFont: "${HOSTILE_FONT}" is not a handwriting style of the service`],
+    };
     const markdown = renderMarkdown(reviewOf([campaign]));
-    expect(markdown).toContain("added 1: `` a`b c<b> `` (row 2)");
-    expect(markdown).toContain("Preview: &lt;script&gt;x&lt;/script&gt; \\| done");
+    const lines = markdown.split("\n");
+    expect(lines).toContain(
+      `- **spring**: preview: handwritingFont: "Neat&#93;(https:${J}//evil.example) ` +
+        `&#42;&#42;&#91;Approve&#93;(https:${J}//evil.example)&#42;&#42; cc @${J}team" is not a handwriting style of the service`,
+    );
+    expect(lines).toContain(
+      `- ❌ preview: handwritingFont: "Neat&#93;(https:${J}//evil.example) ` +
+        `&#42;&#42;&#91;Approve&#93;(https:${J}//evil.example)&#42;&#42; cc @${J}team" is not a handwriting style of the service`,
+    );
+    expect(markdown).not.toContain("](https://");
+    expect(markdown).not.toContain("@team");
+  });
+
+  it("shows every text of the files, the plan, the state and the service as written, in every part of the report", () => {
+    const campaign: CampaignReview = {
+      ...busyCampaign(1),
+      name: "a|b <i>",
+      file: "campaigns/x`y.yaml",
+      orderStatus: "Draft <b>",
+      steps: [{ resource: "r`1", kind: "Order_x_", op: "update\n# heading" }],
+      recipients: {
+        by: "key",
+        keyColumn: "id|`x`",
+        base: { shownAs: "a\nb.csv", count: 1 },
+        head: { shownAs: "c.csv", count: 1 },
+        added: 1,
+        removed: 0,
+        changed: 1,
+        addedList: [{ key: "a`b|c<b>", row: 2, personal: "Ada ![x](y) Lovelace" }],
+        removedList: [],
+        changedList: [{ key: "", row: 3, fields: ["zip*", "_city"] }],
+        notes: ["note with `code` and #5"],
+      },
+      drops: {
+        accepted: 1,
+        dropped: 1,
+        reasons: [{ reason: "BAD_ZIP: see www.evil.example | x", count: 1 }],
+      },
+      flags: [{ kind: "checkout", detail: "pays for @someone" }],
+      problems: ["first line\n\n[second](https://evil.example)"],
+      notes: ["<!-- a comment -->"],
+      messages: ["~~struck~~ $x$"],
+      price: {
+        kind: "quote",
+        quote: {
+          ...(busyCampaign(1).price as { kind: "quote"; quote: Quote }).quote,
+          postageType: "Standard*",
+          productionSpeed: "Normal_",
+          holdUntilDate: "2027-01-01 <b>",
+          estimatedDelivery: { from: "2027-0|<b>-10", to: "2027-01-14" },
+          lines: [{ name: "Card [x](y)", quantity: 1, rate: 2.5, total: 2.5 }],
+        },
+      },
+    };
+    const review = reviewOf([campaign], {
+      stack: "prod`x",
+      service: { baseUrl: "https://mail.example/`x`", settingsFrom: "address from @env" },
+      validation: [{ file: "a|b.yaml", line: 1, column: 2, message: "bad **value**" }],
+      problems: ["the service at https://evil.example said <b>no</b>"],
+      showPersonalData: true,
+    });
+    const lines = renderMarkdown(review).split("\n");
+    for (const line of [
+      "## directmail review: stack ``prod`x``, `origin/main` (0123456) → working tree",
+      "Service: `` https://mail.example/`x` `` (address from @\u2060env).",
+      "| **a&#124;b &lt;i&gt;** | update, pay | +1 −0 ~1 | 1 / 1 (BAD_ZIP 1) | 12475.00 USD | ⚠ checkout, ❌ 1 problem |",
+      "- **⚠ checkout** (1): a&#124;b &lt;i&gt;. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
+      `- the service at https:${J}//evil.example said &lt;b&gt;no&lt;/b&gt;`,
+      `- **a&#124;b &lt;i&gt;**: first line<br>&#91;second&#93;(https:${J}//evil.example)`,
+      "<details><summary><b>a&#124;b &lt;i&gt;</b>: update, pay · order 10001 (Draft &lt;b&gt;)</summary>",
+      "- File: ``campaigns/x`y.yaml``",
+      "- Plan: Order_x&#95; ``r`1`` update #\u2060 heading",
+      "- Recipients by `` id¦`x` ``: 1 at the base (`a b.csv`) → 1 at the head (`c.csv`)",
+      "  - added 1: ``a`b¦c<b>`` (row 2) Ada !&#91;x&#93;(y) Lovelace",
+      "  - changed 1: ` ` (row 3: zip&#42;, &#95;city)",
+      "  - Note: note with `code` and #\u20605",
+      "- On the draft now: 1 accepted, 1 dropped (`BAD_ZIP: see www.evil.example ¦ x` 1)",
+      "- Price: **12475.00 USD** for 4990 pieces of order 10001 (the service's checkout preview), Standard&#42; postage, " +
+        "Normal&#95; production, held until 2027-01-01 &lt;b&gt;; the account's balance covers 0.00 USD, 12475.00 USD goes " +
+        "to the payment method; delivery expected 2027-0&#124;&lt;b&gt; to 2027-01-14; maxTotal 20000.00 USD",
+      "  - Card &#91;x&#93;(y): 1 × 2.50 = 2.50",
+      "- ⚠ checkout: pays for @\u2060someone",
+      `- ❌ first line<br>&#91;second&#93;(https:${J}//evil.example)`,
+      "- Note: &lt;!-- a comment --&gt;",
+      "- Preview: &#126;&#126;struck&#126;&#126; &#36;x&#36;",
+      "- `a¦b.yaml:1:2`: bad &#42;&#42;value&#42;&#42;",
+    ]) {
+      expect(lines, lines.join("\n")).toContain(line);
+    }
+  });
+
+  it("no text of a file or the service adds markup, a line, a cell, a mention or a link to the report", () => {
+    const plainReport = renderMarkdown(reportWith("word"));
+    // Outside code, every character of markup, every mention and every autolink is the report's own.
+    const shape = (markdown: string) => {
+      const outside = withoutReferences(withoutCodeSpans(markdown))
+        .replace(OUR_TAGS, "")
+        // `_` inside a word emphasizes nothing.
+        .replace(/(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])/g, "");
+      return {
+        lines: markdown.split("\n").length,
+        cells: summaryRows(markdown).map((row) => row.split("|").length),
+        markup: [..."<>[]*~$|\\&_"].map((char) => `${char} ${outside.split(char).length - 1}`),
+        // A `#` of a heading is the report's; one of the text has a word joiner after it.
+        mentions: outside.match(new RegExp(`[@#](?!${J})|gh-\\d|://|www\\.`, "gi"))?.length,
+      };
+    };
+    const text = fc.string({
+      unit: fc.constantFrom(
+        ..."[]()!<>*_~$|\\`&#@:/.\n a1".split(""),
+        "https://",
+        "www.",
+        "@team",
+        "&#64;",
+        "<br>",
+      ),
+      minLength: 1,
+      maxLength: 30,
+    });
+    fc.assert(
+      fc.property(text, (value) => {
+        const markdown = renderMarkdown(reportWith(value));
+        expect(shape(markdown), markdown).toEqual(shape(plainReport));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -220,7 +353,7 @@ describe("drop reasons in review.md", () => {
       },
     });
     const markdown = renderMarkdown(reviewOf([campaign]));
-    expect(summaryRows(markdown)[0]).toContain("| 4997 / 3 (ADDRESS\\_NOT\\_VALID 3) |");
+    expect(summaryRows(markdown)[0]).toContain("| 4997 / 3 (ADDRESS_NOT_VALID 3) |");
     expect(markdown).toContain(
       "- On the draft now: 4997 accepted, 3 dropped (`ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code` 2, " +
         "`ADDRESS_NOT_VALID: address.state: not a US state or territory` 1)",
@@ -269,3 +402,45 @@ describe("review.md of an offline review", () => {
     );
   });
 });
+
+/** Our own tags, which every report has as many of whatever the text in it. */
+const OUR_TAGS = /<!-- directmail-review -->|<\/?details>|<\/?summary>|<\/?b>|<br>/g;
+
+/** A review with `text` in every field that a campaign file, the plan, the state or the service fills. */
+function reportWith(text: string): Review {
+  const campaign: CampaignReview = {
+    ...busyCampaign(1),
+    name: text,
+    file: text,
+    orderStatus: text,
+    steps: [{ resource: text, kind: text, op: text }],
+    recipients: {
+      by: "key",
+      keyColumn: text,
+      base: { shownAs: text, count: 1 },
+      head: { shownAs: text, count: 1 },
+      added: 1,
+      removed: 1,
+      changed: 1,
+      addedList: [{ key: text, row: 2, personal: text }],
+      removedList: [{ key: text, row: 2 }],
+      changedList: [{ key: text, row: 3, fields: [text, text], personal: text, before: text }],
+      notes: [text],
+    },
+    drops: { accepted: 1, dropped: 1, reasons: [{ reason: text, count: 1 }] },
+    flags: [{ kind: "checkout", detail: text }],
+    problems: [`x ${text}`],
+    notes: [text],
+    messages: [text],
+    proof: { file: text, bytes: 1 },
+  };
+  return reviewOf([campaign], {
+    stack: text,
+    base: { ref: text, commit: "0123456789abcdef0123456789abcdef01234567" },
+    service: { baseUrl: text, settingsFrom: text },
+    validation: [{ file: text, line: 1, column: 1, message: text }],
+    problems: [`y ${text}`],
+    proofsDir: text,
+    showPersonalData: true,
+  });
+}

@@ -193,6 +193,26 @@ describe("flags, problems and the exit code", () => {
     ]);
   });
 
+  it("an address book entry created or replaced is flagged, since the service cannot delete it; one kept or forgotten is not", () => {
+    const steps = [
+      step("Order", "same"),
+      step("AddressBookEntry", "create", { name: "x-address-1a2b" }),
+      step("AddressBookEntry", "replace", { name: "x-address-3c4d" }),
+      step("AddressBookEntry", "same", { name: "x-address-5e6f" }),
+      step("AddressBookEntry", "delete", { name: "x-address-7a8b" }),
+    ];
+    const r = reviewCampaign(facts({ steps }));
+    expect(r.actions).toEqual(["update"]);
+    expect(r.flags).toEqual([
+      { kind: "address-book-entry", detail: "AddressBookEntry x-address-1a2b (create)" },
+      { kind: "address-book-entry", detail: "AddressBookEntry x-address-3c4d (replace)" },
+    ]);
+    expect(exitCodeOf({ campaigns: [r], validation: [], problems: [] })).toBe(EXIT.needsApproval);
+    const kept = reviewCampaign(facts({ steps: [steps[0], steps[3], steps[4]] as PlannedStep[] }));
+    expect(kept.flags).toEqual([]);
+    expect(exitCodeOf({ campaigns: [kept], validation: [], problems: [] })).toBe(EXIT.nothingToApprove);
+  });
+
   it("the preview's errors are the campaign's problems, its other messages are kept as messages", () => {
     const r = reviewCampaign(
       facts({
