@@ -16,6 +16,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { WORD_JOINER as J } from "../../cli/review/markdown-text";
 import { type FakeGitHub, fakeGitHub } from "../support/fake-gh";
 import {
   type InstalledSandbox,
@@ -23,6 +24,7 @@ import {
   npmInstall,
   startInstalledSandbox,
 } from "../support/installed-project";
+import { HOSTILE_FONT } from "../support/markdown-safety";
 import { execFileAsync, packPackage } from "../support/package";
 import { controlClient } from "../support/sandbox";
 import { type RunResult, runWorkflow, type WorkflowRun } from "../support/workflow-runner";
@@ -416,6 +418,104 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       '- `campaigns/broken.yaml:2:7`: kind: write one of Campaign, Conversions, Automation; found "Nope"',
     );
     expect(jobsRan(result)["review-offline"], failures(result)).toBe("failure");
+  });
+
+  it("a campaign file whose font spells a link, a button and a mention is posted as inert text, as a failure", {
+    timeout: 300_000,
+  }, async () => {
+    await branch("hostile-font", (dir) => {
+      const file = path.join(dir, "campaigns/welcome-postcard.yaml");
+      const text = fs.readFileSync(file, "utf8");
+      fs.writeFileSync(
+        file,
+        text.replace(
+          "templateId: 10001",
+          `templateId: 10001\n    handwritingFont: ${JSON.stringify(HOSTILE_FONT)}`,
+        ),
+      );
+    });
+    const before = await ledger();
+    const { result, comments, workDir } = await review("hostile-font", 17);
+    expect(jobsRan(result).review).toBe("failure in campaigns-review");
+    expect(await ledger()).toEqual(before);
+    expect(revealed(result, workDir)).toEqual([]);
+    const body = comments[0]?.body ?? "";
+    expect(body).toContain("**❌ The review failed** (failure): the report below may be incomplete");
+    expect(body).toContain(
+      `spec.order.handwritingFont: "Neat&#93;(https:${J}//evil.example) &#42;&#42;&#91;Approve&#93;(https:${J}//evil.example)&#42;&#42; ` +
+        `cc @${J}team" is not a handwriting style of the service`,
+    );
+    for (const markup of ["](https://evil", "**[Approve", "@team"]) expect(body).not.toContain(markup);
+  });
+
+  it("a campaign file that links outside the campaign folder is never followed: the review does not run", {
+    timeout: 300_000,
+  }, async () => {
+    await branch("symlink-out", (dir) => {
+      fs.symlinkSync("/proc/self/environ", path.join(dir, "campaigns/leak.csv"));
+      fs.writeFileSync(
+        path.join(dir, "campaigns/leak.yaml"),
+        fs
+          .readFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), "utf8")
+          .replace("name: welcome-postcard", "name: leak")
+          .replace("file: welcome-postcard.csv", "file: leak.csv"),
+      );
+    });
+    const { result, comments, workDir } = await review("symlink-out", 18);
+    expect(jobsRan(result)).toMatchObject({ review: "skipped", "review-offline": "failure" });
+    expect(stepOutput(result, "review-offline", "Take the campaign files of the pull request")).toBe(
+      "pull-request: the campaign folder may hold regular files only; these are symbolic links or submodules:\n" +
+        "  campaigns/leak.csv\n",
+    );
+    expect(revealed(result, workDir)).toEqual([]);
+    expect(comments[0]?.body).toBe(
+      "<!-- directmail-review -->\n**❌ The review did not run**: a step before it failed; the log of " +
+        "[this run](https://github.com/acme/campaigns/actions/runs/4242) says why.\n\n" +
+        "Proofs and the whole report: the `review` artifact of [this run](https://github.com/acme/campaigns/actions/runs/4242).\n",
+    );
+  });
+
+  it("a campaign-only change with a checkout: priced in its review, then paid once after merge and approval", {
+    timeout: 400_000,
+  }, async () => {
+    await branch("pay", (dir) => {
+      fs.appendFileSync(
+        path.join(dir, "campaigns/welcome-postcard.yaml"),
+        "  checkout:\n    postageType: Standard\n    productionSpeed: Normal\n    maxTotal: 100\n",
+      );
+    });
+    const before = await ledger();
+    const { result, comments } = await review("pay", 19);
+    expect(jobsRan(result).review).toBe("success in campaigns-review");
+    const price =
+      /\| \*\*welcome-postcard\*\* \| pay \| \+0 −0 ~0 \| 3 \/ 0 \| ([\d,.]+) USD \| ⚠ checkout \|/.exec(
+        comments[0]?.body ?? "",
+      )?.[1];
+    expect(price, comments[0]?.body).toBeDefined();
+    expect(await ledger()).toEqual(before);
+
+    const waiting = await merge("pay");
+    expect(jobsRan(waiting)).toMatchObject({
+      changes: "success",
+      plan: "success in campaigns-review",
+      deploy: "waiting in campaigns-approval",
+    });
+    expect(waiting.jobs.plan?.outputs).toEqual({ spends: "true" });
+    expect(await ledger()).toEqual(before);
+
+    const main = await git(origin, "rev-parse", "main");
+    const approved = await run(
+      "push",
+      { before: await git(origin, "rev-parse", "main~1"), after: main },
+      main,
+      ["campaigns-approval"],
+    );
+    expect(jobsRan(approved).deploy).toBe("success in campaigns-approval");
+    const after = await ledger();
+    expect(after.entries).toBe(before.entries + 1);
+    expect((before.balance - after.balance).toFixed(2)).toBe(
+      Number(String(price).replace(/,/g, "")).toFixed(2),
+    );
   });
 
   it("a fork's pull request gets the offline review, without a secret, even when it changes campaign files only", {

@@ -5,9 +5,10 @@
 # GitHub CLI (`gh`) with a token that may write pull-request comments (GH_TOKEN); the repository is
 # GH_REPO, or the one of the current folder's git remote.
 #
-# The report is REPORT_DIR/review.md, written by scripts/review.sh in this run (it empties the
-# folder first). OUTCOME is the review step's outcome: when it is not `success`, the comment says
-# that the review failed, above the report when there is one.
+# The report is REPORT_DIR/review.md, written by scripts/review.sh in this run (it removes the
+# reports of an earlier run first). OUTCOME is the review step's outcome: when it is not `success`,
+# the comment says that the review failed, above the report when there is one, or that it did not
+# run (`skipped`), without any report.
 #   usage: scripts/comment.sh PULL_REQUEST_NUMBER [REPORT_DIR [OUTCOME]]   (default: review success)
 # The identity: COMMENT_AUTHOR, else github-actions[bot] in GitHub Actions, else `gh api user`'s login.
 set -euo pipefail
@@ -37,7 +38,9 @@ const head = `${marker}\n`;
 const run = link ? `[this run](${link})` : "this run";
 const tail = link ? `\n\nProofs and the whole report: the \`review\` artifact of ${run}.\n` : "\n";
 let text = fs.existsSync(report) ? fs.readFileSync(report, "utf8").split(marker).join("").trim() : "";
-if (outcome !== "success") {
+if (outcome === "skipped") {
+  text = `**❌ The review did not run**: a step before it failed; the log of ${run} says why.`;
+} else if (outcome !== "success") {
   const failed = text
     ? `**❌ The review failed** (${outcome}): the report below may be incomplete; the log of ${run} says why.`
     : `**❌ The review failed** (${outcome}) before it wrote a report: the log of ${run} says why.`;
