@@ -10,8 +10,8 @@
 # (scripts/pull-request.sh): the code it changes is named in the report, flagged "code changed".
 #
 # Exit 0 when the change may be deployed, and says whether it spends money or has a step that
-# cannot be undone (a checkout, automation recipients, a paid order leaving the stack, changed
-# code): deploying such a change needs approval. In GitHub Actions that answer is the step output
+# cannot be undone (a checkout, automation recipients, an address book entry, a paid order leaving
+# the stack, changed code): deploying such a change needs approval. In GitHub Actions that answer is the step output
 # `spends`. Exit 1 on problems: invalid files, a price above maxTotal, an unreachable service.
 #   usage: scripts/review.sh [--out OUT] [--offline PR_CHECKOUT] [BASE]     stack: PULUMI_STACK, or the selected one
 set -euo pipefail
