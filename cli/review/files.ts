@@ -6,8 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
-import { type LoadResult, loadCampaignsDir } from "../../provider/index";
+import { campaignFolderRoot, type FileRoot, type LoadResult, loadCampaignsDir } from "../../provider/index";
 
 /** The folder `directmail review` reads when neither --campaigns nor the stack's `campaignsDir` names one. */
 export const DEFAULT_CAMPAIGNS_DIR = "campaigns";
