@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./init-command";
+import { registerOrdersCommand } from "./orders-command";
 import { registerReportCommand } from "./report-command";
 import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerReviewCommand(program);
   registerReportCommand(program);
   registerStatusCommand(program);
+  registerOrdersCommand(program);
   registerScansCommand(program);
   return program;
 }

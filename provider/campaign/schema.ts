@@ -60,7 +60,9 @@ export const CampaignRecipients = z
   .strictObject({
     ...fileFields(
       { file },
-      { file: "CSV (header row), JSON array or JSON Lines file, relative to the campaign file." },
+      {
+        file: "CSV (header row), JSON array or JSON Lines file, relative to the campaign file; inside the campaign folder once links are followed.",
+      },
     ),
     inline: z
       .array(recipientRecord)
@@ -120,7 +122,7 @@ export const CampaignConversions = z
     ...fileFields(
       { file: conversionsFile },
       {
-        file: "CSV (header row), JSON array or JSON Lines file of conversion records, relative to this file.",
+        file: "CSV (header row), JSON array or JSON Lines file of conversion records, relative to this file; inside the campaign folder once links are followed.",
       },
     ),
     inline: z
@@ -151,7 +153,9 @@ export const AutomationRecipientList = z
   .strictObject({
     ...fileFields(
       { file: automationFile },
-      { file: "CSV (header row), JSON array or JSON Lines file of recipients, relative to this file." },
+      {
+        file: "CSV (header row), JSON array or JSON Lines file of recipients, relative to this file; inside the campaign folder once links are followed.",
+      },
     ),
     inline: z
       .array(z.record(z.string(), z.union([z.string(), z.number()])))

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { NotFoundError } from "../../api/errors";
 import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import type { OrderSummary } from "../../api/schemas/order";
+import { projectFileRoot } from "../../file-root";
 import { projectRoot } from "../../project";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
@@ -80,7 +81,7 @@ function sourceOf(inputs: OrderRecipientsInputs): {
   const source: RecipientSource =
     inputs.file === undefined
       ? { inline: inputs.recipients ?? [] }
-      : { file: inputs.file, relativeTo: projectRoot() };
+      : { file: inputs.file, relativeTo: projectRoot(), root: projectFileRoot(projectRoot()) };
   return { source, options };
 }
 

@@ -10,6 +10,7 @@ import { isDeletable, isEditable, notEditable } from "../order-status";
 import { progress, retired } from "../progress";
 import { UserError } from "../user-error";
 import { OrderInputs } from "./inputs";
+import { interruptedCreateNotice, interruptedCreates, withCreateMarker } from "./interrupted";
 import { OrderOutputFields, type OrderOutputs } from "./outputs";
 
 /** Inputs whose change needs a new order: the service has no way to change an order's inputs. */
@@ -106,7 +107,12 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
         return { id: String(existing.orderId), outs: outputs(inputs, existing, true) };
       }
       const { existingOrderId: _none, ...body } = inputs;
-      const created = await client.createOrder(body);
+      const apiKey = ctx.settings().apiKey as string;
+      const left = await interruptedCreates(client, apiKey, inputs.templateId);
+      if (left) throw new UserError(interruptedCreateNotice(inputs.templateId, left));
+      const created = await withCreateMarker(client, apiKey, inputs.templateId, () =>
+        client.createOrder(body),
+      );
       const order = await fetch(created.orderId);
       if (!order)
         throw new UserError(
