@@ -51,8 +51,11 @@ let runs = 0;
 const git = (cwd: string, ...args: string[]) =>
   execFileAsync("git", args, { cwd }).then(({ stdout }) => stdout.trim());
 
+/** The account's ledger once every payment in progress has settled (the sandbox's clock a minute on). */
 async function ledger() {
-  const { entries, balance } = await controlClient(sandbox.url).ledger(apiKey);
+  const control = controlClient(sandbox.url);
+  await control.advanceClock(60);
+  const { entries, balance } = await control.ledger(apiKey);
   return { entries: entries.length, balance };
 }
 
@@ -472,6 +475,26 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       "<!-- directmail-review -->\n**❌ The review did not run**: a step before it failed; the log of " +
         "[this run](https://github.com/acme/campaigns/actions/runs/4242) says why.\n\n" +
         "Proofs and the whole report: the `review` artifact of [this run](https://github.com/acme/campaigns/actions/runs/4242).\n",
+    );
+  });
+
+  it("a campaign file that names a file outside the campaign folder gets the priced review, which reads nothing of it", {
+    timeout: 300_000,
+  }, async () => {
+    await branch("outside-file", (dir) => {
+      const file = path.join(dir, "campaigns/welcome-postcard.yaml");
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(file, "utf8").replace("file: welcome-postcard.csv", "file: /proc/self/environ"),
+      );
+    });
+    const before = await ledger();
+    const { result, comments, workDir } = await review("outside-file", 20);
+    expect(jobsRan(result).review).toBe("failure in campaigns-review");
+    expect(await ledger()).toEqual(before);
+    expect(revealed(result, workDir)).toEqual([]);
+    expect(comments[0]?.body).toContain(
+      '- `campaigns/welcome-postcard.yaml:20:11`: spec.recipients.file: "/proc/self/environ" is outside the campaign folder campaigns/ (after following links); name a file inside it',
     );
   });
 
