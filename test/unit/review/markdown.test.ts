@@ -109,7 +109,7 @@ describe("review.md", () => {
       'Service: https://mail.example (address from directmail:baseUrl of stack "prod").',
     ]);
     expect(summaryRows(markdown)).toEqual([
-      "| **campaign-001** | update, pay | +400 −300 ~200 | 4990 / 10 (UNDELIVERABLE 10) | 12475.00 USD | ⚠ checkout |",
+      "| **campaign-001** | update, pay | +400 −300 ~200 | 4990 / 10 (UNDELIVERABLE 10) | 12,475.00 USD | ⚠ checkout |",
     ]);
     expect(markdown).toContain(
       "- **⚠ checkout** (1): campaign-001. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
