@@ -109,6 +109,11 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       const message = chargedAboveMaxTotal(outs.orderId, { ...seen, priced }, outs.maxTotal as number);
       throw new FailedAfterEffect(message, String(outs.orderId), state);
     }
+    if (seen.settled)
+      progress(
+        subject(outs.orderId),
+        `payment settled: ${outs.orderStatus}; the service charged ${usd(seen.amount)}`,
+      );
     return state;
   };
 
@@ -171,10 +176,8 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
             "to check out once more.",
         );
       }
-      if (!isSettling(order.orderStatus)) {
-        progress(subject(orderId), `payment settled: ${order.orderStatus}`);
-        return order.orderStatus;
-      }
+      // Settled: said once the charge is read and within maxTotal (recordedCharge).
+      if (!isSettling(order.orderStatus)) return order.orderStatus;
       if (Date.now() >= deadline) {
         progress(
           subject(orderId),
