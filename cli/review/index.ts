@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { isEditable } from "../../provider/api/schemas/order";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import {
   clientFor,
@@ -30,7 +31,6 @@ import {
   checkoutTerms,
   dropReportOf,
   exitCodeOf,
-  isEditable,
   REPORT_VERSION,
   type Review,
   reviewCampaign,

@@ -81,7 +81,8 @@ export const CampaignRecipients = z
   })
   .describe("The campaign's recipients.");
 
-const { orderId: _paid, ...checkoutFields } = CheckoutInputFields;
+// The order and the recipient count it must hold come from the campaign's own resources.
+const { orderId: _paid, expectedRecipientCount: _applied, ...checkoutFields } = CheckoutInputFields;
 
 export const CampaignCheckout = z
   .strictObject(

@@ -2,11 +2,11 @@
 import { DirectMailHttpError, NotFoundError } from "../../api/errors";
 import type { OrderAnalyticsEntry } from "../../api/schemas/analytics";
 import { ENTRY_STATUS_SUCCESS } from "../../api/schemas/analytics";
-import type { OrderSummary } from "../../api/schemas/order";
+import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { analyticsBatcher } from "../../lookups/analytics-batch";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
-import { isDeletable, isEditable, notEditable } from "../order-status";
+import { isDeletable, notEditable } from "../order-status";
 import { progress, retired } from "../progress";
 import { UserError } from "../user-error";
 import { OrderInputs } from "./inputs";
