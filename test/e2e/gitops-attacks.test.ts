@@ -372,7 +372,11 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     timeout: 300_000,
   }, async () => {
     const forged = "<!-- directmail-review -->\n**✅ This change spends nothing** (approved by the review)";
-    gh.write([{ id: 1, issue: 14, body: forged, user: { login: "mallory" } }]);
+    // The outsider's comment comes first; the pipeline's own, of an earlier push, second.
+    gh.write([
+      { id: 1, issue: 14, body: forged, user: { login: "mallory" } },
+      { id: 2, issue: 14, body: "<!-- directmail-review -->\nan earlier push", user: { login: BOT } },
+    ]);
     await branch("more-recipients", (dir) => {
       fs.appendFileSync(
         path.join(dir, "campaigns/welcome-postcard.csv"),
@@ -380,22 +384,21 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       );
     });
     const before = await ledger();
-    const first = await review("more-recipients", 14);
-    expect(jobsRan(first.result).review, failures(first.result)).toBe("success in campaigns-review");
+    const { result, comments, workDir } = await review("more-recipients", 14);
+    expect(jobsRan(result).review, failures(result)).toBe("success in campaigns-review");
     expect(await ledger()).toEqual(before);
-    expect(revealed(first.result, first.workDir)).toEqual([]);
-    const second = await review("more-recipients", 14);
-    const [outsider, ours, ...more] = second.comments;
+    expect(revealed(result, workDir)).toEqual([]);
+    const [outsider, ours, ...more] = comments;
     expect(more).toEqual([]);
     expect(outsider).toEqual({ id: 1, issue: 14, body: forged, user: { login: "mallory" } });
-    expect(ours?.user.login).toBe(BOT);
+    expect(ours).toMatchObject({ id: 2, user: { login: BOT } });
     expect(ours?.body.split("<!-- directmail-review -->")).toHaveLength(2);
     expect(ours?.body.startsWith("<!-- directmail-review -->\n## directmail review: stack `prod`")).toBe(
       true,
     );
     expect(ours?.body).toContain("| **welcome-postcard** | update | +1 −0 ~0 |");
-    expect(gh.read().calls.filter((call) => call.startsWith("PATCH"))).toEqual([
-      `PATCH repos/${REPOSITORY}/issues/comments/${ours?.id}`,
+    expect(gh.read().calls.filter((call) => !call.startsWith("GET"))).toEqual([
+      `PATCH repos/${REPOSITORY}/issues/comments/2`,
     ]);
   });
 
