@@ -13,6 +13,8 @@ export interface ProviderSettings {
   apiKey: string | undefined;
   /** Where the base URL came from, for messages that tell the user what to change. */
   baseUrlSource: "config" | "environment" | "default";
+  /** Where the API key came from (undefined without a key), for the same messages. */
+  apiKeySource?: "config" | "environment" | undefined;
 }
 
 /** The subset of the dynamic provider's `ConfigureRequest.config` that is read here. */
@@ -28,9 +30,12 @@ export function resolveSettings(
   config: ConfigReader | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): ProviderSettings {
+  const fromConfig = nonEmpty(config?.get("directmail:apiKey"));
+  const apiKey = fromConfig ?? nonEmpty(env.DIRECTMAIL_API_KEY);
   return {
     ...resolveBaseUrl(config?.get("directmail:baseUrl"), env),
-    apiKey: nonEmpty(config?.get("directmail:apiKey")) ?? nonEmpty(env.DIRECTMAIL_API_KEY),
+    apiKey,
+    apiKeySource: apiKey === undefined ? undefined : fromConfig ? "config" : "environment",
   };
 }
 

@@ -5,8 +5,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { DirectMailClient, type RequestEvent } from "../api/client";
-import { NetworkError } from "../api/errors";
+import { AbortedError, ForbiddenError, NetworkError, UnauthenticatedError } from "../api/errors";
 import { DEFAULT_SANDBOX_URL, isLocalSandbox, type ProviderSettings, resolveSettings } from "../settings";
+import { engineStackName } from "./stack-name";
 import { UserError } from "./user-error";
 
 /** What one kind of resource implements; the rest falls back to the registry's defaults. */
@@ -59,9 +60,14 @@ const unreachable = new Set<string>();
  */
 export function unreachableService(error: unknown): unknown {
   if (!(error instanceof NetworkError) || error.sent) return error;
-  const { baseUrl, baseUrlSource } = context.settings();
+  const { baseUrl } = context.settings();
   if (unreachable.has(baseUrl)) return new UserError(notAttempted(baseUrl));
   unreachable.add(baseUrl);
+  return new UserError(silentService(error.message, context.settings()));
+}
+
+/** What a service that does not answer means, and what to do: start the sandbox, or check the URL. */
+function silentService(failure: string, { baseUrl, baseUrlSource }: ProviderSettings): string {
   const where =
     baseUrlSource === "config"
       ? "directmail:baseUrl"
@@ -71,17 +77,84 @@ export function unreachableService(error: unknown): unknown {
   const fix = isLocalSandbox(baseUrl)
     ? `start the local sandbox with \`${sandboxCommand(baseUrl)}\``
     : `check ${where} and this machine's network`;
-  return new UserError(
-    `${error.message}. Nothing answers at ${baseUrl} (${where}): ${fix}, then run the command again.`,
-  );
+  return `${failure.replace(/\.$/, "")}. Nothing answers at ${baseUrl} (${where}): ${fix}, then run the command again.`;
 }
 
-/** The command that starts the sandbox at a local base URL (the sandbox's default port is 4010). */
+/** The command that starts the sandbox at a local base URL (at its default port, the demo account's). */
 function sandboxCommand(baseUrl: string): string {
   const port = new URL(baseUrl).port || "80";
   return port === new URL(DEFAULT_SANDBOX_URL).port
-    ? "npx directmail sandbox"
+    ? "npx directmail sandbox --seed demo"
     : `npx directmail sandbox --port ${port}`;
+}
+
+/** A key the service refused: the setting it came from, and the command that sets the right one. */
+function refusedKey(failure: string, settings: ProviderSettings, stack: string | undefined): string {
+  const stackOption = stack === undefined ? "" : ` --stack ${stack}`;
+  const setKey = `\`pulumi config set --secret directmail:apiKey <key>${stackOption}\``;
+  const fix =
+    settings.apiKeySource === "environment"
+      ? `the key came from DIRECTMAIL_API_KEY: set the right key there, or in the stack with ${setKey}`
+      : `the key came from directmail:apiKey of ${stack === undefined ? "this stack" : `stack "${stack}"`}: ` +
+        `set the right one with ${setKey}`;
+  return `${failure.replace(/\.$/, "")}. The service at ${settings.baseUrl} refused the API key; ${fix}, then run the command again.`;
+}
+
+/** How long the check of the key may take before the service counts as silent. */
+const SERVICE_CHECK_MS = 10_000;
+
+let verification:
+  | { baseUrl: string; apiKey: string; failure: Promise<string | undefined>; said: boolean }
+  | undefined;
+
+/**
+ * Asks the service who owns the key (`GET /v1/me`), once per process and key, so that a refused
+ * key or a silent service fails the preview, before any plan is shown. Resolves to the full
+ * message, or undefined when the key works, there is none, or the service answered otherwise.
+ */
+export function checkService(): Promise<string | undefined> {
+  const settings = context.settings();
+  const { baseUrl, apiKey } = settings;
+  if (!apiKey) return Promise.resolve(undefined);
+  if (verification?.baseUrl !== baseUrl || verification.apiKey !== apiKey) {
+    const failure = Promise.resolve()
+      .then(() =>
+        context
+          .client()
+          .me({ signal: AbortSignal.timeout(SERVICE_CHECK_MS), timeoutMs: SERVICE_CHECK_MS / 2 }),
+      )
+      .then(
+        () => undefined,
+        async (error: unknown) => {
+          if (error instanceof UnauthenticatedError || error instanceof ForbiddenError)
+            return refusedKey(error.message, settings, await engineStackName());
+          if (error instanceof NetworkError || error instanceof AbortedError) {
+            unreachable.add(baseUrl);
+            const said =
+              error instanceof AbortedError
+                ? `GET /v1/me: no answer within ${SERVICE_CHECK_MS / 1000} s`
+                : error.message;
+            return silentService(said, settings);
+          }
+          // Any other answer (a 5xx, a 429): the service is there, and each hook meets it itself.
+          return undefined;
+        },
+      );
+    verification = { baseUrl, apiKey, failure, said: false };
+  }
+  return verification.failure;
+}
+
+/** Fails a hook when the check of the service failed: in full once, in one short line after that. */
+export async function serviceChecked(): Promise<void> {
+  const failure = await checkService();
+  if (failure === undefined || verification === undefined) return;
+  if (verification.said)
+    throw new UserError(
+      `Not sent: the check of ${verification.baseUrl} failed earlier in this run (see the first error about it).`,
+    );
+  verification.said = true;
+  throw new UserError(failure);
 }
 
 const notAttempted = (baseUrl: string) =>

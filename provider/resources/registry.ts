@@ -9,7 +9,7 @@ import { addressBookEntryImplementation } from "./address-book-entry/provider";
 import { automationRecipientsImplementation } from "./automation-recipients/provider";
 import { reported } from "./boundary";
 import { checkoutImplementation } from "./checkout/provider";
-import { configure, context, type ResourceImplementation } from "./context";
+import { checkService, configure, context, type ResourceImplementation, serviceChecked } from "./context";
 import { conversionsImplementation } from "./conversions/provider";
 import { exitWithEngine } from "./engine-watch";
 import { encodeLongStringsInProviderHost } from "./long-strings";
@@ -56,6 +56,8 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     <A extends unknown[], R>(hook: string, run: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
+        // A refused key or a silent service fails the first hook, before anything is planned.
+        if (hook !== "configure") await serviceChecked();
         return await run(...args);
       } catch (error) {
         throw reported(error, kind, hook);
@@ -67,6 +69,8 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
   return {
     configure: guarded("configure", async (req: pulumi.dynamic.ConfigureRequest) => {
       configure(resolveSettings(req.config));
+      // Asked here, so its request precedes every hook's; a failure is the hooks' to report.
+      await checkService();
     }),
     check: guarded("check", async (olds: any, news: any) => {
       const i = impl();

@@ -1,7 +1,8 @@
 /**
  * What the user reads when a deployment cannot go on, under the real pulumi CLI: a misspelled
- * field of an inline recipient is named with its row at preview, without a dump of the list, and an
- * unreachable service is reported once for the run, with how to start the local sandbox.
+ * field of an inline recipient is named with its row at preview, without a dump of the list; a wrong
+ * API key and an unreachable service fail the preview (and `up`) once, before anything is planned,
+ * naming the setting and the command that fixes it.
  */
 import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,6 @@ import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const resource = (kind: string, name: string) => `pulumi-nodejs:dynamic/directmail:${kind} (${name}):`;
-const STACK = "pulumi:pulumi:Stack (orders-e2e):";
 
 const ada = { firstName: "Ada", lastName: "Lovelace", city: "Springfield", state: "IL", zipCode: "62701" };
 
@@ -34,11 +34,16 @@ afterAll(async () => {
   await sb?.close();
 });
 
-async function ordersStack(baseUrl: string, recipients: unknown[], orders = 1): Promise<TestStack> {
+async function ordersStack(
+  baseUrl: string,
+  recipients: unknown[],
+  orders = 1,
+  key = apiKey,
+): Promise<TestStack> {
   const t = await createTestStack("orders", {
     config: {
       "directmail:baseUrl": { value: baseUrl },
-      "directmail:apiKey": { value: apiKey, secret: true },
+      "directmail:apiKey": { value: key, secret: true },
       templateId: { value: String(templateId) },
       recipients: { value: JSON.stringify(recipients) },
       orders: { value: String(orders) },
@@ -76,21 +81,48 @@ describe("messages under the real pulumi CLI", { timeout: 240_000 }, () => {
     expect((await client.listOrders()).orders).toEqual([]);
   });
 
-  it("an unreachable service is reported once for the run, saying how to start the sandbox", async () => {
+  it("a wrong API key fails the preview once, naming the setting and the command that sets it; nothing is created", async () => {
+    const t = await ordersStack(sb.url, [{ ...ada, address1: "12 Analytical Row" }], 3, "sbx_wrong_key");
+    const { output, failed } = await run((onOutput) => t.stack.preview({ onOutput }));
+    expect(failed).toBe(true);
+    expect(onlyError(output)).toEqual([
+      "error: GET /v1/me → 401 UNAUTHENTICATED: the API key is missing or invalid (GET /v1/me confirms a key). The service at " +
+        `${sb.url} refused the API key; the key came from directmail:apiKey of stack "e2e": set the right one ` +
+        "with `pulumi config set --secret directmail:apiKey <key> --stack e2e`, then run the command again.",
+    ]);
+    expect(output).not.toMatch(/\bat .*\.js:\d+/);
+    expect((await client.listOrders()).orders).toEqual([]);
+  });
+
+  it("a stopped sandbox fails the preview, and `up` before anything is sent, once, naming the service and how to start it", async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}`;
     const t = await ordersStack(url, [{ ...ada, address1: "12 Analytical Row" }], 3);
-    const { output, failed } = await run((onOutput) => t.stack.up({ onOutput }));
-    expect(failed).toBe(true);
-    const shown = diagnostics(output);
-    const full =
-      `error: POST /v1/order: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}). ` +
-      `Nothing answers at ${url} (directmail:baseUrl): start the local sandbox with \`npx directmail sandbox ` +
-      `--port ${port}\`, then run the command again.`;
-    const short = `error: Not sent: ${url} did not answer earlier in this run (see the first error about it).`;
-    expect(shown[STACK]).toEqual(["error: update failed"]);
-    const orders = [1, 2, 3].map((n) => shown[resource("Order", `order-${n}`)]?.join("\n"));
-    expect(orders.toSorted()).toEqual([full, short, short].toSorted());
-    expect(Object.keys(shown)).toHaveLength(4);
+    const commands = [
+      (onOutput: (text: string) => void) => t.stack.preview({ onOutput }),
+      (onOutput: (text: string) => void) => t.stack.up({ onOutput }),
+    ];
+    for (const command of commands) {
+      const { output, failed } = await run(command);
+      expect(failed).toBe(true);
+      expect(onlyError(output)).toEqual([
+        `error: GET /v1/me: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}). ` +
+          `Nothing answers at ${url} (directmail:baseUrl): start the local sandbox with \`npx directmail sandbox ` +
+          `--port ${port}\`, then run the command again.`,
+      ]);
+    }
   });
 });
+
+/**
+ * The lines of the one resource that the diagnostics show, after checking that the run showed no
+ * other of the stack's Orders (none was planned after it).
+ */
+function onlyError(output: string): string[] {
+  const shown = Object.entries(diagnostics(output));
+  expect(shown.map(([heading]) => heading)).toEqual([
+    expect.stringMatching(/^pulumi-nodejs:dynamic\/directmail:Order \(order-\d\):$/),
+  ]);
+  expect(new Set(output.match(/\border-\d\b/g)).size).toBe(1);
+  return shown[0]?.[1] ?? [];
+}

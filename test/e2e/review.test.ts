@@ -11,6 +11,7 @@
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
@@ -515,5 +516,58 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
     } finally {
       await pulumi("stack", "select", "e2e");
     }
+  });
+});
+
+describe("directmail review of a new stack whose service cannot be asked", { timeout: 240_000 }, () => {
+  /** A new stack of the project with these settings, reviewed with the working tree's campaigns. */
+  async function reviewNewStack(name: string, baseUrl: string, key: string) {
+    await git("checkout", "--", "campaigns");
+    const fresh = await LocalWorkspace.createStack(
+      { stackName: name, workDir: t.workDir },
+      { envVars: t.env, pulumiCommand: await pulumiCommand() },
+    );
+    try {
+      await fresh.setAllConfig({
+        "directmail:baseUrl": { value: baseUrl },
+        "directmail:apiKey": { value: key, secret: true },
+        campaignsDir: { value: "campaigns" },
+      });
+      const run = await directmail("review", "--stack", name, "--out", `review-${name}`);
+      return { run, json: report(`review-${name}`).json };
+    } finally {
+      await t.stack.workspace.selectStack("e2e");
+    }
+  }
+
+  it("a wrong API key: exit code 1 and the problem names directmail:apiKey and the command that sets it", async () => {
+    const { run, json } = await reviewNewStack("wrongkey", sb.url, "sbx_wrong_key");
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout.split("\n")[0]).toBe(
+      "2 campaigns of stack wrongkey: the change has problems (exit code 1)",
+    );
+    expect([...json.problems, ...json.campaigns.flatMap((c) => c.problems)]).toEqual([
+      "preview: GET /v1/me → 401 UNAUTHENTICATED: the API key is missing or invalid (GET /v1/me confirms a key). " +
+        `The service at ${sb.url} refused the API key; the key came from directmail:apiKey of stack "wrongkey": ` +
+        "set the right one with `pulumi config set --secret directmail:apiKey <key> --stack wrongkey`, then run the command again.",
+    ]);
+  });
+
+  it("a service that does not answer: exit code 1 and the problem names the service and how to start it", async () => {
+    const server = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const url = `http://127.0.0.1:${port}`;
+    const { run, json } = await reviewNewStack("silent", url, apiKey);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout.split("\n")[0]).toBe(
+      "2 campaigns of stack silent: the change has problems (exit code 1)",
+    );
+    expect([...json.problems, ...json.campaigns.flatMap((c) => c.problems)]).toEqual([
+      `preview: GET /v1/me: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}). ` +
+        `Nothing answers at ${url} (directmail:baseUrl): start the local sandbox with \`npx directmail sandbox --port ${port}\`, ` +
+        "then run the command again.",
+    ]);
   });
 });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { NotFoundError } from "../../provider/api/errors";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { PROXIMITY_SEARCH as SEARCH } from "./support/campaign";
 import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -89,17 +90,6 @@ afterAll(async () => {
   await t?.dispose();
   await sb?.close();
 });
-
-const SEARCH = {
-  name: "Around the store",
-  addresses: [{ address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 2 }],
-  returnFirstName: "Shop",
-  returnLastName: "Owner",
-  returnAddress1: "1 Market St",
-  returnCity: "Springfield",
-  returnState: "IL",
-  returnZip: "62701",
-};
 
 describe("Conversions, AutomationRecipients and ProximitySearch under the real pulumi CLI", {
   timeout: 240_000,

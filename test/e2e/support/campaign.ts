@@ -37,3 +37,15 @@ export function campaignYaml(
     "",
   ].join("\n");
 }
+
+/** A proximity search the sandbox accepts: two addresses around one store, mailed from it. */
+export const PROXIMITY_SEARCH = {
+  name: "Around the store",
+  addresses: [{ address1: "200 Elm St", city: "Springfield", state: "IL", zip: "62701", desiredCount: 2 }],
+  returnFirstName: "Shop",
+  returnLastName: "Owner",
+  returnAddress1: "1 Market St",
+  returnCity: "Springfield",
+  returnState: "IL",
+  returnZip: "62701",
+};

@@ -5,7 +5,9 @@
  */
 import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configure } from "../../../provider/resources/context";
 import { providerFor } from "../../../provider/resources/implementation";
+import { resolveSettings } from "../../../provider/settings";
 import { packageVersion } from "../../../provider/version";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, countingRequests } from "./support";
@@ -63,10 +65,11 @@ describe("the provider boundary", () => {
   });
 
   it("a service error reaches the host as its message alone", async () => {
-    const order = await configuredProvider("Order", sb, "not-a-key");
-    const error = await failure(() => order.create({ templateId: 1 }));
+    const { apiKey } = await sb.control.createAccount({});
+    const order = await configuredProvider("Order", sb, apiKey);
+    const error = await failure(() => order.create({ templateId: 999_999 }));
     expect(error.message).toBe(
-      "POST /v1/order → 401 UNAUTHENTICATED: the API key is missing or invalid (GET /v1/me confirms a key).",
+      "POST /v1/order → 400 TEMPLATE_NOT_FOUND: templateId: 999999 is not a template of this account",
     );
     expect(error.stack).toBe("");
     printAsHost(error);
@@ -87,6 +90,23 @@ describe("the provider boundary", () => {
     expect(printed).toEqual([]);
   });
 
+  it("a key from DIRECTMAIL_API_KEY that the service refuses fails the first hook naming that variable, and later hooks with a short line", async () => {
+    configure(
+      resolveSettings(undefined, { DIRECTMAIL_BASE_URL: sb.url, DIRECTMAIL_API_KEY: "sbx_wrong_key" }),
+    );
+    const order = providerFor("Order");
+    const first = await failure(() => order.check({}, { templateId: 1 }));
+    expect(first.message).toBe(
+      "GET /v1/me → 401 UNAUTHENTICATED: the API key is missing or invalid (GET /v1/me confirms a key). " +
+        `The service at ${sb.url} refused the API key; the key came from DIRECTMAIL_API_KEY: set the right key ` +
+        "there, or in the stack with `pulumi config set --secret directmail:apiKey <key>`, then run the command again.",
+    );
+    const later = await failure(() => order.check({}, { templateId: 1 }));
+    expect(later.message).toBe(
+      `Not sent: the check of ${sb.url} failed earlier in this run (see the first error about it).`,
+    );
+  });
+
   // Last: it configures the process's provider for an address where nothing listens.
   it("an unreachable service is reported once, saying how to start the sandbox; later hooks fail at once with a short line", async () => {
     const port = await closedPort();
@@ -94,7 +114,7 @@ describe("the provider boundary", () => {
     const order = await configuredProvider("Order", { url } as TestSandbox, "sbx_key");
     const first = await failure(() => order.create({ templateId: 1 }));
     expect(first.message).toBe(
-      `POST /v1/order: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}). Nothing ` +
+      `GET /v1/me: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}). Nothing ` +
         `answers at ${url} (directmail:baseUrl): start the local sandbox with \`npx directmail sandbox ` +
         `--port ${port}\`, then run the command again.`,
     );
@@ -103,7 +123,7 @@ describe("the provider boundary", () => {
       failure(() => providerFor("OrderRecipients").delete("7", { orderId: 7, index: "v2." })),
     );
     expect(later.message).toBe(
-      `Not sent: ${url} did not answer earlier in this run (see the first error about it).`,
+      `Not sent: the check of ${url} failed earlier in this run (see the first error about it).`,
     );
     expect(requests).toEqual([]);
   });

@@ -21,7 +21,7 @@ describe("an unreachable service", () => {
     configure(resolveSettings(undefined, { DIRECTMAIL_API_KEY: "sbx_key" }));
     expect((unreachableService(refused()) as Error).message).toBe(
       "POST /v1/order: could not connect (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:4010). Nothing answers " +
-        "at http://127.0.0.1:4010 (the default base URL): start the local sandbox with `npx directmail sandbox`, " +
+        "at http://127.0.0.1:4010 (the default base URL): start the local sandbox with `npx directmail sandbox --seed demo`, " +
         "then run the command again.",
     );
     const short =
