@@ -316,6 +316,12 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
 
   it("with directmail:monthlyBudget, a budget line: spent this month, planned by this change, left; one cent above is a problem", async () => {
     const before = await serviceState();
+    // The head of beforeAll, both checkouts within their maxTotal.
+    write("campaigns/spring.csv", HEAD_CSV);
+    write(
+      "campaigns/spring.yaml",
+      spring(["postageType: Standard", "productionSpeed: Normal", "maxTotal: 50"]),
+    );
     write(
       "campaigns/autumn.yaml",
       autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 50"]),
