@@ -15,6 +15,12 @@ export interface ProviderSettings {
   baseUrlSource: "config" | "environment" | "default";
   /** Where the API key came from (undefined without a key), for the same messages. */
   apiKeySource?: "config" | "environment" | undefined;
+  /**
+   * The stack's `directmail:monthlyBudget`, in US dollars: what the account may be charged in a
+   * calendar month (UTC) across every campaign. Undefined: no budget. Stack configuration only, so
+   * that a campaign file, which a pull request can change, never raises it.
+   */
+  monthlyBudget?: number | undefined;
 }
 
 /** The subset of the dynamic provider's `ConfigureRequest.config` that is read here. */
@@ -36,7 +42,25 @@ export function resolveSettings(
     ...resolveBaseUrl(config?.get("directmail:baseUrl"), env),
     apiKey,
     apiKeySource: apiKey === undefined ? undefined : fromConfig ? "config" : "environment",
+    monthlyBudget: parseMonthlyBudget(config?.get("directmail:monthlyBudget")),
   };
+}
+
+/**
+ * `directmail:monthlyBudget` as a number of US dollars. A value that is not one fails rather than
+ * being ignored: a budget mistyped must not let every charge through.
+ */
+export function parseMonthlyBudget(configured: string | undefined): number | undefined {
+  const text = nonEmpty(configured);
+  if (text === undefined) return undefined;
+  const amount = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(amount)) {
+    throw new Error(
+      `directmail:monthlyBudget must be an amount of US dollars such as 500 or 1250.50, not ${JSON.stringify(text)}: ` +
+        "set it with `pulumi config set directmail:monthlyBudget 500`, or remove it for no budget",
+    );
+  }
+  return amount;
 }
 
 /** The base URL from the stack's `directmail:baseUrl` (given here), the environment, or the default. */

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { chargesThisMonth } from "../../provider/api/charges";
 import { isEditable } from "../../provider/api/schemas/order";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import {
@@ -26,6 +27,7 @@ import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from
 import { renderMarkdown } from "./markdown";
 import {
   actionsOf,
+  budgetOf,
   type CampaignFacts,
   type CampaignReview,
   checkoutTerms,
@@ -33,6 +35,7 @@ import {
   exitCodeOf,
   REPORT_VERSION,
   type Review,
+  type ReviewBudget,
   reviewCampaign,
   type ValidationProblem,
 } from "./model";
@@ -142,6 +145,7 @@ async function reviewWith(
       client = clientFor(target.settings);
     }
     let campaigns: CampaignReview[];
+    let budget: ReviewBudget | undefined;
     try {
       campaigns = await reviewCampaigns({
         names: campaignNames(head, base, plan, state),
@@ -155,6 +159,16 @@ async function reviewWith(
         showPersonalData: options.showPersonalData,
         problems,
       });
+      const monthlyBudget = target?.settings.monthlyBudget;
+      if (client !== undefined && monthlyBudget !== undefined) {
+        try {
+          budget = budgetOf(campaigns, await chargesThisMonth(client), monthlyBudget);
+        } catch (error) {
+          problems.push(
+            `this month's charges could not be read for directmail:monthlyBudget: ${(error as Error).message}`,
+          );
+        }
+      }
     } finally {
       await client?.close();
     }
@@ -178,6 +192,7 @@ async function reviewWith(
       problems,
       proofsDir: target ? shownPath(proofsDir) : undefined,
       showPersonalData: options.showPersonalData,
+      ...(budget ? { budget } : {}),
     } as const;
     const review: Review = { ...partial, exitCode: exitCodeOf(partial) };
     const markdown = renderMarkdown(review);

@@ -12,6 +12,7 @@
  * or codeSpan() (markdown-text.ts): it shows as written and cannot add a link, a mention or markup.
  */
 import { reasonCode, sumReasons } from "../../provider/api/reasons";
+import { describeBudget } from "../../provider/budget";
 import { codeSpan, markdownText } from "./markdown-text";
 import {
   type CampaignReview,
@@ -21,6 +22,7 @@ import {
   money,
   type Price,
   type Review,
+  type ReviewBudget,
   type ValidationProblem,
 } from "./model";
 import type { RecipientChanges, RecipientEntry } from "./recipients";
@@ -93,7 +95,23 @@ function header(review: Review): string {
     ? `Service: ${codeSpan(review.service.baseUrl)} (${markdownText(review.service.settingsFrom)}).`
     : "Offline review: read from the campaign files alone, without the stack, the service or a secret; " +
       "the plan, the prices, the drops and the proofs are known once the change is merged.";
-  return [REPORT_MARKER, `## directmail review: ${target}, ${base}`, "", verdict, "", source].join("\n");
+  const lines = [REPORT_MARKER, `## directmail review: ${target}, ${base}`, "", verdict, "", source];
+  if (review.budget) lines.push("", budgetLine(review.budget));
+  return lines.join("\n");
+}
+
+/** The budget line: spent this month, planned by this change, left. */
+function budgetLine(b: ReviewBudget): string {
+  const figures = markdownText(describeBudget(b, new Date(b.since)));
+  const above = b.above
+    ? "❌ above the budget: `pulumi up` refuses the checkout that would go above it. "
+    : "";
+  const unpriced =
+    b.unpriced > 0
+      ? ` Not counted: ${plural(b.unpriced, "checkout")} priced only once applied (a new draft, or recipients ` +
+        "this change alters); `pulumi up` holds each against the budget just before it is sent."
+      : "";
+  return `${above}Budget (directmail:monthlyBudget): ${figures}.${unpriced}`;
 }
 
 function summaryTable(campaigns: readonly CampaignReview[]): string {

@@ -6,8 +6,9 @@
 import { reasonCounts, sumReasons } from "../../provider/api/reasons";
 import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
 import { isCheckedOut } from "../../provider/api/schemas/order";
+import { aboveBudget, type BudgetFigures, budgetLeft } from "../../provider/budget";
 import type { CampaignDocument } from "../../provider/index";
-import { aboveMaxTotal, CURRENCY, roundCents, usd } from "../../provider/money";
+import { aboveMaxTotal, CURRENCY, roundCents, sumCents, usd } from "../../provider/money";
 import type { Diagnostic, PlannedStep } from "./plan";
 import type { RecipientChanges } from "./recipients";
 
@@ -160,7 +161,58 @@ export interface Review {
   /** The folder of the proof PDFs: relative to the working directory when inside it, else absolute. */
   proofsDir: string | undefined;
   showPersonalData: boolean;
+  /** The stack's directmail:monthlyBudget against this month's charges; absent without a budget or a service. */
+  budget?: ReviewBudget;
   exitCode: ExitCode;
+}
+
+/**
+ * directmail:monthlyBudget against what the service charged the account this month and the
+ * checkouts this change prices (`planned`); a checkout whose price is not known yet is not in it.
+ */
+export interface ReviewBudget extends BudgetFigures {
+  /** The first instant of the month the charges are of (UTC, by the service's clock). */
+  since: string;
+  left: number;
+  above: boolean;
+  /**
+   * Checkouts this change makes whose price `pulumi up` knows only once applied: a new draft, or
+   * recipients the change alters.
+   */
+  unpriced: number;
+}
+
+/** Whether a change adds, removes or changes recipients: a quote then prices the list it replaces. */
+function changesRecipients(r: RecipientChanges): boolean {
+  return r.added + r.removed + r.changed > 0;
+}
+
+/**
+ * The budget line of a review: the checkouts it prices added to this month's charges, as the plan
+ * adds them. A quote of a list this change alters is not the price `pulumi up` will hold, so it is
+ * left out, with the checkouts that have no price yet.
+ */
+export function budgetOf(
+  campaigns: readonly CampaignReview[],
+  month: { charged: number; since: Date },
+  budget: number,
+): ReviewBudget {
+  const prices: number[] = [];
+  let unpriced = 0;
+  for (const c of campaigns) {
+    if (c.price.kind === "quote" && !(c.recipients && changesRecipients(c.recipients)))
+      prices.push(c.price.quote.total);
+    else if (c.price.kind === "quote" || c.price.kind === "after-draft" || c.price.kind === "unavailable")
+      unpriced += 1;
+  }
+  const figures = { spent: month.charged, planned: sumCents(prices), budget };
+  return {
+    ...figures,
+    since: month.since.toISOString(),
+    left: budgetLeft(figures),
+    above: aboveBudget(figures),
+    unpriced,
+  };
 }
 
 /** What the service answered to the checkout preview of a planned checkout. */
@@ -330,7 +382,7 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
         );
       }
       const r = facts.recipients;
-      if (r && r.added + r.removed + r.changed > 0) {
+      if (r && changesRecipients(r)) {
         notes.push(
           `priced for the ${quote.recipients} recipients on ${order} now; this change adds ${r.added}, removes ` +
             `${r.removed} and changes ${r.changed}, and \`pulumi up\` prices the checkout again once they are in ` +

@@ -4,6 +4,7 @@
  * Never the checkout preview, which is a price asked before, not a charge.
  */
 import { sumCents } from "../money";
+import type { DirectMailClient } from "./client";
 import { ENTRY_STATUS_SUCCESS } from "./schemas/analytics";
 import type { OrderTransactionEntry } from "./schemas/transactions";
 
@@ -24,4 +25,42 @@ export function chargesOf(
   const charged = sumCents(transactions.filter((t) => !t.isCredit).map((t) => t.amount));
   const credited = sumCents(transactions.filter((t) => t.isCredit).map((t) => t.amount));
   return { charged, credited, spent: sumCents([charged, -credited]) };
+}
+
+/** Orders asked about in one transaction report: the id list rides in the query string. */
+const ORDERS_PER_REPORT = 100;
+
+/** The first instant of the UTC calendar month of `now`. */
+export function monthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/** What the account was charged this month, by the service's clock. */
+export interface MonthCharges {
+  /** The debits dated this month, over every order of the account, US dollars to the cent. */
+  charged: number;
+  /** The first instant of the month (UTC). */
+  since: Date;
+}
+
+/**
+ * The account's charges of this calendar month (UTC, by the service's clock): the debits of every
+ * order's transaction report dated on or after the month's first instant. Credits (refunds) are not
+ * taken off: a budget counts what was charged. The service has no account-wide report, so every
+ * order is listed and asked about.
+ */
+export async function chargesThisMonth(client: DirectMailClient): Promise<MonthCharges> {
+  const since = monthStart(await client.serviceTime());
+  const orderIds: number[] = [];
+  for await (const order of client.iterateOrders({ pageSize: 1000 })) orderIds.push(order.orderId);
+  const amounts: number[] = [];
+  for (let start = 0; start < orderIds.length; start += ORDERS_PER_REPORT) {
+    const report = await client.getTransactions(orderIds.slice(start, start + ORDERS_PER_REPORT));
+    for (const entry of report.orders) {
+      if (entry.status !== ENTRY_STATUS_SUCCESS) continue;
+      for (const t of entry.transactions)
+        if (!t.isCredit && Date.parse(t.createdDate) >= since.getTime()) amounts.push(t.amount);
+    }
+  }
+  return { charged: sumCents(amounts), since };
 }

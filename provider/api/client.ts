@@ -305,6 +305,15 @@ export class DirectMailClient {
     return this.#payload("getAnalytics", { query: { id: idList(orderIds) } }, options);
   }
 
+  /**
+   * The service's clock: the `Date` of its answer to `me` (this machine's clock when it gives none).
+   * The month of a charge is the service's, so "this month" is read from it too.
+   */
+  async serviceTime(options?: CallOptions): Promise<Date> {
+    const { envelope } = await this.#transport.json("me", {}, options);
+    return envelope.answeredAt ?? new Date();
+  }
+
   /** `GET /v1/order/transaction`: charges and credits; per-order failures are in each entry's `status`. */
   async getTransactions(
     orderIds: readonly number[],

@@ -23,3 +23,21 @@ export function recipientChangeApplied(orderId: number): void {
 export function plannedRecipientChange(orderId: number): number | undefined {
   return recipientChanges.get(orderId);
 }
+
+/** The prices of the checkouts this run plans, by order: what the monthly budget adds to this month's charges. */
+const plannedCheckouts = new Map<number, number>();
+
+/** Checkout's plan priced the checkout of this order. */
+export function noteCheckoutPrice(orderId: number, price: number): void {
+  plannedCheckouts.set(orderId, price);
+}
+
+/** Checkout's create is sending it: from now on the service's charges count it, the plan no longer. */
+export function checkoutSending(orderId: number): void {
+  plannedCheckouts.delete(orderId);
+}
+
+/** The prices of every checkout the run plans and has not sent yet. */
+export function plannedCheckoutPrices(): number[] {
+  return [...plannedCheckouts.values()];
+}

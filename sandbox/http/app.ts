@@ -83,7 +83,7 @@ const bodiless = (fault: Fault) => fault.status === 403 || fault.status === 204;
 export function buildApp(parts: AppParts): FastifyInstance {
   // The server itself reads an error's profile, runs timed work and injects faults before each request.
   const { accounts } = parts.v1;
-  const { faults, scheduler } = parts.control;
+  const { faults, scheduler, clock } = parts.control;
   const log = parts.log;
 
   const sendError = (request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply => {
@@ -214,6 +214,13 @@ export function buildApp(parts: AppParts): FastifyInstance {
     request.fault = undefined;
     await sleep(fault.delayMs ?? 0);
     scheduler.tick();
+  });
+
+  // The service's clock, as a real service's answers carry theirs: what the provider takes for
+  // "this month" follows the sandbox clock when a test advances it.
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.header("date", clock.now().toUTCString());
+    return payload;
   });
 
   app.addHook("onSend", async (request, reply, payload) => {

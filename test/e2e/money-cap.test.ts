@@ -1,19 +1,10 @@
-/**
- * maxTotal and the report against the sandbox's ledger, under the real pulumi CLI: recipients
- * appended from outside the stack while the checkout is on its way (the service holds no price),
- * recipients appended before it is sent, and `directmail report`'s figures for drafts, a paid
- * order, and orders given by id.
- */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DirectMailClient } from "../../provider/api/client";
+import type { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import { type LedgerResult, startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { recipientsCsv } from "./support/campaign";
+import { campaignStack } from "./support/campaign-stack";
 import { directmailIn } from "./support/commands";
-import { createTestStack } from "./support/pulumi";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -52,23 +43,8 @@ function appendElsewhere(client: DirectMailClient, orderId: number, count: numbe
 
 /** A stack of the campaign program over two recipients (5.00 USD at the sandbox's prices). */
 async function campaign(config: Record<string, string> = {}) {
-  const { apiKey } = await sb.control.createAccount({ balance: 0 });
-  const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
-  const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
-  const t = await createTestStack("campaign", {
-    config: {
-      "directmail:baseUrl": { value: sb.url },
-      "directmail:apiKey": { value: apiKey, secret: true },
-      templateId: { value: String(templateId) },
-      recipientsFile: { value: "recipients.csv" },
-      ...Object.fromEntries(Object.entries(config).map(([k, v]) => [k, { value: v }])),
-    },
-  });
-  fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([1, 2]));
-  cleanup.push(async () => {
-    await client.close();
-    await t.dispose();
-  });
+  const { apiKey, templateId, client, t, dispose } = await campaignStack(sb, config);
+  cleanup.push(dispose);
   const checkoutState = () =>
     t
       .readStateFile()

@@ -4,14 +4,11 @@
  * adopting an order made elsewhere; destroying a draft campaign.
  */
 import { spawn } from "node:child_process";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DirectMailClient } from "../../provider/api/client";
 import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { recipientsCsv } from "./support/campaign";
-import { createTestStack, type TestStack } from "./support/pulumi";
+import { campaignStack } from "./support/campaign-stack";
+import type { TestStack } from "./support/pulumi";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -32,23 +29,11 @@ async function campaign(
   account: { payment?: "succeed" | "fail" | "hang" } = {},
   extra: Record<string, string> = {},
 ) {
-  const { apiKey } = await sb.control.createAccount({ balance: 0, ...account });
-  const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
-  const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
-  const t = await createTestStack("campaign", {
-    config: {
-      "directmail:baseUrl": { value: sb.url },
-      "directmail:apiKey": { value: apiKey, secret: true },
-      templateId: { value: String(templateId) },
-      recipientsFile: { value: "recipients.csv" },
-      ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, { value: v }])),
-    },
+  const { apiKey, templateId, client, t, dispose } = await campaignStack(sb, extra, {
+    account,
+    recipients: [1, 2, 3, 4, 5],
   });
-  fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([1, 2, 3, 4, 5]));
-  cleanup.push(async () => {
-    await client.close();
-    await t.dispose();
-  });
+  cleanup.push(dispose);
   return { apiKey, templateId, client, t };
 }
 

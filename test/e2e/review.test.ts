@@ -18,6 +18,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
+import { usd } from "../../provider/money";
 import { HOSTILE_FONT } from "../support/markdown-safety";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn, gitIn } from "./support/commands";
@@ -311,6 +312,64 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
       "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO_NOT_MAIL 1) | — |  |",
     ]);
     expect(markdown).not.toContain("Needs approval");
+    expect(await serviceState()).toEqual(before);
+  });
+
+  it("with directmail:monthlyBudget, a budget line: spent this month, planned by this change, left; one cent above is a problem", async () => {
+    const before = await serviceState();
+    // The head of beforeAll, both checkouts within their maxTotal.
+    write("campaigns/spring.csv", HEAD_CSV);
+    write(
+      "campaigns/spring.yaml",
+      spring(["postageType: Standard", "productionSpeed: Normal", "maxTotal: 50"]),
+    );
+    write(
+      "campaigns/autumn.yaml",
+      autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 50"]),
+    );
+    const month = `${(await sb.control.clock()).now.slice(0, 7)} (UTC)`;
+    // The plan counts autumn's checkout; spring's list changes in this change, so its price is known
+    // only once applied, as the plan says too.
+    const quoted = async (out: string) => {
+      const { json, markdown } = report(out);
+      const autumnPrice = json.campaigns.find((c) => c.name === "autumn")?.price;
+      return { json, markdown, planned: autumnPrice?.kind === "quote" ? autumnPrice.quote.total : 0 };
+    };
+    try {
+      await t.stack.setConfig("directmail:monthlyBudget", { value: "1000" });
+      expect((await directmail("review", "--base", "main", "--out", "review-budget")).code).toBe(3);
+      const within = await quoted("review-budget");
+      expect(within.planned).toBeGreaterThan(0);
+      expect(within.json.budget).toMatchObject({
+        spent: 0,
+        planned: within.planned,
+        budget: 1000,
+        above: false,
+      });
+      const planned = within.planned.toFixed(2);
+      expect(within.markdown).toContain(
+        `Budget (directmail:monthlyBudget): spent this month 0.00 USD (${month}), planned by this change ` +
+          `${planned} USD, budget 1,000.00 USD, left ${usd(1000 - within.planned)}. Not counted: 1 checkout ` +
+          "priced only once applied (a new draft, or recipients this change alters); `pulumi up` holds each " +
+          "against the budget just before it is sent.",
+      );
+
+      // One cent below what the change plans: the preview fails, and the review says so.
+      const below = (within.planned - 0.01).toFixed(2);
+      await t.stack.setConfig("directmail:monthlyBudget", { value: below });
+      expect((await directmail("review", "--base", "main", "--out", "review-budget-above")).code).toBe(1);
+      const above = await quoted("review-budget-above");
+      expect(above.json.budget).toMatchObject({ left: -0.01, above: true });
+      expect(above.markdown).toContain(
+        "❌ above the budget: `pulumi up` refuses the checkout that would go above it. Budget " +
+          `(directmail:monthlyBudget): spent this month 0.00 USD (${month}), planned by this change ${planned} USD, ` +
+          `budget ${below} USD, left -0.01 USD.`,
+      );
+      expect(above.markdown).toContain("would take the account above directmail:monthlyBudget");
+    } finally {
+      await t.stack.removeConfig("directmail:monthlyBudget");
+      await git("checkout", "--", "campaigns");
+    }
     expect(await serviceState()).toEqual(before);
   });
 

@@ -120,6 +120,8 @@ export interface EnvelopeInfo {
   hasWarnings: boolean;
   /** The envelope's free-form map (e.g. an id the service reports beside the payload). */
   metadata: Record<string, unknown>;
+  /** The service's clock when it answered (its `Date` header); undefined when it gave none. */
+  answeredAt: Date | undefined;
 }
 
 export interface CallInput {
@@ -309,6 +311,7 @@ export class Transport {
           hasErrors: env.hasErrors,
           hasWarnings: env.hasWarnings,
           metadata: env.metadata ?? {},
+          answeredAt: dateHeader(response.headers.date),
         },
       };
     });
@@ -561,4 +564,10 @@ function errorCode(error: unknown): string | undefined {
     if (typeof code === "string") return code;
   }
   return undefined;
+}
+
+/** An HTTP `Date` header as a date; undefined when absent or unreadable. */
+function dateHeader(value: string | string[] | undefined): Date | undefined {
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(time) ? undefined : new Date(time);
 }

@@ -3,6 +3,7 @@
  * (Checkout's check) and the checkout itself (create) say about money.
  */
 import type { CheckoutPreview } from "../../api/schemas/checkout";
+import { type BudgetFigures, describeBudget } from "../../budget";
 import { usd } from "../../money";
 import { UserError } from "../user-error";
 import type { CheckoutInputs } from "./inputs";
@@ -39,6 +40,25 @@ export function priceAboveMaxTotal(orderId: number, price: number, maxTotal: num
     `Checkout of order ${orderId} would charge ${usd(price)}, more than maxTotal ${usd(maxTotal)}; nothing was ` +
       "charged. Raise maxTotal if that price is intended, or lower the price: fewer recipients, Standard postage or " +
       "Normal production.",
+  );
+}
+
+/**
+ * The refusal of a checkout that would take the account above `directmail:monthlyBudget`: in the
+ * plan (with every checkout the change plans) and just before the send (with this one alone).
+ */
+export function aboveMonthlyBudget(
+  orderId: number,
+  figures: BudgetFigures,
+  since: Date,
+  when: "plan" | "send",
+): UserError {
+  const planned = when === "plan" ? "planned by this change" : "this checkout";
+  const what = when === "plan" ? "would take" : "was not sent: it would take";
+  return new UserError(
+    `Checkout of order ${orderId} ${what} the account above directmail:monthlyBudget: ` +
+      `${describeBudget(figures, since, planned)}; nothing was charged. Raise directmail:monthlyBudget if ` +
+      "that spending is intended, or check out fewer orders or fewer recipients this month.",
   );
 }
 

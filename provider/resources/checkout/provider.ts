@@ -4,19 +4,26 @@
  * again.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { chargesOf } from "../../api/charges";
+import { chargesOf, chargesThisMonth } from "../../api/charges";
 import { CheckoutOutcomeUnknownError, InsufficientBalanceError } from "../../api/errors";
 import type { CheckoutPreview } from "../../api/schemas/checkout";
 import { isCheckedOut, isEditable, isSettling, type OrderSummary } from "../../api/schemas/order";
-import { aboveMaxTotal, usd } from "../../money";
+import { aboveBudget, describeBudget } from "../../budget";
+import { aboveMaxTotal, sumCents, usd } from "../../money";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
-import { plannedRecipientChange } from "../plan-notes";
+import {
+  checkoutSending,
+  noteCheckoutPrice,
+  plannedCheckoutPrices,
+  plannedRecipientChange,
+} from "../plan-notes";
 import { progress, retired } from "../progress";
 import { FailedAfterEffect, UserError } from "../user-error";
 import { CheckoutInputs } from "./inputs";
 import type { CheckoutOutputFields, CheckoutOutputs } from "./outputs";
 import {
+  aboveMonthlyBudget,
   balanceTooLow,
   type ChargeSeen,
   chargedAboveMaxTotal,
@@ -73,6 +80,24 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     if (aboveMaxTotal(preview.totalCharges, inputs.maxTotal))
       throw priceAboveMaxTotal(orderId, preview.totalCharges, inputs.maxTotal as number);
     return preview;
+  };
+
+  /**
+   * Holds this month's charges (read from the service now) and `planned` against the stack's
+   * `directmail:monthlyBudget`: refused above it, nothing charged; within it, the figures are said.
+   */
+  const withinBudget = async (orderId: number, planned: number, when: "plan" | "send"): Promise<void> => {
+    const budget = ctx.settings().monthlyBudget;
+    if (budget === undefined) return;
+    const { charged, since } = await chargesThisMonth(ctx.client());
+    const figures = { spent: charged, planned, budget };
+    if (aboveBudget(figures)) throw aboveMonthlyBudget(orderId, figures, since, when);
+    const words = describeBudget(
+      figures,
+      since,
+      when === "plan" ? "planned by this change" : "this checkout",
+    );
+    progress(subject(orderId), `within directmail:monthlyBudget: ${words}`);
   };
 
   /**
@@ -148,7 +173,11 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       say("no price yet: the order has no recipients; the price is known once they are applied");
       return;
     }
-    say(describePrice(await priced(orderId, inputs), inputs));
+    const preview = await priced(orderId, inputs);
+    say(describePrice(preview, inputs));
+    // With every checkout planned before this one in the run: the budget is the account's.
+    noteCheckoutPrice(orderId, preview.totalCharges);
+    await withinBudget(orderId, sumCents(plannedCheckoutPrices()), "plan");
   };
 
   /**
@@ -230,7 +259,10 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       const atService = (await orderOrFail(orderId)).recipientCount;
       if (atService !== expected) throw recipientsChangedElsewhere(orderId, atService, expected);
     }
+    // This month's charges read again: other checkouts of this run, or other stacks, were charged since the plan.
+    await withinBudget(orderId, preview.totalCharges, "send");
     progress(subject(orderId), `charging ${usd(preview.totalCharges)} (${recipients} recipients)`);
+    checkoutSending(orderId);
 
     let accepted: { pollAfterSeconds: number; settlementExpectedWithinSeconds: number };
     try {

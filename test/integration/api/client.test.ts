@@ -119,6 +119,17 @@ describe("profile, templates, fonts", () => {
     expect(error.status).toBe(401);
   });
 
+  it("serviceTime is the service's clock (its Date header), which the sandbox's advanceClock moves", async () => {
+    const { apiKey } = await sb.control.createAccount();
+    const client = clientFor(apiKey);
+    await sb.control.advanceClock(40 * 24 * 3600);
+    const service = (await client.serviceTime()).getTime();
+    const sandbox = Date.parse((await sb.control.clock()).now);
+    // The header has whole seconds; this machine's clock is 40 days behind.
+    expect(Math.abs(service - sandbox)).toBeLessThan(2000);
+    expect(service - Date.now()).toBeGreaterThan(39 * 24 * 3600 * 1000);
+  });
+
   it("listTemplates and listFonts", async () => {
     const a = await account();
     const templates = await a.client.listTemplates();

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { REPORT_LIMIT, REPORT_MARKER, renderMarkdown } from "../../../cli/review/markdown";
 import { WORD_JOINER as J } from "../../../cli/review/markdown-text";
 import {
+  budgetOf,
   type CampaignReview,
   dropReportOf,
   exitCodeOf,
@@ -444,3 +445,38 @@ function reportWith(text: string): Review {
     showPersonalData: true,
   });
 }
+
+describe("review.md's budget line", () => {
+  const since = new Date("2026-11-01T00:00:00Z");
+  /** A campaign that pays for its draft as it is: its quote is the price `pulumi up` holds. */
+  const steady = (i: number): CampaignReview => ({ ...busyCampaign(i), recipients: undefined });
+  const drafted = { ...busyCampaign(3), price: { kind: "after-draft" as const } };
+
+  it("says spent this month, planned by this change (the checkouts it prices) and left, below the service line", () => {
+    // busyCampaign(4) alters its recipients: its quote prices the list it replaces, so it is not counted.
+    const campaigns = [steady(1), steady(2), drafted, busyCampaign(4)];
+    const budget = budgetOf(campaigns, { charged: 50.5, since }, 25_000.5);
+    expect(budget).toMatchObject({ spent: 50.5, planned: 24_950, left: 0, above: false, unpriced: 2 });
+    const lines = renderMarkdown(reviewOf(campaigns, { budget })).split("\n");
+    expect(lines[7]).toBe(
+      "Budget (directmail:monthlyBudget): spent this month 50.50 USD (2026-11 (UTC)), planned by this change " +
+        "24,950.00 USD, budget 25,000.50 USD, left 0.00 USD. Not counted: 2 checkouts priced only once applied " +
+        "(a new draft, or recipients this change alters); `pulumi up` holds each against the budget just before " +
+        "it is sent.",
+    );
+  });
+
+  it("one cent above the budget is said above it", () => {
+    const budget = budgetOf([steady(1)], { charged: 0.01, since }, 12_475);
+    expect(budget).toMatchObject({ left: -0.01, above: true, unpriced: 0 });
+    expect(renderMarkdown(reviewOf([steady(1)], { budget }))).toContain(
+      "❌ above the budget: `pulumi up` refuses the checkout that would go above it. Budget " +
+        "(directmail:monthlyBudget): spent this month 0.01 USD (2026-11 (UTC)), planned by this change 12,475.00 " +
+        "USD, budget 12,475.00 USD, left -0.01 USD.\n",
+    );
+  });
+
+  it("is absent without a budget", () => {
+    expect(renderMarkdown(reviewOf([busyCampaign(1)]))).not.toContain("monthlyBudget");
+  });
+});
