@@ -63,19 +63,26 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     for (const [name, source] of templateFiles(path.join(pkg.root, GITOPS_DIR))) files.set(name, source);
   }
 
-  if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) {
+  const targetKind = kindOf(target);
+  if (targetKind === "a link to nothing") {
+    throw new Error(
+      `${dir} is a link to a folder that does not exist; remove the link, or give another folder`,
+    );
+  }
+  if (targetKind !== undefined && targetKind !== "a folder") {
     throw new Error(`${dir} is a file; give a folder for the campaign repository`);
   }
-  const packageJson = path.join(target, "package.json");
-  const existingPackage = fs.existsSync(packageJson) ? readPackageJson(packageJson) : undefined;
   const names = [...files.keys()].sort(byCodePoint);
-  const existing = names.filter((name) => name !== "package.json" && fs.existsSync(path.join(target, name)));
-  if (existing.length > 0) {
+  // Everything is checked before anything is written: a refusal leaves the folder as it was.
+  const taken = names.flatMap((name) => takenPlace(target, name));
+  if (taken.length > 0) {
     throw new Error(
-      `${dir} already has ${existing.join(", ")}; nothing was written. ` +
+      `${dir} already has ${[...new Set(taken)].join(", ")}; nothing was written. ` +
         "Run `directmail init` in a new or empty folder, or move those files away.",
     );
   }
+  const packageJson = path.join(target, "package.json");
+  const existingPackage = fs.existsSync(packageJson) ? readPackageJson(packageJson) : undefined;
 
   const written: string[] = [];
   let addedToPackageJson: string[] = [];
@@ -94,6 +101,36 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     written.push(name);
   }
   return { dir: target, written, addedToPackageJson };
+}
+
+type PlaceKind = "a folder" | "a file" | "a link to nothing";
+
+/**
+ * What is at `file`, without following a link that leads nowhere (lstat: a dangling link exists
+ * for a write, which would fail on it); undefined when nothing is.
+ */
+function kindOf(file: string): PlaceKind | undefined {
+  const entry = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (entry === undefined) return undefined;
+  const followed = entry.isSymbolicLink() ? fs.statSync(file, { throwIfNoEntry: false }) : entry;
+  if (followed === undefined) return "a link to nothing";
+  return followed.isDirectory() ? "a folder" : "a file";
+}
+
+/**
+ * Why the scaffold's file `name` cannot be written in `target`: the file is there (a package.json
+ * that is a file is merged instead), or a folder on its way is a file or a link to nothing.
+ */
+function takenPlace(target: string, name: string): string[] {
+  const parts = name.split("/");
+  for (let depth = 1; depth < parts.length; depth++) {
+    const folder = parts.slice(0, depth).join("/");
+    const kind = kindOf(path.join(target, folder));
+    if (kind !== undefined && kind !== "a folder") return [`${folder} (${kind}, where a folder goes)`];
+  }
+  const kind = kindOf(path.join(target, name));
+  if (kind === undefined || (name === "package.json" && kind === "a file")) return [];
+  return [kind === "a file" ? name : `${name} (${kind})`];
 }
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
