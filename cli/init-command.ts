@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
 import { packageManifest } from "../provider/version";
+import { say } from "./output";
 
 /** The scaffold, in the package: every file is written, `{{name}}` placeholders filled in. */
 const SCAFFOLD_DIR = "templates/campaign-repo";
@@ -41,7 +42,7 @@ export function registerInitCommand(program: Command): void {
     .option("--gitops", "add the GitHub Actions pipeline: review on pull requests, pulumi up on merge")
     .action((dir: string, options: InitOptions) => {
       const result = initRepository(dir, options);
-      process.stdout.write(describeResult(result));
+      say(describeResult(result));
     });
 }
 

@@ -14,6 +14,8 @@ import {
   type OrderTransactionEntry,
   type RecipientDeliveryStatus,
 } from "../provider/api/schemas";
+import { terminalSafe } from "../provider/text";
+import { note, say } from "./output";
 import { type DeliveryCounts, deliveryCountsOf } from "./report/model";
 import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
@@ -77,10 +79,8 @@ export function registerStatusCommand(program: Command): void {
     const client = clientFor(settings);
     try {
       const reports = await orderStatus(client, orders, options.recipient);
-      process.stdout.write(
-        options.json ? `${JSON.stringify(reports, null, 2)}\n` : `${formatStatusTable(reports)}\n`,
-      );
-      console.error(`(${settings.from})`);
+      say(options.json ? JSON.stringify(reports, null, 2) : formatStatusTable(reports));
+      note(`(${settings.from})`);
     } finally {
       await client.close();
     }
@@ -233,16 +233,19 @@ export function deliveryText(report: OrderStatusReport): string {
 /** The reports as an aligned table, then one line per `--recipient` answer. */
 export function formatStatusTable(reports: readonly OrderStatusReport[]): string {
   const header = ["ORDER", "CAMPAIGN", "STATUS", "PAID", "SCANS", "CHARGED", "TRANSACTIONS", "DELIVERY"];
-  const rows = reports.map((r) => [
-    String(r.orderId),
-    r.campaign ?? "-",
-    r.found ? r.status : `${r.status} (not an order of this account)`,
-    day(r.paidDate),
-    r.found ? String(r.qrScans.total) : "-",
-    r.found ? dollars(r.transactions.charged) : "-",
-    r.found ? String(r.transactions.count) : "-",
-    deliveryText(r),
-  ]);
+  const rows = reports.map((r) =>
+    [
+      String(r.orderId),
+      r.campaign ?? "-",
+      r.found ? r.status : `${r.status} (not an order of this account)`,
+      day(r.paidDate),
+      r.found ? String(r.qrScans.total) : "-",
+      r.found ? dollars(r.transactions.charged) : "-",
+      r.found ? String(r.transactions.count) : "-",
+      deliveryText(r),
+    ].map(terminalSafe),
+  );
+  // Filtered before the widths are taken: a cell's control characters take no column.
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
   const line = (cells: string[]) =>
     cells
