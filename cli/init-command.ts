@@ -229,6 +229,7 @@ function describeResult({ dir, written, addedToPackageJson }: InitResult): strin
     "  npx directmail sandbox --seed demo     # in a second terminal: the local service",
     "  pulumi login --local                   # unless you use another Pulumi backend",
     "  pulumi stack init dev",
+    "  export PULUMI_CONFIG_PASSPHRASE=<that passphrase>   # what stack init asked for; directmail needs it too",
     "  pulumi config set --secret directmail:apiKey sbx_demo_key",
     "  pulumi up",
     "",

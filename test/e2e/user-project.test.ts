@@ -109,6 +109,7 @@ describe("a campaign repository made by `directmail init` in a project of one's 
         "  npx directmail sandbox --seed demo     # in a second terminal: the local service",
         "  pulumi login --local                   # unless you use another Pulumi backend",
         "  pulumi stack init dev",
+        "  export PULUMI_CONFIG_PASSPHRASE=<that passphrase>   # what stack init asked for; directmail needs it too",
         "  pulumi config set --secret directmail:apiKey sbx_demo_key",
         "  pulumi up",
         "",
