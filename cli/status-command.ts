@@ -55,7 +55,7 @@ export interface OrderStatusReport {
   recipient?: RecipientDeliveryStatus | null;
 }
 
-interface Target {
+export interface Target {
   orderId: number;
   campaign: string | null;
 }
@@ -88,7 +88,7 @@ export function registerStatusCommand(program: Command): void {
 }
 
 /** The orders the arguments name: ids as they are, campaign names through the stack's state. */
-async function resolveTargets(targets: string[], settings: ServiceSettings): Promise<Target[]> {
+export async function resolveTargets(targets: string[], settings: ServiceSettings): Promise<Target[]> {
   const ids = targets.filter((t) => /^\d+$/.test(t));
   const names = targets.filter((t) => !/^\d+$/.test(t));
   const inStack = ids.length === targets.length && targets.length > 0 ? [] : await stackOrders(settings);
