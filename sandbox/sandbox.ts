@@ -32,7 +32,7 @@ export interface SandboxOptions {
 
 /**
  * A running sandbox, put together: storage (the store and its clock) at the bottom, the domain
- * parts on it, and the HTTP server (v1 and control routes) in front of them. See docs/sandbox.md.
+ * parts on it, and the HTTP server (v1 and control routes) in front of them. See docs/sandbox-internals.md.
  */
 export class Sandbox {
   readonly store: Store;
