@@ -232,7 +232,6 @@ function describeResult({ dir, written, addedToPackageJson }: InitResult): strin
     "  export PULUMI_CONFIG_PASSPHRASE=<that passphrase>   # what stack init asked for; directmail needs it too",
     "  pulumi config set --secret directmail:apiKey sbx_demo_key",
     "  pulumi up",
-    "",
   );
   return lines.join("\n");
 }

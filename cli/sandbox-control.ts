@@ -53,10 +53,12 @@ export function durationText(ms: number): string {
     .join(" ");
 }
 
-function positiveCount(value: string): number {
+function scanCount(value: string): number {
+  const { MAX_SCANS_AT_ONCE } =
+    require("../sandbox/http/control-schemas") as typeof import("../sandbox/http/control-schemas");
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100_000)
-    throw new InvalidArgumentError("expected a whole number of scans from 1 to 100000");
+  if (!/^\d{1,7}$/.test(value) || n < 1 || n > MAX_SCANS_AT_ONCE)
+    throw new InvalidArgumentError(`expected a whole number of scans from 1 to ${MAX_SCANS_AT_ONCE}`);
   return n;
 }
 
@@ -71,7 +73,7 @@ interface TargetOptions {
 interface SandboxTarget {
   url: string;
   apiKey: string;
-  /** Where the key came from, for a refusal that names it (never the key). */
+  /** Which key it is, for a refusal that names it (never a key of the user's): "of --api-key". */
   keyFrom: string;
 }
 
@@ -96,15 +98,16 @@ function targetOf(options: TargetOptions): SandboxTarget {
       `${url} is not an http:// address of a sandbox; give one with --url or DIRECTMAIL_BASE_URL`,
     );
   }
-  if (options.apiKey !== undefined) return { url, apiKey: options.apiKey, keyFrom: "--api-key" };
+  if (options.apiKey !== undefined) return { url, apiKey: options.apiKey, keyFrom: "of --api-key" };
   const fromEnvironment = resolveSettings(undefined).apiKey;
-  if (fromEnvironment !== undefined) return { url, apiKey: fromEnvironment, keyFrom: "DIRECTMAIL_API_KEY" };
+  if (fromEnvironment !== undefined)
+    return { url, apiKey: fromEnvironment, keyFrom: "of DIRECTMAIL_API_KEY" };
   // seed.ts holds only the demo's constants here: the sandbox itself is not loaded.
   const { DEMO_API_KEY } = require("../sandbox/seed") as typeof import("../sandbox/seed");
   return {
     url,
     apiKey: DEMO_API_KEY,
-    keyFrom: "the demo account's key (no --api-key or DIRECTMAIL_API_KEY)",
+    keyFrom: `${DEMO_API_KEY} of the demo account (start the sandbox with --seed demo, or give a key with --api-key or DIRECTMAIL_API_KEY)`,
   };
 }
 
@@ -163,8 +166,9 @@ async function control<S extends z.ZodType>(
   }
   const refusal = (json as { error?: unknown } | undefined)?.error;
   if (!response.ok && typeof refusal === "string") {
-    const key = refusal === "no account has this apiKey" ? ` (the API key is ${target.keyFrom})` : "";
-    throw new Error(`the sandbox at ${target.url} refused: ${refusal}${key}`);
+    if (response.status === 404 && refusal === "no account has this apiKey")
+      throw new Error(`the sandbox at ${target.url} has no account with the API key ${target.keyFrom}`);
+    throw new Error(`the sandbox at ${target.url} refused: ${refusal}`);
   }
   const parsed = answer.safeParse(json);
   if (!response.ok || !parsed.success) {
@@ -240,7 +244,7 @@ export function registerSandboxControlCommands(sandbox: Command): void {
       .command("scan")
       .description("Record QR code scans of a mailed order's pieces, as if its recipients had scanned them.")
       .argument("<order>", "an order id, or a campaign of the selected stack")
-      .argument("[count]", "how many scans, spread over the pieces (1 to 100000)", positiveCount, 1),
+      .argument("[count]", "how many scans, spread over the pieces (default 1)", scanCount, 1),
   ).action(async (order: string, count: number, options: TargetOptions) => {
     const target = targetOf(options);
     const R = controlResults();

@@ -44,6 +44,7 @@ describe("directmail init", () => {
     expect(filesOf(dir)).toEqual(SCAFFOLD);
     expect(stdout).toContain("Created a campaign repository in Spring Campaigns 2026/:\n  .gitignore\n");
     expect(stdout).toContain("\n  cd 'Spring Campaigns 2026'\n  npm install\n");
+    expect(stdout).toMatch(/\n {2}pulumi up\n$/);
 
     const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8");
     expect(read("Pulumi.yaml")).toMatch(/^name: spring-campaigns-2026\n/);

@@ -135,7 +135,26 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
     expect(await directmail("sandbox", "deliver", "--api-key", "sbx_nobody")).toEqual({
       code: 1,
       stdout: "",
-      stderr: `directmail: the sandbox at ${sb.url} refused: no account has this apiKey (the API key is --api-key)\n`,
+      stderr: `directmail: the sandbox at ${sb.url} has no account with the API key of --api-key\n`,
+    });
+    const empty = scratchDir("unseeded");
+    const unseeded = await startCliSandbox(empty);
+    try {
+      expect(await directmail("sandbox", "deliver", "--url", unseeded.url)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr:
+          `directmail: the sandbox at ${unseeded.url} has no account with the API key sbx_demo_key of the demo account ` +
+          "(start the sandbox with --seed demo, or give a key with --api-key or DIRECTMAIL_API_KEY)\n",
+      });
+    } finally {
+      await unseeded.stop();
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+    expect(await directmail("sandbox", "scan", "1", "100001")).toMatchObject({
+      code: 1,
+      stderr:
+        "error: command-argument value '100001' is invalid for argument 'count'. expected a whole number of scans from 1 to 100000\n",
     });
     const stopped = scratchDir("stopped");
     const gone = await startCliSandbox(stopped);
