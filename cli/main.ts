@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./init-command";
+import { registerOrdersCommand } from "./orders-command";
 import { note } from "./output";
 import { registerReportCommand } from "./report-command";
 import { registerReviewCommand } from "./review-command";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerReviewCommand(program);
   registerReportCommand(program);
   registerStatusCommand(program);
+  registerOrdersCommand(program);
   registerScansCommand(program);
   return program;
 }

@@ -1,8 +1,10 @@
 import * as path from "node:path";
 import { Argument, type Command, InvalidArgumentError } from "commander";
+import { usd } from "../provider/money";
+import { shown } from "../provider/text";
 import { say } from "./output";
 import { runReport } from "./report/index";
-import { reported, summaryOf } from "./report/model";
+import { reported, type Summary, summaryOf } from "./report/model";
 import { shownPath } from "./review/index";
 
 interface ReportCommandOptions {
@@ -57,9 +59,16 @@ export function registerReportCommand(program: Command): void {
         [
           `wrote ${shownPath(file)} (${Math.round(bytes / 1024)} kB): ${data.source}`,
           `${s.printed} pieces printed, ${s.delivered} delivered, ${s.undeliverable} undeliverable, ` +
-            `${s.scans} QR scans, ${s.spent.toFixed(2)} USD spent`,
+            `${s.scans} QR scans, ${usd(s.spent)} spent`,
+          ...(s.drafts.length > 0 ? [draftsLine(s.drafts)] : []),
           ...(missing > 0 ? data.notes : []),
         ].join("\n"),
       );
     });
+}
+
+/** The drafts, apart from the figures: nothing of theirs is printed or charged. */
+function draftsLine(drafts: Summary["drafts"]): string {
+  const names = drafts.map((d) => `${shown(d.name)} (order ${d.orderId})`).join(", ");
+  return `${drafts.length} draft order${drafts.length === 1 ? "" : "s"}, not printed and not charged: ${names}`;
 }

@@ -6,6 +6,7 @@
  * and 13 take a list of ids); `--recipient` adds one delivery-status call per order (entry 25).
  */
 import type { Command } from "commander";
+import { chargesOf } from "../provider/api/charges";
 import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import {
@@ -14,6 +15,7 @@ import {
   type OrderTransactionEntry,
   type RecipientDeliveryStatus,
 } from "../provider/api/schemas";
+import { usd } from "../provider/money";
 import { terminalSafe } from "../provider/text";
 import { note, say } from "./output";
 import { type DeliveryCounts, deliveryCountsOf } from "./report/model";
@@ -160,8 +162,7 @@ export async function orderStatus(
       description: e.description,
       createdDate: e.createdDate,
     }));
-    const sum = (credit: boolean) =>
-      Math.round(entries.filter((e) => e.isCredit === credit).reduce((n, e) => n + e.amount, 0) * 100) / 100;
+    const { charged, credited } = chargesOf(found ? t : undefined);
     const report: OrderStatusReport = {
       orderId,
       campaign,
@@ -174,7 +175,7 @@ export async function orderStatus(
         estimatedMax: a?.maxEstimatedDeliveredDate ?? null,
       },
       qrScans: { total: a?.qrCode?.totalScans ?? 0, lastScan: a?.qrCode?.lastScan ?? null },
-      transactions: { count: entries.length, charged: sum(false), credited: sum(true), entries },
+      transactions: { count: entries.length, charged, credited, entries },
     };
     if (recipient !== undefined)
       report.recipient = found ? await recipientStatus(client, orderId, recipient) : null;
@@ -205,7 +206,6 @@ async function recipientStatus(
 }
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : "-");
-const dollars = (n: number) => `$${n.toFixed(2)}`;
 
 /** The delivery progress in words: "20/23 delivered, 2 in transit, 1 undeliverable". */
 export function deliveryText(report: OrderStatusReport): string {
@@ -240,7 +240,7 @@ export function formatStatusTable(reports: readonly OrderStatusReport[]): string
       r.found ? r.status : `${r.status} (not an order of this account)`,
       day(r.paidDate),
       r.found ? String(r.qrScans.total) : "-",
-      r.found ? dollars(r.transactions.charged) : "-",
+      r.found ? usd(r.transactions.charged) : "-",
       r.found ? String(r.transactions.count) : "-",
       deliveryText(r),
     ].map(terminalSafe),

@@ -8,6 +8,8 @@ import {
   loadCampaignFiles,
 } from "../provider/campaign/loader";
 import { checkCampaignsOnline } from "../provider/campaign/online-check";
+import { displayPath } from "../provider/campaign/problem";
+import { campaignFolderRoot, type FileRoot } from "../provider/file-root";
 import { type ServiceFacts, serviceFacts } from "../provider/lookups/index";
 import { note, say } from "./output";
 import { clientFor, serviceSettings } from "./stack-settings";
@@ -93,6 +95,9 @@ export async function validate(
   online?: ServiceFacts,
 ): Promise<{ summary: string; problems: CampaignProblem[] }> {
   const files = new Set<string>();
+  // A folder given is the root of its files, as a stack's campaign folder is; a file given alone
+  // has its Pulumi project folder as its root (the loader's default).
+  const folderOf = new Map<string, FileRoot>();
   const problems: CampaignProblem[] = [];
   for (const given of paths) {
     const absolute = path.resolve(given);
@@ -101,7 +106,11 @@ export async function validate(
       problems.push({ file: absolute, line: 1, column: 1, message: "not found" });
     } else if (stat.isDirectory()) {
       try {
-        for (const file of await listCampaignFiles(absolute)) files.add(file);
+        const root = campaignFolderRoot(absolute, displayPath(absolute));
+        for (const file of await listCampaignFiles(absolute)) {
+          files.add(file);
+          folderOf.set(file, root);
+        }
       } catch (error) {
         problems.push({
           file: absolute,
@@ -115,7 +124,7 @@ export async function validate(
     }
   }
   const unreadablePaths = problems.length;
-  const loaded = await loadCampaignFiles([...files]);
+  const loaded = await loadCampaignFiles([...files], { root: (file) => folderOf.get(file) });
   // Not push(...list): a file can have more problems than a call takes arguments.
   for (const problem of loaded.problems) problems.push(problem);
   const invalidFiles = new Set(loaded.invalidFiles);

@@ -3,7 +3,8 @@
  * are inlined, every text of the service or the stack is escaped, and each chart is followed by the
  * table of its figures. Pure: the library's source is passed in (index.ts reads it).
  */
-import { type ChartModel, chartsOf, type ReportData, reported, summaryOf } from "./model";
+import { usd } from "../../provider/money";
+import { type ChartModel, chartsOf, type ReportData, type ReportOrder, reported, summaryOf } from "./model";
 
 /** Tableau 10: distinct, colour-blind-safe hues, one per order. */
 const PALETTE = [
@@ -59,7 +60,8 @@ export function renderHtml(data: ReportData, chartLibrary: string): string {
       `QR scans, by ${s.scanningRecipients} recipient${s.scanningRecipients === 1 ? "" : "s"}`,
       String(s.scans),
     ],
-    ["Spent", `${s.spent.toFixed(2)} USD`],
+    ["Spent", usd(s.spent)],
+    ["Draft orders, not printed", String(s.drafts.length)],
   ];
   return `<!doctype html>
 <html lang="en">
@@ -119,15 +121,23 @@ ${rows.map((row) => `<tr>${row.map(cell).join("")}</tr>`).join("\n")}
 </details>`;
 }
 
+/** The orders, and apart from them the drafts, which are neither printed nor charged. */
 function ordersSection(data: ReportData): string {
   const shown = new Set(reported(data));
-  const rows = data.orders.map((o) => [
-    o.name,
-    o.orderId,
-    shown.has(o) ? (o.orderStatus ?? "—") : `not reported: ${o.error}`,
-    o.paidDate ?? "—",
-  ]);
-  return `<section class="orders"><h2>Orders</h2>${table(["Order", "Id", "Status", "Paid"], rows, "orders-table", "The orders of this report")}</section>`;
+  const isDraft = (o: ReportOrder) => shown.has(o) && o.stage === "draft";
+  const rows = data.orders
+    .filter((o) => !isDraft(o))
+    .map((o) => [
+      o.name,
+      o.orderId,
+      shown.has(o) ? (o.orderStatus ?? "—") : `not reported: ${o.error}`,
+      o.paidDate ?? "—",
+    ]);
+  const drafts = data.orders.filter(isDraft).map((o) => [o.name, o.orderId, o.orderStatus ?? "—"]);
+  const orders = `<section class="orders"><h2>Orders</h2>${table(["Order", "Id", "Status", "Paid"], rows, "orders-table", "The orders of this report")}</section>`;
+  if (drafts.length === 0) return orders;
+  return `${orders}
+<section class="orders"><h2>Drafts</h2><p class="caption">Not paid: nothing of theirs is printed or charged, and the figures above leave them out.</p>${table(["Order", "Id", "Status"], drafts, "drafts-table", "The draft orders")}</section>`;
 }
 
 const STYLE = `

@@ -4,8 +4,11 @@
  * them. Each chart carries the table of its figures, so the page says in text what it shows.
  */
 
+import { chargesOf } from "../../provider/api/charges";
 import { reasonCode } from "../../provider/api/reasons";
 import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../provider/api/schemas";
+import { isEditable, isSettling } from "../../provider/api/schemas/order";
+import { roundCents, sumCents, usd } from "../../provider/money";
 import type { DropReport } from "../review/model";
 
 /** Delivery counts of an order as the analytics give them: how many pieces are at each status now. */
@@ -34,6 +37,8 @@ export interface ReportOrder {
   /** Set when the service could not report on the order (`NotFound`): the order has no figures. */
   error: string | undefined;
   orderStatus: string | null;
+  /** Where the order is with money: a draft (nothing charged, nothing printed), paying, or paid. */
+  stage: "draft" | "paying" | "paid";
   paidDate: string | null;
   delivery: DeliveryCounts;
   scans: {
@@ -41,7 +46,18 @@ export interface ReportOrder {
     /** Each scanning recipient's count and last scan: the service gives no time of earlier scans. */
     recipients: { id: number; scans: number; lastScan: string | null }[];
   };
-  cost: { volume: number; totalPrice: number; costPerPiece: number; charged: number; credited: number };
+  /**
+   * `charged`, `credited` and `spent` (charged less credited) are the service's transactions: the
+   * ledger. `totalPrice` is the service's price of the order, charged or not (a draft has one too).
+   */
+  cost: {
+    volume: number;
+    totalPrice: number;
+    costPerPiece: number;
+    charged: number;
+    credited: number;
+    spent: number;
+  };
   /** Recipients dropped at upload, from the stack's state; undefined for an order given by id. */
   drops: DropReport | undefined;
 }
@@ -86,11 +102,15 @@ export interface ChartModel {
 /** The report's headline figures. */
 export interface Summary {
   orders: number;
+  /** Pieces of the paid orders: a draft's recipients are not printed. */
   printed: number;
+  /** The draft orders, listed apart: nothing of theirs is printed or charged. */
+  drafts: { name: string; orderId: number }[];
   delivered: number;
   undeliverable: number;
   scans: number;
   scanningRecipients: number;
+  /** What the service's transactions charged, less their credits, over every order. */
   spent: number;
 }
 
@@ -134,30 +154,37 @@ const FUNNEL_STAGES: {
 export const CARRIER_RETURNS = "Undeliverable (returned by the carrier)";
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-/** Money to the cent, as a number (floating sums of prices drift). */
-const cents = (n: number) => Math.round(n * 100) / 100;
 
 /** The orders that have figures (the others are listed in the page with the service's reason). */
 export function reported(data: ReportData): ReportOrder[] {
   return data.orders.filter((o) => o.error === undefined);
 }
 
+/** The orders past payment: only their pieces are printed, mailed and scanned. */
+export function paid(data: ReportData): ReportOrder[] {
+  return reported(data).filter((o) => o.stage === "paid");
+}
+
 export function summaryOf(data: ReportData): Summary {
-  const orders = reported(data);
+  const orders = paid(data);
   return {
-    orders: orders.length,
+    orders: reported(data).length,
     printed: sum(orders.map((o) => o.delivery.totalCards)),
+    drafts: reported(data)
+      .filter((o) => o.stage === "draft")
+      .map((o) => ({ name: o.name, orderId: o.orderId })),
     delivered: sum(orders.map((o) => o.delivery.delivered)),
     undeliverable: sum(orders.map((o) => o.delivery.undeliverable)),
     scans: sum(orders.map((o) => o.scans.total)),
     scanningRecipients: sum(orders.map((o) => o.scans.recipients.filter((r) => r.scans > 0).length)),
-    spent: cents(sum(orders.map((o) => o.cost.totalPrice))),
+    spent: sumCents(reported(data).map((o) => o.cost.spent)),
   };
 }
 
+/** Delivery, scans and cost are the paid orders'; drops at upload are every order's. */
 export function chartsOf(data: ReportData): ChartModel[] {
-  const orders = reported(data);
-  return [funnelChart(orders), scansChart(orders), costChart(orders), dropsChart(orders)];
+  const orders = paid(data);
+  return [funnelChart(orders), scansChart(orders), costChart(orders), dropsChart(reported(data))];
 }
 
 /** Each piece counts at every stage up to its current status (the service gives the current one). */
@@ -250,19 +277,19 @@ function daysBetween(sorted: string[]): string[] {
 
 function costChart(orders: ReportOrder[]): ChartModel {
   const perDelivered = (o: ReportOrder) =>
-    o.delivery.delivered > 0 ? cents(o.cost.totalPrice / o.delivery.delivered).toFixed(2) : "—";
+    o.delivery.delivered > 0 ? usd(roundCents(o.cost.spent / o.delivery.delivered)) : "—";
   return {
     id: "cost",
     title: "Cost per order and per recipient",
     caption:
-      "Each order's total price and its price per recipient (mail piece), from the service's transactions; " +
-      "amounts in USD.",
+      "What each paid order cost, the service's charges less its credits (its transactions), and its price " +
+      "per recipient (mail piece); amounts in USD.",
     horizontal: false,
     stacked: false,
     labels: orders.map((o) => o.name),
     series: [
-      { label: "Total (USD)", data: orders.map((o) => cents(o.cost.totalPrice)) },
-      { label: "Per recipient (USD)", data: orders.map((o) => cents(o.cost.costPerPiece)), line: true },
+      { label: "Total (USD)", data: orders.map((o) => o.cost.spent) },
+      { label: "Per recipient (USD)", data: orders.map((o) => roundCents(o.cost.costPerPiece)), line: true },
     ],
     axis: "total, USD",
     lineAxis: "per recipient, USD",
@@ -272,14 +299,14 @@ function costChart(orders: ReportOrder[]): ChartModel {
       rows: orders.map((o) => [
         o.name,
         o.cost.volume,
-        o.cost.totalPrice.toFixed(2),
-        o.cost.costPerPiece.toFixed(2),
+        usd(o.cost.spent),
+        usd(o.cost.costPerPiece),
         perDelivered(o),
-        o.cost.charged.toFixed(2),
-        o.cost.credited.toFixed(2),
+        usd(o.cost.charged),
+        usd(o.cost.credited),
       ]),
     },
-    empty: orders.every((o) => o.cost.totalPrice === 0) ? "Nothing has been paid yet." : undefined,
+    empty: orders.every((o) => o.cost.spent === 0) ? "Nothing has been paid yet." : undefined,
   };
 }
 
@@ -337,12 +364,18 @@ export function reportOrder(
 ): ReportOrder {
   const failed = [analytics, transactions].find((e) => e !== undefined && e.status !== "Success");
   const error = failed?.status ?? (analytics === undefined ? "no answer from the service" : undefined);
-  const charges = transactions?.transactions ?? [];
+  const orderStatus = analytics?.orderStatus ?? transactions?.orderStatus ?? null;
   return {
     orderId,
     name: campaign ?? analytics?.campaignName ?? `order ${orderId}`,
     error,
-    orderStatus: analytics?.orderStatus ?? transactions?.orderStatus ?? null,
+    orderStatus,
+    // An unknown status counts as paid, the reading of the provider: the ledger says what it cost.
+    stage: isEditable(orderStatus ?? undefined)
+      ? "draft"
+      : isSettling(orderStatus ?? undefined)
+        ? "paying"
+        : "paid",
     paidDate: analytics?.paidDate ?? null,
     delivery: deliveryCountsOf(analytics),
     scans: {
@@ -358,8 +391,7 @@ export function reportOrder(
       volume: transactions?.volume ?? 0,
       totalPrice: transactions?.totalPrice ?? 0,
       costPerPiece: transactions?.costPerPiece ?? 0,
-      charged: cents(sum(charges.filter((t) => !t.isCredit).map((t) => t.amount))),
-      credited: cents(sum(charges.filter((t) => t.isCredit).map((t) => t.amount))),
+      ...chargesOf(transactions),
     },
     drops,
   };

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type LoadResult, loadCampaignsDir } from "../../provider/index";
+import { campaignFolderRoot, type FileRoot, type LoadResult, loadCampaignsDir } from "../../provider/index";
 
 /** The folder `directmail review` reads when neither --campaigns nor the stack's `campaignsDir` names one. */
 export const DEFAULT_CAMPAIGNS_DIR = "campaigns";
@@ -16,6 +16,8 @@ export interface CampaignFiles {
   root: string;
   /** The campaigns folder, relative to `root`. */
   dir: string;
+  /** The folder its files stay inside: the campaigns folder, without following links at the base. */
+  fileRoot: FileRoot;
   loaded: LoadResult;
 }
 
@@ -27,15 +29,30 @@ export interface BaseTree {
   remove(): Promise<void>;
 }
 
-/** Loads and checks the campaign files under `root/dir`; paths in problems are relative to `root`. */
-export async function loadSide(root: string, dir: string): Promise<CampaignFiles | undefined> {
+/**
+ * Loads and checks the campaign files under `root/dir`; paths in problems are relative to `root`.
+ * At the base (`followLinks` false), a link is never followed: git stores links as links, and
+ * `tar` writes them so (a link to /etc/passwd is a link in the extracted tree); one is a problem.
+ */
+export async function loadSide(
+  root: string,
+  dir: string,
+  followLinks = true,
+): Promise<CampaignFiles | undefined> {
   const folder = path.resolve(root, dir);
-  const exists = await fs.stat(folder).then(
-    (s) => s.isDirectory(),
+  // lstat at the base: a campaign folder that is a link is the loader's problem, not a missing folder.
+  const exists = await (followLinks ? fs.stat(folder) : fs.lstat(folder)).then(
+    (s) => s.isDirectory() || s.isSymbolicLink(),
     () => false,
   );
   if (!exists) return undefined;
-  return { root, dir, loaded: await loadCampaignsDir(folder, { relativeTo: root }) };
+  const fileRoot = campaignFolderRoot(folder, dir, followLinks);
+  return {
+    root,
+    dir,
+    fileRoot,
+    loaded: await loadCampaignsDir(folder, { relativeTo: root, root: fileRoot }),
+  };
 }
 
 /**

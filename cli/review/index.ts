@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { isEditable } from "../../provider/api/schemas/order";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import {
   clientFor,
@@ -30,7 +31,6 @@ import {
   checkoutTerms,
   dropReportOf,
   exitCodeOf,
-  isEditable,
   REPORT_VERSION,
   type Review,
   reviewCampaign,
@@ -120,7 +120,13 @@ async function reviewWith(
   }));
   const baseTree = options.base !== undefined ? await extractBase(root, options.base) : undefined;
   try {
-    const base = baseTree ? await loadSide(baseTree.root, dir) : undefined;
+    const base = baseTree ? await loadSide(baseTree.root, dir, false) : undefined;
+    // Files the base names outside its campaign folder, or through a link, are not read: said here.
+    for (const p of base?.loaded.problems ?? [])
+      if (p.outsideRoot)
+        problems.push(
+          `at ${options.base}: ${path.relative(base?.root ?? "", p.file)}:${p.line}:${p.column}: ${p.message}`,
+        );
 
     let plan: PlanResult = { steps: [], diagnostics: [], failure: undefined };
     let state: DeployedResource[] = [];
@@ -333,7 +339,7 @@ function sideOf(
   const options = { keyColumn, identityField };
   if (campaign.recipientsFile !== undefined) {
     return {
-      source: { file: campaign.recipientsFile },
+      source: { file: campaign.recipientsFile, root: side.fileRoot },
       shownAs: path.relative(side.root, campaign.recipientsFile),
       ...options,
     };

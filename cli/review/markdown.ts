@@ -177,36 +177,44 @@ function flagsSection(review: Review, limit: number): string {
   const codeChanges = review.offline?.codeChanges ?? [];
   if (byKind.size === 0 && codeChanges.length === 0) return "";
   const room = Math.floor(limit / 4 / (byKind.size + 1));
-  const lines = [...byKind].map(([kind, names]) => {
-    const listed: string[] = [];
-    let size = 0;
-    for (const name of names) {
-      const text = markdownText(name);
-      if (size + text.length + 2 > room) break;
-      listed.push(text);
-      size += text.length + 2;
-    }
-    const more = names.length - listed.length;
-    const campaigns = `${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}`;
-    return `- **⚠ ${FLAGS[kind].label}** (${names.length}): ${campaigns}. ${markdownText(FLAGS[kind].meaning, { code: true })}.`;
-  });
-  if (codeChanges.length > 0) lines.unshift(codeChangedLine(codeChanges, room));
+  const line = (kind: FlagKind, count: string, listed: string) =>
+    `- **⚠ ${FLAGS[kind].label}** (${count}): ${listed}. ${markdownText(FLAGS[kind].meaning, { code: true })}.`;
+  const lines = [...byKind].map(([kind, names]) =>
+    line(
+      kind,
+      String(names.length),
+      fitted(
+        names.map((name) => markdownText(name)),
+        room,
+      ),
+    ),
+  );
+  // The change-wide flag of an offline review, first: the code it alters.
+  if (codeChanges.length > 0)
+    lines.unshift(
+      line(
+        "code-changed",
+        plural(codeChanges.length, "path"),
+        fitted(
+          codeChanges.map((file) => codeSpan(file)),
+          room,
+        ),
+      ),
+    );
   return ["### ⚠ Needs approval", "", ...lines].join("\n");
 }
 
-/** The change-wide flag of an offline review: the code it alters, as many paths as fit. */
-function codeChangedLine(paths: readonly string[], room: number): string {
+/** As many of the shown items as fit in `room` characters, and how many more review.json lists. */
+function fitted(items: readonly string[], room: number): string {
   const listed: string[] = [];
   let size = 0;
-  for (const file of paths) {
-    const text = codeSpan(file);
+  for (const text of items) {
     if (size + text.length + 2 > room) break;
     listed.push(text);
     size += text.length + 2;
   }
-  const more = paths.length - listed.length;
-  const { label, meaning } = FLAGS["code-changed"];
-  return `- **⚠ ${label}** (${plural(paths.length, "path")}): ${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}. ${markdownText(meaning, { code: true })}.`;
+  const more = items.length - listed.length;
+  return `${listed.join(", ")}${more > 0 ? ` and ${more} more (review.json lists them)` : ""}`;
 }
 
 // ---------------------------------------------------------------------------------------------

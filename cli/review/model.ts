@@ -5,18 +5,13 @@
  */
 import { reasonCounts, sumReasons } from "../../provider/api/reasons";
 import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
-import { EDITABLE_ORDER_STATUSES } from "../../provider/api/schemas/order";
+import { isCheckedOut } from "../../provider/api/schemas/order";
 import type { CampaignDocument } from "../../provider/index";
+import { aboveMaxTotal, CURRENCY, roundCents, usd } from "../../provider/money";
 import type { Diagnostic, PlannedStep } from "./plan";
 import type { RecipientChanges } from "./recipients";
 
 export const REPORT_VERSION = 1;
-
-/**
- * The currency of the service's amounts. The interface gives amounts as bare numbers; the service
- * is a United States one (USPS postage, ZIP codes), so they are US dollars.
- */
-export const CURRENCY = "USD";
 
 /** Exit codes (the contract a pipeline relies on). */
 export const EXIT = {
@@ -199,16 +194,6 @@ export interface CampaignFacts {
   notes: string[];
 }
 
-/** Whether an order in this status can still change (and be priced, and have a proof). */
-export function isEditable(status: string | undefined): status is string {
-  return status !== undefined && EDITABLE_ORDER_STATUSES.includes(status);
-}
-
-/** Whether an order in this status was checked out already (an unknown status counts as checked out). */
-function checkedOut(status: string | undefined): boolean {
-  return status !== undefined && !isEditable(status);
-}
-
 const CREATES = new Set(["create", "create-replacement", "replace"]);
 const DELETES = new Set(["delete", "delete-replaced", "discard", "replace"]);
 const UPDATES = new Set(["update", "import", "import-replacement"]);
@@ -232,7 +217,7 @@ export function actionsOf(
 ): Action[] {
   const actions = new Set<Action>();
   // Offline, an order whose campaign had a checkout at the base is taken as paid.
-  const paid = facts.offline ? facts.base?.spec.checkout !== undefined : checkedOut(facts.orderStatus);
+  const paid = facts.offline ? facts.base?.spec.checkout !== undefined : isCheckedOut(facts.orderStatus);
   const leaving = () => (paid ? "retire" : "delete");
   if (facts.planned) {
     for (const step of facts.steps) {
@@ -245,7 +230,7 @@ export function actionsOf(
         if (DELETES.has(op)) actions.add(step.retained ? "retire" : leaving());
       } else if (
         kind === "Checkout" &&
-        !checkedOut(facts.orderStatus) &&
+        !isCheckedOut(facts.orderStatus) &&
         (CREATES.has(op) || UPDATES.has(op))
       ) {
         actions.add("pay");
@@ -297,18 +282,12 @@ export function checkoutTerms(facts: Pick<CampaignFacts, "steps" | "head">): Che
   };
 }
 
-/** Money as the report shows it: two decimals and the currency. */
-export function money(amount: number): string {
-  return `${amount.toFixed(2)} ${CURRENCY}`;
-}
-
-function cents(amount: number): number {
-  return Math.round(amount * 100) / 100;
-}
+/** Money as review.md shows it: the one format of provider/money.ts. */
+export const money = usd;
 
 export function quoteOf(preview: CheckoutPreview, terms: CheckoutTerms): Quote {
-  const total = cents(preview.totalCharges);
-  const covered = cents(Math.min(preview.totalCredits, total));
+  const total = roundCents(preview.totalCharges);
+  const covered = roundCents(Math.min(preview.totalCredits, total));
   return {
     ...terms,
     orderId: preview.orderId,
@@ -316,8 +295,8 @@ export function quoteOf(preview: CheckoutPreview, terms: CheckoutTerms): Quote {
     currency: CURRENCY,
     recipients: Math.max(0, ...preview.lineItems.map((l) => l.quantity)),
     coveredByBalance: covered,
-    toPaymentMethod: cents(total - covered),
-    aboveMaxTotal: terms.maxTotal !== undefined && total > terms.maxTotal,
+    toPaymentMethod: roundCents(total - covered),
+    aboveMaxTotal: aboveMaxTotal(total, terms.maxTotal),
     estimatedDelivery: { from: preview.estimatedDeliveryDateMin, to: preview.estimatedDeliveryDateMax },
     lines: preview.lineItems.map(({ name, quantity, rate, total }) => ({ name, quantity, rate, total })),
   };
@@ -384,7 +363,7 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
           "second pull request",
       );
     }
-  } else if (facts.deployedCheckout && checkedOut(facts.orderStatus)) {
+  } else if (facts.deployedCheckout && isCheckedOut(facts.orderStatus)) {
     price = { kind: "paid", total: facts.deployedCheckout.totalCharges };
   }
 
@@ -398,7 +377,7 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
       flags.push({ kind: "address-book-entry", detail });
     }
   }
-  if (actions.includes("retire") && checkedOut(facts.orderStatus)) {
+  if (actions.includes("retire") && isCheckedOut(facts.orderStatus)) {
     flags.push({
       kind: "paid-order-leaves",
       detail: `${order} is "${facts.orderStatus}": it stays at the service and leaves this stack`,

@@ -20,7 +20,7 @@ export interface CampaignArgs<Key extends string = never> {
   /** The recipients: `file` (relative to the Pulumi project's folder) or `recipients` inline, and options. */
   recipients: RecipientListArgs<Key>;
   /** Pays for the order, once. Leave it out to keep the order a draft for review. */
-  checkout?: Omit<CheckoutArgs, "orderId">;
+  checkout?: Omit<CheckoutArgs, "orderId" | "expectedRecipientCount">;
   /** Address-book entries to create with the campaign; each is named after its address. */
   addressBook?: AddressBookEntryArgs[];
   /** Conversion records uploaded with the campaign (`<name>-conversions`), for matchback. See {@link ConversionsArgs}. */
@@ -92,7 +92,13 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
     this.checkout = args.checkout
       ? new Checkout(
           `${name}-checkout`,
-          { ...args.checkout, orderId: this.order.orderId },
+          {
+            ...args.checkout,
+            orderId: this.order.orderId,
+            // Recipients added or removed elsewhere since the list was applied: nothing is sent. (A
+            // list applied by an earlier release has no count: the guard waits for its next change.)
+            expectedRecipientCount: this.recipients.orderRecipientCount as pulumi.Output<number>,
+          },
           { ...child, dependsOn: [this.recipients] },
         )
       : undefined;

@@ -12,6 +12,14 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import {
+  campaignFolderRoot,
+  type FileRoot,
+  OutsideRootError,
+  projectFileRoot,
+  resolveInside,
+} from "../file-root";
+import { projectRoot } from "../project";
 import { LineTracker, notTextAt } from "../text";
 import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
@@ -58,6 +66,12 @@ export interface LoadResult {
 export interface LoadOptions {
   /** The folder that paths inside messages are relative to; default the working directory. */
   relativeTo?: string;
+  /**
+   * The folder every campaign file and every file they name must stay inside (file-root.ts), or
+   * that folder for each campaign file. Default: the campaign folder for loadCampaignsDir; for
+   * loadCampaignFiles, the Pulumi project folder of each campaign file (its own folder outside one).
+   */
+  root?: FileRoot | ((campaignFile: string) => FileRoot | undefined);
 }
 
 /** Problems formatProblems prints per file; the rest are counted in one more line. */
@@ -89,11 +103,20 @@ export async function loadCampaignsDir(dir: string, options: LoadOptions = {}): 
     if (!stat.isDirectory()) {
       return problemOnly(absolute, "is not a folder; give the folder that holds the campaign files");
     }
+    const root =
+      typeof options.root === "object"
+        ? options.root
+        : campaignFolderRoot(absolute, displayPath(absolute, options.relativeTo));
+    // A campaign folder that is a link where no link is followed (a review's base tree) is not listed.
+    await resolveInside(root, ".", absolute);
     files = await listCampaignFiles(absolute);
+    return loadCampaignFiles(files, { root, ...options });
   } catch (error) {
-    return problemOnly(absolute, folderError(error));
+    return problemOnly(
+      absolute,
+      error instanceof OutsideRootError ? readProblem(error, "") : folderError(error),
+    );
   }
-  return loadCampaignFiles(files, options);
 }
 
 /** Loads and checks the given campaign files (paths relative to the cwd or absolute). */
@@ -106,14 +129,20 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
   const names = new Map<string, { file: string; position: Position }>();
   /** A recipients file named by several documents is read once (per key column and identity field). */
   const recipientChecks = new Map<string, Promise<RecipientsCheck>>();
+  const given = options.root;
+  const rootOf = (file: string) =>
+    (typeof given === "function" ? given(file) : given) ?? projectFileRoot(projectRoot(path.dirname(file)));
 
   for (const file of [...new Set(paths.map((p) => path.resolve(p)))]) {
+    const root = rootOf(file);
     let text: string;
     try {
+      // A campaign file that is a link to outside its folder is not read.
+      await resolveInside(root, path.relative(root.dir, file), root.dir);
       // Decoding drops a byte-order mark; a byte that is not UTF-8 becomes U+FFFD, found just below.
       text = new TextDecoder().decode(await fs.readFile(file));
     } catch (error) {
-      problems.push({ file, line: 1, column: 1, message: fileError(error, "campaign file") });
+      problems.push({ file, line: 1, column: 1, ...readProblem(error, "campaign file") });
       invalidFiles.push(file);
       continue;
     }
@@ -151,7 +180,7 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
         const at = kind === "Conversions" ? ["spec", "file"] : ["spec", "recipients", "file"];
         const recordsFile =
           fileProblems.length + lateProblems.length === before
-            ? await namedFile(parsed, at, fileProblems)
+            ? await namedFile(parsed, at, root, fileProblems)
             : undefined;
         if (fileProblems.length + lateProblems.length === before) {
           resources.push({
@@ -168,11 +197,12 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
         fileProblems,
         lateProblems,
         recipientChecks,
+        root,
         options.relativeTo,
       );
       const conversionsFile =
         fileProblems.length + lateProblems.length === before
-          ? await namedFile(parsed, ["spec", "conversions", "file"], fileProblems)
+          ? await namedFile(parsed, ["spec", "conversions", "file"], root, fileProblems)
           : undefined;
       if (fileProblems.length + lateProblems.length === before) {
         const document = CampaignDocument.parse(parsed.value);
@@ -201,19 +231,20 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
 async function namedFile(
   parsed: ParsedDocument,
   at: string[],
+  root: FileRoot,
   problems: CampaignProblem[],
 ): Promise<string | undefined> {
   const named = valueAt(parsed.value, at);
   if (typeof named !== "string") return undefined;
-  const absolute = path.resolve(path.dirname(parsed.file), named);
   try {
+    const absolute = await resolveInside(root, named, path.dirname(parsed.file));
     await fs.access(absolute, fs.constants.R_OK);
     return absolute;
   } catch (error) {
     problems.push({
       file: parsed.file,
       ...positionOf(parsed, at),
-      message: `${at.join(".")}: ${fileError(error, "file")}`,
+      ...readProblem(error, "file", `${at.join(".")}: `),
     });
     return undefined;
   }
@@ -258,13 +289,28 @@ export function formatProblems(
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function problemOnly(file: string, message: string): LoadResult {
+function problemOnly(
+  file: string,
+  problem: string | Pick<CampaignProblem, "message" | "outsideRoot">,
+): LoadResult {
   return {
     campaigns: [],
     resources: [],
-    problems: [{ file, line: 1, column: 1, message }],
+    problems: [
+      { file, line: 1, column: 1, ...(typeof problem === "string" ? { message: problem } : problem) },
+    ],
     invalidFiles: [],
   };
+}
+
+/** Why a file was not read: refused by its root (marked so), or what reading it said. */
+export function readProblem(
+  error: unknown,
+  what: string,
+  prefix = "",
+): Pick<CampaignProblem, "message" | "outsideRoot"> {
+  if (error instanceof OutsideRootError) return { message: `${prefix}${error.message}`, outsideRoot: true };
+  return { message: `${prefix}${fileError(error, what)}` };
 }
 
 function folderError(error: unknown): string {

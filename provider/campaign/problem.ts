@@ -9,6 +9,8 @@ export interface CampaignProblem {
   /** 1-based. */
   column: number;
   message: string;
+  /** Set when a file was refused as outside its root (file-root.ts): nothing was read from it. */
+  outsideRoot?: true;
 }
 
 export type Position = { line: number; column: number };

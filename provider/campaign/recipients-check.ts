@@ -6,6 +6,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
+import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
 import { canonicalFieldName } from "../resources/recipients/declared";
 import {
   formatOf,
@@ -41,6 +42,7 @@ export async function checkRecipients(
   problems: CampaignProblem[],
   late: CampaignProblem[],
   checks: Map<string, Promise<RecipientsCheck>>,
+  root: FileRoot,
   relativeTo: string | undefined,
 ): Promise<string | undefined> {
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
@@ -84,9 +86,16 @@ export async function checkRecipients(
   }
 
   const declared = section.data.file as string;
-  const file = path.resolve(path.dirname(parsed.file), declared);
   const fileProblem = (message: string) =>
     problems.push({ ...at(["file"]), message: `spec.recipients.file: ${message}` });
+  let file: string;
+  try {
+    file = await resolveInside(root, declared, path.dirname(parsed.file));
+  } catch (error) {
+    if (!(error instanceof OutsideRootError)) throw error;
+    problems.push({ ...at(["file"]), message: `spec.recipients.file: ${error.message}`, outsideRoot: true });
+    return undefined;
+  }
   try {
     formatOf(file);
   } catch {
@@ -98,7 +107,7 @@ export async function checkRecipients(
   const key = JSON.stringify([file, options.identityField, options.keyColumn]);
   let check = checks.get(key);
   if (!check) {
-    check = checkRecipientsFile(file, options, relativeTo);
+    check = checkRecipientsFile(file, { ...options, root }, relativeTo);
     checks.set(key, check);
   }
   const { late: found, atFileValue } = await check;
@@ -111,7 +120,7 @@ export async function checkRecipients(
 /** Reads and checks one recipients file; see checkRecipients. */
 export async function checkRecipientsFile(
   file: string,
-  options: RecipientSourceOptions,
+  options: RecipientSourceOptions & { root: FileRoot },
   relativeTo: string | undefined,
 ): Promise<RecipientsCheck> {
   const late: CampaignProblem[] = [];
@@ -129,7 +138,8 @@ export async function checkRecipientsFile(
     };
   }
   try {
-    const loaded = await loadRecipients({ file }, options);
+    const { root, ...sourceOptions } = options;
+    const loaded = await loadRecipients({ file, root }, sourceOptions);
     // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
     const json =
       formatOf(file) === "json" && loaded.problems.length > 0

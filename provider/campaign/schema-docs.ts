@@ -131,6 +131,25 @@ spec:
     file: spring-sale.csv # relative to this file
 \`\`\`
 
+### Only the campaign folder's files
+
+Every file a campaign file names (\`recipients.file\`, \`conversions.file\`, a Conversions or
+Automation document's file), and every campaign file the folder holds, must be inside the
+campaign folder once links are followed. The folder is the one the stack deploys (\`dir\` of a
+\`CampaignFolder\`, \`campaignsDir\` of this repository's program): its owner chooses it in the
+stack's configuration or code; a campaign file, which a pull request can change, never leaves it.
+An absolute path, a \`../\` path, a Windows path (\`C:\\...\`, \`..\\\`), a path with a NUL
+character, and a link (or a linked folder on the way, or a chain of links) that leads outside are
+one problem each, at the \`file:\` value, and nothing is read from the file:
+
+    campaigns/spring.yaml:9:11: spec.recipients.file: "../../etc/passwd" is outside the campaign folder campaigns/ (after following links); name a file inside it
+
+\`directmail validate\`, \`pulumi preview\` and \`pulumi up\`, and \`directmail review\` apply it (a
+review's base tree follows no link at all, see [review.md](review.md)); the provider applies it
+again when it reads the file, with the Pulumi project folder as the root. What it cannot promise:
+a link changed between the check and the read (by someone who can write the folder while a
+deployment runs) is not seen; a link inside the folder is followed, to a file inside it.
+
 \`metadata.name\` names the campaign's resources and must be unique across all files: renaming it
 replaces the campaign's resources; renaming or moving the file changes nothing.
 

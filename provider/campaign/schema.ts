@@ -60,7 +60,9 @@ export const CampaignRecipients = z
   .strictObject({
     ...fileFields(
       { file },
-      { file: "CSV (header row), JSON array or JSON Lines file, relative to the campaign file." },
+      {
+        file: "CSV (header row), JSON array or JSON Lines file, relative to the campaign file; inside the campaign folder once links are followed.",
+      },
     ),
     inline: z
       .array(recipientRecord)
@@ -79,7 +81,8 @@ export const CampaignRecipients = z
   })
   .describe("The campaign's recipients.");
 
-const { orderId: _paid, ...checkoutFields } = CheckoutInputFields;
+// The order and the recipient count it must hold come from the campaign's own resources.
+const { orderId: _paid, expectedRecipientCount: _applied, ...checkoutFields } = CheckoutInputFields;
 
 export const CampaignCheckout = z
   .strictObject(
@@ -120,7 +123,7 @@ export const CampaignConversions = z
     ...fileFields(
       { file: conversionsFile },
       {
-        file: "CSV (header row), JSON array or JSON Lines file of conversion records, relative to this file.",
+        file: "CSV (header row), JSON array or JSON Lines file of conversion records, relative to this file; inside the campaign folder once links are followed.",
       },
     ),
     inline: z
@@ -151,7 +154,9 @@ export const AutomationRecipientList = z
   .strictObject({
     ...fileFields(
       { file: automationFile },
-      { file: "CSV (header row), JSON array or JSON Lines file of recipients, relative to this file." },
+      {
+        file: "CSV (header row), JSON array or JSON Lines file of recipients, relative to this file; inside the campaign folder once links are followed.",
+      },
     ),
     inline: z
       .array(z.record(z.string(), z.union([z.string(), z.number()])))

@@ -5,7 +5,7 @@
 import { DirectMailError } from "../api/errors";
 import { packageVersion } from "../version";
 import { unreachableService } from "./context";
-import { UserError } from "./user-error";
+import { FailedAfterEffect, UserError } from "./user-error";
 
 /**
  * What the engine is sent when a hook fails. The engine shows its message under the resource, and
@@ -15,6 +15,11 @@ import { UserError } from "./user-error";
  * error handed to the host prints as one fixed line, which `console.error` drops.
  */
 class ReportedError extends Error {
+  /** With `properties`: the resource exists with that state (the host sends an init failure). */
+  id?: string;
+  properties?: Record<string, unknown>;
+  reasons?: string[];
+
   constructor(message: string) {
     super(message);
     this.stack = "";
@@ -45,6 +50,15 @@ function dropHostLine(): void {
 export function reported(thrown: unknown, kind: string, hook: string): Error {
   dropHostLine();
   const error = unreachableService(thrown);
+  if (error instanceof FailedAfterEffect) {
+    // @pulumi/pulumi's host sends an error with an id as "created, but failed": the engine keeps
+    // its properties in the state and fails the update.
+    const failed = new ReportedError(error.message);
+    failed.id = error.id;
+    failed.properties = error.outputs;
+    failed.reasons = [error.message];
+    return failed;
+  }
   if (error instanceof UserError || error instanceof DirectMailError) return new ReportedError(error.message);
   const detail = error instanceof Error ? (error.stack ?? `${error}`) : String(error);
   return new ReportedError(

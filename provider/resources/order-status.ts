@@ -1,43 +1,21 @@
 /**
  * The service's order-status rules, as the resources enforce them before the service has to
- * refuse (spec: "States and transitions"). The statuses are the client's (ORDER_STATUS).
+ * refuse (spec: "States and transitions"). The statuses and their predicates are the client's
+ * (api/schemas/order.ts).
  */
-import { ORDER_STATUS } from "../api/schemas/order";
+import { EDITABLE_ORDER_STATUSES, isEditable } from "../api/schemas/order";
 import { UserError } from "./user-error";
-
-/** Statuses in which recipients may be appended or deleted and the order changed or checked out. */
-const EDITABLE = new Set<string>([ORDER_STATUS.draft, ORDER_STATUS.editsNeeded, ORDER_STATUS.needsEdits]);
 
 /**
  * Statuses in which the order may be deleted. The spec names `Draft` and `Needs Edits` and does not
  * say whether `Needs Edits` is `Edits Needed`; both spellings are treated alike, and the service
  * has the last word (its refusal is reported with the same guidance).
  */
-const DELETABLE = EDITABLE;
-
-export function isEditable(status: string): boolean {
-  return EDITABLE.has(status);
-}
-
 export function isDeletable(status: string): boolean {
-  return DELETABLE.has(status);
+  return isEditable(status);
 }
 
-/**
- * True once a checkout went through: `Payment Needed`, `Paid`, `Ready For Production` and any later
- * status. An unknown status counts as checked out, the safe reading for money: nothing is charged
- * again and nothing is changed.
- */
-export function isCheckedOut(status: string): boolean {
-  return !EDITABLE.has(status);
-}
-
-/** Payment was accepted and is still settling. */
-export function isSettling(status: string): boolean {
-  return status === ORDER_STATUS.paymentNeeded;
-}
-
-export const EDITABLE_STATUSES = [...EDITABLE].join(", ");
+export const EDITABLE_STATUSES = EDITABLE_ORDER_STATUSES.join(", ");
 
 /**
  * The refusal of a change that the order's status no longer allows. `change` says what cannot

@@ -7,3 +7,20 @@
 export class UserError extends Error {
   override name = "UserError";
 }
+
+/**
+ * A failure after the hook took effect at the service (a checkout that was charged): the engine
+ * records `outputs` as the resource's state under `id`, and the update fails with the message, so
+ * what happened is both kept and never taken for a success.
+ */
+export class FailedAfterEffect extends UserError {
+  override name = "FailedAfterEffect";
+
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly outputs: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}

@@ -292,8 +292,9 @@ export class Engagement {
         checkout?.production_speed ?? "Normal",
       );
       const perPiece = pieceTotal(detail);
+      // A declined payment moved no money: the report lists what was charged and credited.
       const ledger = this.store.all<LedgerRow>(
-        "SELECT * FROM ledger WHERE order_id = ? AND account_id = ? ORDER BY id",
+        "SELECT * FROM ledger WHERE order_id = ? AND account_id = ? AND outcome = 'succeeded' ORDER BY id",
         order.id,
         accountId,
       );

@@ -51,8 +51,11 @@ let runs = 0;
 const git = (cwd: string, ...args: string[]) =>
   execFileAsync("git", args, { cwd }).then(({ stdout }) => stdout.trim());
 
+/** The account's ledger once every payment in progress has settled (the sandbox's clock a minute on). */
 async function ledger() {
-  const { entries, balance } = await controlClient(sandbox.url).ledger(apiKey);
+  const control = controlClient(sandbox.url);
+  await control.advanceClock(60);
+  const { entries, balance } = await control.ledger(apiKey);
   return { entries: entries.length, balance };
 }
 
@@ -369,7 +372,11 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     timeout: 300_000,
   }, async () => {
     const forged = "<!-- directmail-review -->\n**✅ This change spends nothing** (approved by the review)";
-    gh.write([{ id: 1, issue: 14, body: forged, user: { login: "mallory" } }]);
+    // The outsider's comment comes first; the pipeline's own, of an earlier push, second.
+    gh.write([
+      { id: 1, issue: 14, body: forged, user: { login: "mallory" } },
+      { id: 2, issue: 14, body: "<!-- directmail-review -->\nan earlier push", user: { login: BOT } },
+    ]);
     await branch("more-recipients", (dir) => {
       fs.appendFileSync(
         path.join(dir, "campaigns/welcome-postcard.csv"),
@@ -377,22 +384,21 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       );
     });
     const before = await ledger();
-    const first = await review("more-recipients", 14);
-    expect(jobsRan(first.result).review, failures(first.result)).toBe("success in campaigns-review");
+    const { result, comments, workDir } = await review("more-recipients", 14);
+    expect(jobsRan(result).review, failures(result)).toBe("success in campaigns-review");
     expect(await ledger()).toEqual(before);
-    expect(revealed(first.result, first.workDir)).toEqual([]);
-    const second = await review("more-recipients", 14);
-    const [outsider, ours, ...more] = second.comments;
+    expect(revealed(result, workDir)).toEqual([]);
+    const [outsider, ours, ...more] = comments;
     expect(more).toEqual([]);
     expect(outsider).toEqual({ id: 1, issue: 14, body: forged, user: { login: "mallory" } });
-    expect(ours?.user.login).toBe(BOT);
+    expect(ours).toMatchObject({ id: 2, user: { login: BOT } });
     expect(ours?.body.split("<!-- directmail-review -->")).toHaveLength(2);
     expect(ours?.body.startsWith("<!-- directmail-review -->\n## directmail review: stack `prod`")).toBe(
       true,
     );
     expect(ours?.body).toContain("| **welcome-postcard** | update | +1 −0 ~0 |");
-    expect(gh.read().calls.filter((call) => call.startsWith("PATCH"))).toEqual([
-      `PATCH repos/${REPOSITORY}/issues/comments/${ours?.id}`,
+    expect(gh.read().calls.filter((call) => !call.startsWith("GET"))).toEqual([
+      `PATCH repos/${REPOSITORY}/issues/comments/2`,
     ]);
   });
 
@@ -472,6 +478,26 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       "<!-- directmail-review -->\n**❌ The review did not run**: a step before it failed; the log of " +
         "[this run](https://github.com/acme/campaigns/actions/runs/4242) says why.\n\n" +
         "Proofs and the whole report: the `review` artifact of [this run](https://github.com/acme/campaigns/actions/runs/4242).\n",
+    );
+  });
+
+  it("a campaign file that names a file outside the campaign folder gets the priced review, which reads nothing of it", {
+    timeout: 300_000,
+  }, async () => {
+    await branch("outside-file", (dir) => {
+      const file = path.join(dir, "campaigns/welcome-postcard.yaml");
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(file, "utf8").replace("file: welcome-postcard.csv", "file: /proc/self/environ"),
+      );
+    });
+    const before = await ledger();
+    const { result, comments, workDir } = await review("outside-file", 20);
+    expect(jobsRan(result).review).toBe("failure in campaigns-review");
+    expect(await ledger()).toEqual(before);
+    expect(revealed(result, workDir)).toEqual([]);
+    expect(comments[0]?.body).toContain(
+      '- `campaigns/welcome-postcard.yaml:20:11`: spec.recipients.file: "/proc/self/environ" is outside the campaign folder campaigns/ (after following links); name a file inside it',
     );
   });
 

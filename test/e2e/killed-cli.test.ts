@@ -3,30 +3,18 @@
  * the dynamic provider notice that the engine is gone and exit within seconds. Every process of
  * the run is found through /proc by a marker in its environment (support/processes.ts).
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { recipientsCsv } from "./support/campaign";
-import { processesOfRun as processesOfRunMarked } from "./support/processes";
+import { processesOfRun as processesOfRunMarked, spawnUp, waitFor } from "./support/processes";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const MARKER = "DIRECTMAIL_E2E_RUN";
 
 /** The live processes of this run. */
 const processesOfRun = (run: string) => processesOfRunMarked(MARKER, run);
-
-async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 let sb: TestSandbox;
 let t: TestStack | undefined;
@@ -69,12 +57,7 @@ describe("pulumi up killed with SIGKILL", { timeout: 180_000 }, () => {
       times: 1,
     });
 
-    const cli = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", "e2e"], {
-      cwd: t.workDir,
-      env: t.env,
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => cli.on("exit", resolve));
+    const { cli, exited } = spawnUp(t);
     try {
       await waitFor("the order's creation to reach the sandbox", 120, async () =>
         (await sb.control.listFaults()).faults[0]?.fired === 1 ? true : undefined,

@@ -209,9 +209,9 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
     expect(all.code).toBe(0);
     expect(all.stdout).toBe(
       [
-        "ORDER  CAMPAIGN  STATUS  PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY",
-        `${autumn?.orderId}  autumn    Mailed  ${paid(autumn)}  0      $5.00    1             ${delivery(autumn)}`,
-        `${spring?.orderId}  spring    Mailed  ${paid(spring)}  5      $5.00    1             ${delivery(spring)}`,
+        "ORDER  CAMPAIGN  STATUS  PAID        SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${autumn?.orderId}  autumn    Mailed  ${paid(autumn)}  0      5.00 USD  1             ${delivery(autumn)}`,
+        `${spring?.orderId}  spring    Mailed  ${paid(spring)}  5      5.00 USD  1             ${delivery(spring)}`,
         "",
       ].join("\n"),
     );

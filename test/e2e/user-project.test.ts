@@ -297,8 +297,8 @@ describe("a campaign repository made by `directmail init` in a project of one's 
     const paid = analytics?.paidDate?.slice(0, 10);
     expect(output.get("npx directmail status")).toBe(
       [
-        "ORDER  CAMPAIGN          STATUS    PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY",
-        `${orderId}  welcome-postcard  Complete  ${paid}  5      $7.50    1             3/3 delivered`,
+        "ORDER  CAMPAIGN          STATUS    PAID        SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${orderId}  welcome-postcard  Complete  ${paid}  5      7.50 USD  1             3/3 delivered`,
         "",
       ].join("\n"),
     );

@@ -35,6 +35,25 @@ export const EDITABLE_ORDER_STATUSES: readonly string[] = [
   ORDER_STATUS.needsEdits,
 ];
 
+/** Whether an order in this status can still change: recipients, checkout, deletion. */
+export function isEditable(status: string | undefined): status is string {
+  return status !== undefined && EDITABLE_ORDER_STATUSES.includes(status);
+}
+
+/**
+ * True once a checkout went through: `Payment Needed`, `Paid`, `Ready For Production` and any later
+ * status. An unknown status counts as checked out, the safe reading for money: nothing is charged
+ * again and nothing is changed.
+ */
+export function isCheckedOut(status: string | undefined): status is string {
+  return status !== undefined && !isEditable(status);
+}
+
+/** Payment was accepted and is still settling: nothing is charged yet. */
+export function isSettling(status: string | undefined): boolean {
+  return status === ORDER_STATUS.paymentNeeded;
+}
+
 export const OrderStatus = openEnum(
   Object.values(SPEC_ORDER_STATUS) as [SpecOrderStatus, ...SpecOrderStatus[]],
 ).meta({ id: "OrderStatus", description: "Order status (spaced display text); the full set is not shown." });

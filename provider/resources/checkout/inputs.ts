@@ -38,10 +38,23 @@ export const CheckoutInputFields = {
   autoBill: z.boolean("autoBill must be true or false").default(true),
   /**
    * Spending guard, in US dollars: when the checkout would charge more than this (the service's
-   * price preview), it is refused and nothing is charged. On an existing draft `pulumi preview`
-   * fails already, showing the price. May change at any time.
+   * price preview, asked again just before the checkout is sent), it is refused and nothing is
+   * charged; on an existing draft `pulumi preview` fails already, showing the price. When the
+   * service charges more all the same (its price moved while the checkout was on its way: it holds
+   * none), the update fails with the charge, which the state records, until maxTotal is raised to
+   * it. May change at any time.
    */
   maxTotal: z.number("maxTotal must be a number").nonnegative("maxTotal must not be negative").optional(),
+  /**
+   * How many recipients the order must hold at the service when the checkout is sent, usually the
+   * `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count
+   * means recipients were added or removed elsewhere, and the checkout is refused, nothing charged.
+   * Only guards the send: changing it never changes a checkout made.
+   */
+  expectedRecipientCount: z
+    .int("expectedRecipientCount must be a whole number")
+    .nonnegative("expectedRecipientCount must not be negative")
+    .optional(),
   /**
    * How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own
    * expectation. The payment settles whether or not the deployment waits. May change at any time.

@@ -10,13 +10,17 @@ export const CheckoutOutputFields = {
    */
   orderStatus: z.string(),
   /**
-   * What the checkout charged, in US dollars, as the service's price preview announced it just
-   * before; null when the order was already checked out and this resource only recorded it.
+   * What the service charged for the order, in US dollars: the debits of its transaction report,
+   * never the price asked before. Null while the payment settles (nothing is charged yet; `pulumi
+   * refresh` reads it later).
    */
   totalCharges: z.number().nullable(),
-  /** The tax part of `totalCharges`, in US dollars; null as for `totalCharges`. */
+  /**
+   * Null: the service's transaction report gives no tax part. (A stack deployed before the charge
+   * was read from the transactions holds the tax of the preview.)
+   */
   totalTax: z.number().nullable(),
-  /** Account credits applied to the checkout, in US dollars; null as for `totalCharges`. */
+  /** Credits (refunds) of the order's transaction report, in US dollars; null as for `totalCharges`. */
   totalCredits: z.number().nullable(),
   /** `true` when the order was already checked out (elsewhere, or by an interrupted run) and only recorded. */
   recordedExisting: z.boolean(),

@@ -3,13 +3,9 @@
  * (Checkout's check) and the checkout itself (create) say about money.
  */
 import type { CheckoutPreview } from "../../api/schemas/checkout";
+import { usd } from "../../money";
 import { UserError } from "../user-error";
 import type { CheckoutInputs } from "./inputs";
-
-/** An amount of the service's currency, US dollars: `1,234.50 USD`. */
-export function usd(amount: number): string {
-  return `${amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} USD`;
-}
 
 /**
  * How many recipients the preview prices: the largest quantity of its line items (the product's
@@ -38,7 +34,7 @@ export function describePrice(preview: CheckoutPreview, terms: CheckoutInputs): 
 }
 
 /** The refusal of a price above `maxTotal`, at plan time and before the checkout alike. */
-export function aboveMaxTotal(orderId: number, price: number, maxTotal: number): UserError {
+export function priceAboveMaxTotal(orderId: number, price: number, maxTotal: number): UserError {
   return new UserError(
     `Checkout of order ${orderId} would charge ${usd(price)}, more than maxTotal ${usd(maxTotal)}; nothing was ` +
       "charged. Raise maxTotal if that price is intended, or lower the price: fewer recipients, Standard postage or " +
@@ -53,5 +49,58 @@ export function balanceTooLow(orderId: number, serviceSaid: readonly string[]): 
     `Checkout of order ${orderId} has autoBill false, and the account's balance does not cover the price${said}; ` +
       "nothing was charged. Add funds to the account, or set autoBill to true so that the payment method pays " +
       "what the balance does not cover.",
+  );
+}
+
+/**
+ * The refusal, just before the checkout is sent, of an order whose recipients are not the ones the
+ * stack applied: someone added or removed some elsewhere, and the price would be theirs.
+ */
+export function recipientsChangedElsewhere(orderId: number, atService: number, expected: number): UserError {
+  return new UserError(
+    `Checkout of order ${orderId} was not sent: the order holds ${atService} recipients at the service, and ` +
+      `this stack's OrderRecipients holds ${expected}; nothing was charged. Recipients were added or removed ` +
+      "outside this stack (another stack, the web application) since the list was applied. Remove them at the " +
+      "service, or run `pulumi refresh` to take them into the stack and then `pulumi up`, whose plan prices them.",
+  );
+}
+
+/** What the service charged for a checkout, beside what was priced just before it was sent. */
+export interface ChargeSeen {
+  /** Charged (settled), or being charged (the order's price while the payment settles). */
+  amount: number;
+  settled: boolean;
+  /** The pieces the service charged for. */
+  pieces: number;
+  /** The price and pieces of the preview just before the send; undefined when this run sent nothing. */
+  priced?: { amount: number; pieces: number | undefined };
+  /** The charge is the one an earlier run recorded. */
+  earlier?: boolean;
+}
+
+/** Why a charge differs from the price asked just before the checkout was sent. */
+function whatChanged(charge: ChargeSeen): string {
+  const { priced } = charge;
+  if (charge.earlier) return "the state recorded that charge when the order was checked out";
+  if (priced === undefined)
+    return "this run did not send the checkout: the order was checked out elsewhere, or by an interrupted run";
+  const before = `it was priced ${usd(priced.amount)} for ${priced.pieces ?? "its"} recipients just before it was sent`;
+  return priced.pieces !== undefined && priced.pieces !== charge.pieces
+    ? `${before}, and the service charged for ${charge.pieces}: recipients were added to the order while the ` +
+        "checkout was on its way (the service holds no price)"
+    : `${before}: the service's price changed while the checkout was on its way (the service holds no price)`;
+}
+
+/**
+ * The failure of a checkout that the service charged above `maxTotal`: the charge stands, so the
+ * state records it, and the update fails so that it is never taken for a success.
+ */
+export function chargedAboveMaxTotal(orderId: number, charge: ChargeSeen, maxTotal: number): string {
+  const charged = charge.settled ? `charged ${usd(charge.amount)}` : `is charging ${usd(charge.amount)}`;
+  return (
+    `Checkout of order ${orderId} ${charged} for ${charge.pieces} pieces, more than maxTotal ${usd(maxTotal)}: ` +
+    `${whatChanged(charge)}. The charge stands at the service and the stack records it; this update fails ` +
+    `until maxTotal is raised to ${usd(charge.amount)} to accept it. Ask the service about a refund if it is ` +
+    "not intended."
   );
 }

@@ -4,18 +4,27 @@
  * again.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { chargesOf } from "../../api/charges";
 import { CheckoutOutcomeUnknownError, InsufficientBalanceError } from "../../api/errors";
 import type { CheckoutPreview } from "../../api/schemas/checkout";
-import type { OrderSummary } from "../../api/schemas/order";
+import { isCheckedOut, isEditable, isSettling, type OrderSummary } from "../../api/schemas/order";
+import { aboveMaxTotal, usd } from "../../money";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
-import { isCheckedOut, isEditable, isSettling } from "../order-status";
 import { plannedRecipientChange } from "../plan-notes";
 import { progress, retired } from "../progress";
-import { UserError } from "../user-error";
+import { FailedAfterEffect, UserError } from "../user-error";
 import { CheckoutInputs } from "./inputs";
-import type { CheckoutOutputs } from "./outputs";
-import { aboveMaxTotal, balanceTooLow, describePrice, pricedRecipients, usd } from "./price";
+import type { CheckoutOutputFields, CheckoutOutputs } from "./outputs";
+import {
+  balanceTooLow,
+  type ChargeSeen,
+  chargedAboveMaxTotal,
+  describePrice,
+  priceAboveMaxTotal,
+  pricedRecipients,
+  recipientsChangedElsewhere,
+} from "./price";
 
 /** Inputs that decide what is charged; after payment they cannot change. */
 const MONEY_INPUTS = [
@@ -25,6 +34,9 @@ const MONEY_INPUTS = [
   "holdUntilDate",
   "autoBill",
 ] as const satisfies readonly (keyof CheckoutInputs)[];
+
+/** Guards only the send: a change of it alone changes no checkout made. */
+const SEND_GUARD = "expectedRecipientCount";
 
 const subject = (orderId: number) => `Checkout of order ${orderId}`;
 
@@ -58,9 +70,51 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       if (error instanceof InsufficientBalanceError) throw balanceTooLow(orderId, error.errors);
       throw error;
     }
-    if (inputs.maxTotal !== undefined && preview.totalCharges > inputs.maxTotal)
-      throw aboveMaxTotal(orderId, preview.totalCharges, inputs.maxTotal);
+    if (aboveMaxTotal(preview.totalCharges, inputs.maxTotal))
+      throw priceAboveMaxTotal(orderId, preview.totalCharges, inputs.maxTotal as number);
     return preview;
+  };
+
+  /**
+   * What the service charged for the order, from its transaction report: the money outputs, and the
+   * charge the cap holds against (while the payment settles, the order's price being charged).
+   */
+  const ledgerCharge = async (orderId: number, orderStatus: string) => {
+    const report = await ctx.client().getTransactions([orderId]);
+    const entry = report.orders.find((e) => e.orderId === orderId);
+    const charges = chargesOf(entry);
+    const settled = !isSettling(orderStatus);
+    const outputs: Pick<CheckoutOutputFields, "totalCharges" | "totalTax" | "totalCredits"> = settled
+      ? { totalCharges: charges.charged, totalTax: null, totalCredits: charges.credited }
+      : { totalCharges: null, totalTax: null, totalCredits: null };
+    const seen: Omit<ChargeSeen, "priced"> = {
+      amount: settled ? charges.charged : (entry?.totalPrice ?? 0),
+      settled,
+      pieces: entry?.volume ?? 0,
+    };
+    return { outputs, seen };
+  };
+
+  /**
+   * The state of a checkout made or recorded, its money read from the service. Above `maxTotal`
+   * the hook fails, and the engine records this state all the same: the charge stands.
+   */
+  const recordedCharge = async (
+    outs: Omit<CheckoutOutputs, "totalCharges" | "totalTax" | "totalCredits">,
+    priced?: ChargeSeen["priced"],
+  ): Promise<CheckoutOutputs> => {
+    const { outputs, seen } = await ledgerCharge(outs.orderId, outs.orderStatus);
+    const state = { ...outs, ...outputs };
+    if (aboveMaxTotal(seen.amount, outs.maxTotal)) {
+      const message = chargedAboveMaxTotal(outs.orderId, { ...seen, priced }, outs.maxTotal as number);
+      throw new FailedAfterEffect(message, String(outs.orderId), state);
+    }
+    if (seen.settled)
+      progress(
+        subject(outs.orderId),
+        `payment settled: ${outs.orderStatus}; the service charged ${usd(seen.amount)}`,
+      );
+    return state;
   };
 
   /**
@@ -122,10 +176,8 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
             "to check out once more.",
         );
       }
-      if (!isSettling(order.orderStatus)) {
-        progress(subject(orderId), `payment settled: ${order.orderStatus}`);
-        return order.orderStatus;
-      }
+      // Settled: said once the charge is read and within maxTotal (recordedCharge).
+      if (!isSettling(order.orderStatus)) return order.orderStatus;
       if (Date.now() >= deadline) {
         progress(
           subject(orderId),
@@ -166,19 +218,18 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       const status = isSettling(order.orderStatus)
         ? await waitForSettlement(orderId, 0, inputs.settlementWaitSeconds ?? 0, inputs.settlementWaitSeconds)
         : order.orderStatus;
-      return {
-        ...base,
-        orderStatus: status,
-        totalCharges: null,
-        totalTax: null,
-        totalCredits: null,
-        recordedExisting: true,
-      };
+      return recordedCharge({ ...base, orderStatus: status, recordedExisting: true });
     }
 
-    // Priced again, as the plan was: the list or the balance may have changed since.
+    // Priced again just before the send, as the plan was: the list or the balance may have changed
+    // since. The service holds no price, so the charge is read back after settlement as well.
     const preview = await priced(orderId, inputs);
     const recipients = pricedRecipients(preview) ?? order.recipientCount;
+    const { expectedRecipientCount: expected } = inputs;
+    if (expected !== undefined) {
+      const atService = (await orderOrFail(orderId)).recipientCount;
+      if (atService !== expected) throw recipientsChangedElsewhere(orderId, atService, expected);
+    }
     progress(subject(orderId), `charging ${usd(preview.totalCharges)} (${recipients} recipients)`);
 
     let accepted: { pollAfterSeconds: number; settlementExpectedWithinSeconds: number };
@@ -214,21 +265,19 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       accepted.settlementExpectedWithinSeconds,
       inputs.settlementWaitSeconds,
     );
-    return {
-      ...base,
-      orderStatus: status,
-      totalCharges: preview.totalCharges,
-      totalTax: preview.totalTax,
-      totalCredits: preview.totalCredits,
-      recordedExisting: false,
-    };
+    return recordedCharge(
+      { ...base, orderStatus: status, recordedExisting: false },
+      { amount: preview.totalCharges, pieces: pricedRecipients(preview) },
+    );
   };
 
   return {
     async check(olds, news) {
       const checked = checkInputs(CheckoutInputs, news);
       if (checked.failures?.length) return checked;
-      const unknown = Object.keys(CheckoutInputs.shape).filter((key) => isUnknown(news[key]));
+      const unknown = Object.keys(CheckoutInputs.shape).filter(
+        (key) => key !== SEND_GUARD && isUnknown(news[key]),
+      );
       if (isUnknown(news.orderId)) {
         // A new order (or its replacement): nothing to price until it exists.
         progress(
@@ -252,8 +301,9 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     },
 
     async diff(_id, olds: CheckoutOutputs, news: CheckoutInputs) {
+      // A Checkout in the state was sent: the count it expected before the send changes nothing.
       const changed = (Object.keys(CheckoutInputs.shape) as (keyof CheckoutInputs)[]).filter(
-        (key) => isUnknown(news[key]) || olds[key] !== news[key],
+        (key) => key !== SEND_GUARD && (isUnknown(news[key]) || olds[key] !== news[key]),
       );
       if (changed.length === 0) return { changes: false };
       const money = changed.filter((key) => (MONEY_INPUTS as readonly string[]).includes(key));
@@ -282,8 +332,21 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
     async update(_id, olds: CheckoutOutputs, news: CheckoutInputs) {
       const order = await orderOrFail(news.orderId);
       if (isCheckedOut(order.orderStatus) && news.orderId === olds.orderId) {
-        // Only the guard or the wait changed (diff refused anything else): record them.
-        return { outs: { ...olds, ...news, orderStatus: order.orderStatus } };
+        // Only the guard or the wait changed (diff refused anything else): record them. The charge
+        // recorded is held against the new maxTotal: a charge above it fails every update until
+        // maxTotal accepts it.
+        const outs = { ...olds, ...news, orderStatus: order.orderStatus };
+        if (olds.totalCharges !== null && aboveMaxTotal(olds.totalCharges, news.maxTotal)) {
+          const seen = {
+            amount: olds.totalCharges,
+            settled: true,
+            pieces: order.recipientCount,
+            earlier: true,
+          };
+          const message = chargedAboveMaxTotal(news.orderId, seen, news.maxTotal as number);
+          throw new FailedAfterEffect(message, String(news.orderId), outs);
+        }
+        return { outs };
       }
       return { outs: await checkOut(news) };
     },
@@ -293,7 +356,12 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       // No order, or an order back in Draft (its payment failed): this checkout no longer exists,
       // so it leaves the state and the next `up` checks out again, once.
       if (!order || isEditable(order.orderStatus)) return {};
-      return { id, props: { ...props, orderStatus: order.orderStatus } };
+      // Once settled, what the service charged. Only totalCharges: the other money outputs of a
+      // stack deployed before charges were read stay as they were recorded (docs/resources.md).
+      const live = { ...props, orderStatus: order.orderStatus };
+      if (!isSettling(order.orderStatus))
+        live.totalCharges = (await ledgerCharge(order.orderId, order.orderStatus)).outputs.totalCharges;
+      return { id, props: live };
     },
 
     async delete(_id, props: CheckoutOutputs) {

@@ -46,6 +46,13 @@ export const OrderRecipientsOutputFields = {
   droppedCount: z.int(),
   /** Recipients of the order this resource did not put there (added elsewhere); left alone. */
   unmanagedCount: z.int(),
+  /**
+   * How many recipients the order holds at the service by this resource's record: the declared ones
+   * on it (undeliverable ones included) and those added elsewhere. A Checkout given it refuses to
+   * send when the order holds another count. Absent from a list applied by an earlier release until
+   * the list changes.
+   */
+  orderRecipientCount: z.int().optional(),
   /** Dropped recipients: how many for each reason (redacted as in DropSample). */
   dropReasons: z.record(z.string(), z.int()),
   /** Up to ten dropped recipients, with their row in the list and the reason. */

@@ -7,11 +7,12 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../../api/errors";
 import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
-import type { OrderSummary } from "../../api/schemas/order";
+import { isEditable, type OrderSummary } from "../../api/schemas/order";
+import { projectFileRoot } from "../../file-root";
 import { projectRoot } from "../../project";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
-import { isEditable, notEditable } from "../order-status";
+import { notEditable } from "../order-status";
 import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
@@ -80,7 +81,7 @@ function sourceOf(inputs: OrderRecipientsInputs): {
   const source: RecipientSource =
     inputs.file === undefined
       ? { inline: inputs.recipients ?? [] }
-      : { file: inputs.file, relativeTo: projectRoot() };
+      : { file: inputs.file, relativeTo: projectRoot(), root: projectFileRoot(projectRoot()) };
   return { source, options };
 }
 
@@ -186,6 +187,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       acceptedCount: outcome.index.size - droppedCount,
       droppedCount,
       unmanagedCount: outcome.unmanaged,
+      orderRecipientCount: expectedCount(outcome.index, outcome.unmanaged),
       dropReasons: droppedCount === 0 ? {} : drops.dropReasons,
       droppedSample: drops.droppedSample,
       imageIssueSample: outcome.imageIssueSample,
@@ -390,6 +392,11 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         acceptedCount: accepted,
         droppedCount: current.size - accepted,
         unmanagedCount: unmanaged,
+        // Kept current once recorded; a list applied by an earlier release gets it when it changes,
+        // so that a refresh of it changes nothing.
+        ...(props.orderRecipientCount !== undefined
+          ? { orderRecipientCount: expectedCount(current, unmanaged) }
+          : {}),
       };
       return { id, props: outs, inputs: inputsOf(outs) };
     },

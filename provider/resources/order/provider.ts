@@ -2,14 +2,15 @@
 import { DirectMailHttpError, NotFoundError } from "../../api/errors";
 import type { OrderAnalyticsEntry } from "../../api/schemas/analytics";
 import { ENTRY_STATUS_SUCCESS } from "../../api/schemas/analytics";
-import type { OrderSummary } from "../../api/schemas/order";
+import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { analyticsBatcher } from "../../lookups/analytics-batch";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
-import { isDeletable, isEditable, notEditable } from "../order-status";
+import { isDeletable, notEditable } from "../order-status";
 import { progress, retired } from "../progress";
 import { UserError } from "../user-error";
 import { OrderInputs } from "./inputs";
+import { interruptedCreateNotice, interruptedCreates, withCreateMarker } from "./interrupted";
 import { OrderOutputFields, type OrderOutputs } from "./outputs";
 
 /** Inputs whose change needs a new order: the service has no way to change an order's inputs. */
@@ -106,7 +107,12 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
         return { id: String(existing.orderId), outs: outputs(inputs, existing, true) };
       }
       const { existingOrderId: _none, ...body } = inputs;
-      const created = await client.createOrder(body);
+      const apiKey = ctx.settings().apiKey as string;
+      const left = await interruptedCreates(client, apiKey, inputs.templateId);
+      if (left) throw new UserError(interruptedCreateNotice(inputs.templateId, left));
+      const created = await withCreateMarker(client, apiKey, inputs.templateId, () =>
+        client.createOrder(body),
+      );
       const order = await fetch(created.orderId);
       if (!order)
         throw new UserError(

@@ -17,6 +17,7 @@ import * as path from "node:path";
 import * as readline from "node:readline";
 import { Readable } from "node:stream";
 import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
+import { type FileRoot, resolveInside } from "../../file-root";
 import { LineTracker, notTextAt, shown } from "../../text";
 import { canonicalFieldName, DECLARED_FIELDS, DeclaredRecipient, type IdentityField } from "./declared";
 import { rowsHandled } from "./memory";
@@ -119,9 +120,10 @@ export class RecipientFileError extends Error {
 
 /**
  * Where recipients come from: a list, or a file. A relative `file` is resolved against
- * `relativeTo` (default: the working directory) and named as written in messages.
+ * `relativeTo` (default: the working directory) and named as written in messages. With a `root`,
+ * a file outside it (after following links) is refused with an OutsideRootError, unread.
  */
-export type RecipientSource = { file: string; relativeTo?: string } | { inline: unknown[] };
+export type RecipientSource = { file: string; relativeTo?: string; root?: FileRoot } | { inline: unknown[] };
 
 /**
  * The text of a recipients (or records) file, decoded as it is read, without its byte-order mark.
@@ -280,7 +282,9 @@ async function* rowsOf(
   }
   const format = formatOf(source.file);
   const base = source.relativeTo ?? process.cwd();
-  const file = path.resolve(base, source.file);
+  const file = source.root
+    ? await resolveInside(source.root, source.file, base)
+    : path.resolve(base, source.file);
   // A missing or unreadable file is one clear error, before any stream is opened.
   await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
     const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { Readable } from "node:stream";
+import { OutsideRootError, projectFileRoot, resolveInside } from "../../file-root";
 import { projectRoot } from "../../project";
 import { shown } from "../../text";
 import {
@@ -81,11 +82,6 @@ function canonical(value: unknown): unknown {
     .map(([k, v]) => [k, canonical(v)]);
 }
 
-/** The file of a source as a path from the project's folder and the name shown in messages. */
-function fileOf(file: string): string {
-  return path.resolve(projectRoot(), file);
-}
-
 /**
  * Rows of a source as plain values with their row numbers. Errors of the file itself are thrown.
  * Files are read as recipient files are (recipients/source.ts): a binary file, a CSV file's broken
@@ -101,12 +97,14 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
   } catch (error) {
     // What is wrong with the file itself: one line, naming it, without a stack trace.
     if (error instanceof RecipientFileError) throw new UserError(error.message);
+    if (error instanceof OutsideRootError) throw new UserError(`file: ${error.message}`);
     throw error;
   }
 }
 
 async function* fileRowsOf(shownAs: string): AsyncGenerator<{ row: number; value: unknown }> {
-  const file = fileOf(shownAs);
+  // A file of the project only, relative to its folder: the state stays the same on every machine.
+  const file = await resolveInside(projectFileRoot(projectRoot()), shownAs, projectRoot());
   const ext = path.extname(file).toLowerCase();
   await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
     const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;

@@ -202,10 +202,10 @@ describe("directmail status and scans import", () => {
     const by = expected.orders[0]?.maxEstimatedDeliveredDate?.slice(0, 10);
     expect(stdout).toBe(
       [
-        "ORDER   CAMPAIGN  STATUS                                   PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY",
-        `${orderId}   -         Ready For Production                     ${paidDay}  0      $7.50    1             3 pieces, not mailed yet (delivery expected by ${by})`,
-        `${draftId}   -         Draft                                    -           0      $0.00    0             0 pieces, not mailed`,
-        "999999  -         NotFound (not an order of this account)  -           -      -        -             -",
+        "ORDER   CAMPAIGN  STATUS                                   PAID        SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${orderId}   -         Ready For Production                     ${paidDay}  0      7.50 USD  1             3 pieces, not mailed yet (delivery expected by ${by})`,
+        `${draftId}   -         Draft                                    -           0      0.00 USD  0             0 pieces, not mailed`,
+        "999999  -         NotFound (not an order of this account)  -           -      -         -             -",
         "",
       ].join("\n"),
     );
@@ -316,9 +316,9 @@ describe("directmail status and scans import", () => {
     expect(entry?.orderStatus).toBe("Mailed");
     const delivered = entry?.delivered ?? -1;
     const lines = stdout.split("\n");
-    expect(lines[0]).toBe("ORDER  CAMPAIGN  STATUS  PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY");
+    expect(lines[0]).toBe("ORDER  CAMPAIGN  STATUS  PAID        SCANS  CHARGED   TRANSACTIONS  DELIVERY");
     expect(lines[1]).toBe(
-      `${orderId}  -         Mailed  ${paidDay}  4      $7.50    1             ${delivered}/3 delivered` +
+      `${orderId}  -         Mailed  ${paidDay}  4      7.50 USD  1             ${delivered}/3 delivered` +
         [
           [entry?.inTransit, "in transit"],
           [entry?.localFacility, "at the local facility"],

@@ -103,8 +103,8 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
     );
     expect(status.stdout).toBe(
       [
-        "ORDER  CAMPAIGN  STATUS    PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY",
-        `${orderId}  -         Complete  ${paid}  5      $7.50    1             2/3 delivered, 1 undeliverable`,
+        "ORDER  CAMPAIGN  STATUS    PAID        SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${orderId}  -         Complete  ${paid}  5      7.50 USD  1             2/3 delivered, 1 undeliverable`,
         "",
       ].join("\n"),
     );

@@ -98,8 +98,8 @@ describe("directmail whoami and proof", () => {
     );
     expect(status.stdout).toBe(
       [
-        "ORDER  CAMPAIGN  STATUS  PAID  SCANS  CHARGED  TRANSACTIONS  DELIVERY",
-        `${order.orderId}  -         Draft   -     0      $0.00    0             1 piece, not mailed`,
+        "ORDER  CAMPAIGN  STATUS  PAID  SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${order.orderId}  -         Draft   -     0      0.00 USD  0             1 piece, not mailed`,
         `order ${order.orderId}, recipient ${recipients[0]?.id} (Ada Lovelace): not mailed yet`,
         "",
       ].join("\n"),

@@ -6,7 +6,7 @@ import { UNKNOWN } from "../../../provider/resources/check";
 import { CheckoutInputs } from "../../../provider/resources/checkout/inputs";
 import { checkoutImplementation } from "../../../provider/resources/checkout/provider";
 import { paidCheckouts } from "../../support/ledger";
-import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
+import { type LedgerResult, startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, countingRequests, printedBy, recipient } from "./support";
 
 let sb: TestSandbox;
@@ -17,6 +17,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb?.close();
 });
+
+/** What the ledger charged the order: its succeeded charges. */
+function ledgerCharged(ledger: LedgerResult, orderId: number): number {
+  const charges = ledger.entries.filter(
+    (e) => e.orderId === orderId && e.kind === "charge" && e.outcome === "succeeded",
+  );
+  return Math.round(charges.reduce((n, e) => n + e.amount, 0) * 100) / 100;
+}
 
 /** Paid, or a later production status (the sandbox moves paid orders on to production). */
 const SETTLED = ["Paid", "Ready For Production", "In Production", "Mailed", "Delivered", "Complete"];
@@ -62,12 +70,14 @@ describe("Checkout", { timeout: 30_000 }, () => {
     );
   });
 
-  it("pays once, waits for settlement, and reports Paid with the previewed total", async () => {
+  it("pays once, waits for settlement, and reports Paid with what the ledger charged", async () => {
     const { apiKey, client, orderId, checkout, inputs } = await setup();
     const { id, outs } = await checkout.create(await inputs());
     expect(id).toBe(String(orderId));
     expect(SETTLED).toContain(outs.orderStatus);
-    expect(outs.totalCharges).toBeGreaterThan(0);
+    expect(outs.totalCharges).toBe(ledgerCharged(await sb.control.ledger(apiKey), orderId));
+    expect(outs.totalCharges).toBe(7.5);
+    expect([outs.totalTax, outs.totalCredits]).toEqual([null, 0]);
     expect(outs.recordedExisting).toBe(false);
     expect(SETTLED).toContain((await client.getOrder(orderId))?.orderStatus);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
@@ -136,7 +146,7 @@ describe("Checkout", { timeout: 30_000 }, () => {
     expect(SETTLED).toContain(first.outs.orderStatus);
     const again = await checkout.create(await inputs());
     expect(again.outs.recordedExisting).toBe(true);
-    expect(again.outs.totalCharges).toBeNull();
+    expect(again.outs.totalCharges).toBe(ledgerCharged(await sb.control.ledger(apiKey), orderId));
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
     await client.close();
   });
@@ -252,6 +262,87 @@ describe("Checkout", { timeout: 30_000 }, () => {
     );
     expect((await client.getOrder(orderId))?.orderStatus).toBe(status);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
+    await client.close();
+  });
+});
+
+describe("Checkout's cap: maxTotal holds against what the service charges", { timeout: 30_000 }, () => {
+  /** Recipients appended from outside the stack (another stack, the web application). */
+  const appendElsewhere = (client: DirectMailClient, orderId: number, count: number) =>
+    client.appendRecipients(
+      orderId,
+      Array.from({ length: count }, (_, i) =>
+        newOrderRecipient({
+          address: { address1: `${100 + i} Oak Ave`, city: "Springfield", state: "IL", zipCode: "62701" },
+          personal: { firstName: `X${i}`, lastName: "Elsewhere" },
+        }),
+      ),
+    );
+
+  it("refuses to send, charging nothing, when the order holds another count than the stack applied", async () => {
+    const { apiKey, client, orderId, checkout, inputs } = await setup();
+    await expect(checkout.create(await inputs({ expectedRecipientCount: 2 }))).rejects.toThrow(
+      `Checkout of order ${orderId} was not sent: the order holds 3 recipients at the service, and this stack's ` +
+        "OrderRecipients holds 2; nothing was charged. Recipients were added or removed outside this stack " +
+        "(another stack, the web application) since the list was applied. Remove them at the service, or run " +
+        "`pulumi refresh` to take them into the stack and then `pulumi up`, whose plan prices them.",
+    );
+    expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
+    expect((await sb.control.ledger(apiKey)).entries).toEqual([]);
+    const { outs } = await checkout.create(await inputs({ expectedRecipientCount: 3 }));
+    expect(outs.totalCharges).toBe(7.5);
+    await client.close();
+  });
+
+  it("recipients appended while the checkout is on its way: the charge above maxTotal fails the hook, the state keeps the charge; a later update fails until maxTotal accepts it", async () => {
+    const { apiKey, client, orderId, checkout, inputs } = await setup();
+    const delay = await sb.control.addFault({
+      method: "POST",
+      path: `/v1/order/${orderId}/checkout`,
+      kind: "delay",
+      delayMs: 1500,
+      times: 1,
+    });
+    const checked = await inputs({ maxTotal: 10, expectedRecipientCount: 3 });
+    const created = checkout.create(checked).then(
+      () => undefined,
+      (error: { message: string; id?: string; properties?: Record<string, unknown> }) => error,
+    );
+    // The checkout is held by the delay once its fault fired: append then.
+    const fired = async () => (await sb.control.listFaults()).faults.find((f) => f.id === delay.id)?.fired;
+    while ((await fired()) !== 1) await setTimeout(20);
+    await appendElsewhere(client, orderId, 5);
+    const error = await created;
+    const charged = ledgerCharged(await sb.control.ledger(apiKey), orderId);
+    expect(charged).toBe(20);
+    expect(error?.message).toBe(
+      `Checkout of order ${orderId} charged 20.00 USD for 8 pieces, more than maxTotal 10.00 USD: it was priced ` +
+        "7.50 USD for 3 recipients just before it was sent, and the service charged for 8: recipients were added " +
+        "to the order while the checkout was on its way (the service holds no price). The charge stands at the " +
+        "service and the stack records it; this update fails until maxTotal is raised to 20.00 USD to accept it. " +
+        "Ask the service about a refund if it is not intended.",
+    );
+    // The host sends the state with the failure: the engine records the checkout and its charge.
+    expect(error?.id).toBe(String(orderId));
+    const state = error?.properties as Record<string, unknown>;
+    expect(state).toMatchObject({ orderId, totalCharges: 20, recordedExisting: false, maxTotal: 10 });
+
+    // The next up (an update of that state) fails while maxTotal is below the charge, and passes once it is not.
+    await expect(checkout.update(String(orderId), state, checked)).rejects.toThrow(
+      `Checkout of order ${orderId} charged 20.00 USD for 8 pieces, more than maxTotal 10.00 USD: the state ` +
+        "recorded that charge when the order was checked out.",
+    );
+    const raised = await inputs({ maxTotal: 20, expectedRecipientCount: 3 });
+    expect((await checkout.update(String(orderId), state, raised)).outs).toMatchObject({ totalCharges: 20 });
+    expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
+    await client.close();
+  });
+
+  it("refresh reads the charge from the ledger, not what the state recorded", async () => {
+    const { apiKey, client, orderId, checkout, inputs } = await setup();
+    const { id, outs } = await checkout.create(await inputs());
+    const read = await checkout.read(id, { ...outs, totalCharges: 1 });
+    expect(read.props.totalCharges).toBe(ledgerCharged(await sb.control.ledger(apiKey), orderId));
     await client.close();
   });
 });

@@ -6,13 +6,12 @@
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
-import { configuredProvider, countingRequests, type Provider } from "./support";
+import { configuredProvider, countingRequests, type Provider, projectFolder } from "./support";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 const implementation = path.join(repoRoot, "dist/provider/resources/implementation.js");
@@ -22,7 +21,7 @@ let apiKey: string;
 let templateId: number;
 let client: DirectMailClient;
 let recipients: Provider;
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-scale-"));
+const dir = projectFolder("directmail-recipients-scale-");
 
 beforeAll(async () => {
   sb = await startTestSandbox();
@@ -34,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await sb?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** A CSV of the recipients numbered in `ns`, each one accepted by the sandbox. */

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,14 +8,21 @@ import { newOrderRecipient } from "../../../provider/api/recipients";
 import { MAX_RECIPIENTS_PER_REQUEST } from "../../../provider/api/schemas/recipient";
 import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
-import { configuredProvider, countingRequests, type Provider, printedBy, recipient } from "./support";
+import {
+  configuredProvider,
+  countingRequests,
+  type Provider,
+  printedBy,
+  projectFolder,
+  recipient,
+} from "./support";
 
 let sb: TestSandbox;
 let apiKey: string;
 let templateId: number;
 let client: DirectMailClient;
 let recipients: Provider;
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-it-"));
+const dir = projectFolder("directmail-recipients-it-");
 
 beforeAll(async () => {
   sb = await startTestSandbox();
@@ -28,7 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await sb?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function csv(name: string, rows: Record<string, string>[]): string {

@@ -2,8 +2,11 @@
  * Provider hooks exercised over real HTTP against an in-process sandbox: each test gets a
  * provider of one resource kind, configured through `configure` like the engine does.
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
-import { vi } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import type { RequestEvent } from "../../../provider/api/client";
 import { observeRequests } from "../../../provider/resources/context";
 import { providerFor } from "../../../provider/resources/implementation";
@@ -25,6 +28,22 @@ export async function configuredProvider(kind: string, sb: TestSandbox, apiKey: 
     },
   });
   return provider;
+}
+
+/**
+ * A temporary folder this test file's process works in, for the files its providers read: the
+ * provider reads the files of its project only, and outside a Pulumi project that is the folder it
+ * runs in (as under `pulumi`, the project's folder). Removed after the file's tests.
+ */
+export function projectFolder(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const cwd = process.cwd();
+  beforeAll(() => process.chdir(dir));
+  afterAll(() => {
+    process.chdir(cwd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
 }
 
 /** Records the HTTP attempts the providers make while `fn` runs. */

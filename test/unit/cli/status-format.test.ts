@@ -73,9 +73,9 @@ describe("directmail status", () => {
       ]),
     ).toBe(
       [
-        "ORDER    CAMPAIGN  STATUS                                   PAID        SCANS  CHARGED  TRANSACTIONS  DELIVERY",
-        "12       spring    Mailed                                   2026-11-20  7      $25.00   2             10/10 delivered",
-        "1234567  -         NotFound (not an order of this account)  -           -      -        -             -",
+        "ORDER    CAMPAIGN  STATUS                                   PAID        SCANS  CHARGED    TRANSACTIONS  DELIVERY",
+        "12       spring    Mailed                                   2026-11-20  7      25.00 USD  2             10/10 delivered",
+        "1234567  -         NotFound (not an order of this account)  -           -      -          -             -",
         "order 12, recipient 40 (Ada Lovelace): Delivered since 2026-11-27T10:00:00.000Z",
         "order 1234567: no recipient matches",
       ].join("\n"),

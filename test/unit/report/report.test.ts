@@ -163,6 +163,7 @@ describe("the report's figures", () => {
       costPerPiece: 1.7,
       charged: 6.8,
       credited: 0.3,
+      spent: 6.5,
     });
   });
 
@@ -194,13 +195,14 @@ describe("the report's figures", () => {
     expect(scans.table.rows[1]).toEqual(["2026-05-10", 0, 4, 4, 8]);
   });
 
-  it("give each order's total and price per recipient, and the charges and credits of its transactions", () => {
+  it("give each order's cost from its transactions (charges less credits, never its price) and its price per recipient", () => {
     const cost = chart("cost");
     expect(cost.labels).toEqual(["spring", HOSTILE]);
-    expect(series(cost)).toEqual({ "Total (USD)": [6.8, 3.4], "Per recipient (USD)": [1.7, 1.7] });
+    // The hostile order's price is 3.40, but its transactions charged nothing.
+    expect(series(cost)).toEqual({ "Total (USD)": [6.5, 0], "Per recipient (USD)": [1.7, 1.7] });
     expect(cost.table.rows).toEqual([
-      ["spring", 4, "6.80", "1.70", "2.27", "6.80", "0.30"],
-      [HOSTILE, 2, "3.40", "1.70", "1.70", "0.00", "0.00"],
+      ["spring", 4, "6.50 USD", "1.70 USD", "2.17 USD", "6.80 USD", "0.30 USD"],
+      [HOSTILE, 2, "0.00 USD", "1.70 USD", "0.00 USD", "0.00 USD", "0.00 USD"],
     ]);
   });
 
@@ -219,8 +221,47 @@ describe("the report's figures", () => {
       undeliverable: 1,
       scans: 10,
       scanningRecipients: 4,
-      spent: 10.2,
+      drafts: [],
+      spent: 6.5,
     });
+  });
+
+  it("count only paid orders as printed and list drafts apart; spent is what the transactions charged", () => {
+    // A draft's analytics count its recipients as cards and its transactions give it a price: it
+    // is neither printed nor charged.
+    const draft = reportOrder(
+      14,
+      "autumn",
+      analytics(14, { orderStatus: "Draft", totalCards: 7, paidDate: null }),
+      transactions(14, { orderStatus: "Draft", volume: 7, totalPrice: 17.5, transactions: [] }),
+      undefined,
+    );
+    const paying = reportOrder(
+      15,
+      "winter",
+      analytics(15, { orderStatus: "Payment Needed", totalCards: 3 }),
+      transactions(15, { orderStatus: "Payment Needed", transactions: [] }),
+      undefined,
+    );
+    const withDrafts = { ...data, orders: [spring, draft, paying] };
+    expect(summaryOf(withDrafts)).toMatchObject({
+      orders: 3,
+      printed: 10,
+      drafts: [{ name: "autumn", orderId: 14 }],
+      spent: 6.5,
+    });
+    expect(chart("funnel").labels).toEqual(chartsOf(withDrafts)[0]?.labels);
+    expect(chartsOf(withDrafts).map((c) => c.series.map((s) => s.label))).toEqual([
+      ["spring"],
+      ["spring", "Total so far"],
+      ["Total (USD)", "Per recipient (USD)"],
+      ["spring", "autumn", "winter"],
+    ]);
+    expect(chartsOf(withDrafts)[2]?.labels).toEqual(["spring"]);
+    const page = renderHtml(withDrafts, "window.Chart = function () {};");
+    expect(page).toContain("<h2>Drafts</h2>");
+    expect(page).toMatch(/id="drafts-table">[\s\S]*<th scope="row">autumn<\/th><td>14<\/td><td>Draft<\/td>/);
+    expect(page).not.toMatch(/id="orders-table">[\s\S]*autumn[\s\S]*id="drafts-table"/);
   });
 
   it("say so when there is nothing to draw", () => {

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planRecipients, recipientShape } from "../../../provider/resources/automation-recipients/provider";
 import { planConversions } from "../../../provider/resources/conversions/provider";
 import { conversionShape, recordProblemOf } from "../../../provider/resources/conversions/record";
@@ -17,7 +17,13 @@ import { loadRecords } from "../../../provider/resources/records/source";
 import { UserError } from "../../../provider/resources/user-error";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-services-"));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const cwd = process.cwd();
+// The provider reads records files of its project only: here, the folder it runs in (no Pulumi.yaml above).
+beforeAll(() => process.chdir(dir));
+afterAll(() => {
+  process.chdir(cwd);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 const file = (name: string, text: string) => {
   const full = path.join(dir, name);
   fs.writeFileSync(full, text);
@@ -98,6 +104,29 @@ describe("conversion records", () => {
     );
     expect(error?.message).toMatch(/sales\.json: not valid JSON: /);
     expect(error?.message).not.toContain("\n");
+  });
+
+  it("a records file outside the project folder, or a link to one, is refused unread, without quoting it", async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-outside-"));
+    try {
+      fs.writeFileSync(path.join(outside, "secret.csv"), "uniqueId,revenue\nSECRET-1,5\n");
+      fs.symlinkSync(path.join(outside, "secret.csv"), path.join(dir, "linked.csv"));
+      const refusal = (file: string) =>
+        loadRecords({ file }, conversionShape, undefined).then(
+          () => undefined,
+          (e: Error) => e,
+        );
+      const relative = path.relative(dir, path.join(outside, "secret.csv"));
+      for (const named of [path.join(outside, "secret.csv"), relative, "linked.csv"]) {
+        const error = await refusal(named);
+        expect(error).toBeInstanceOf(UserError);
+        expect(error?.message).toBe(
+          `file: "${named.length > 60 ? `${named.slice(0, 60)}…` : named}" is outside the Pulumi project folder ${dir}/ (after following links); name a file inside it`,
+        );
+      }
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it("a records file is read as a recipients file is: binary, a broken CSV and multi-line values", async () => {

@@ -118,7 +118,7 @@ describe("review.md", () => {
       'Service: `https://mail.example` (address from directmail:baseUrl of stack "prod").',
     ]);
     expect(summaryRows(markdown)).toEqual([
-      "| **campaign-001** | update, pay | +400 −300 ~200 | 4990 / 10 (UNDELIVERABLE 10) | 12475.00 USD | ⚠ checkout |",
+      "| **campaign-001** | update, pay | +400 −300 ~200 | 4990 / 10 (UNDELIVERABLE 10) | 12,475.00 USD | ⚠ checkout |",
     ]);
     expect(markdown).toContain(
       "- **⚠ checkout** (1): campaign-001. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
@@ -275,7 +275,7 @@ describe("review.md", () => {
     for (const line of [
       "## directmail review: stack ``prod`x``, `origin/main` (0123456) → working tree",
       "Service: `` https://mail.example/`x` `` (address from @\u2060env).",
-      "| **a&#124;b &lt;i&gt;** | update, pay | +1 −0 ~1 | 1 / 1 (BAD_ZIP 1) | 12475.00 USD | ⚠ checkout, ❌ 1 problem |",
+      "| **a&#124;b &lt;i&gt;** | update, pay | +1 −0 ~1 | 1 / 1 (BAD_ZIP 1) | 12,475.00 USD | ⚠ checkout, ❌ 1 problem |",
       "- **⚠ checkout** (1): a&#124;b &lt;i&gt;. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
       `- the service at https:${J}//evil.example said &lt;b&gt;no&lt;/b&gt;`,
       `- **a&#124;b &lt;i&gt;**: first line<br>&#91;second&#93;(https:${J}//evil.example)`,
@@ -287,9 +287,9 @@ describe("review.md", () => {
       "  - changed 1: ` ` (row 3: zip&#42;, &#95;city)",
       "  - Note: note with `code` and #\u20605",
       "- On the draft now: 1 accepted, 1 dropped (`BAD_ZIP: see www.evil.example ¦ x` 1)",
-      "- Price: **12475.00 USD** for 4990 pieces of order 10001 (the service's checkout preview), Standard&#42; postage, " +
-        "Normal&#95; production, held until 2027-01-01 &lt;b&gt;; the account's balance covers 0.00 USD, 12475.00 USD goes " +
-        "to the payment method; delivery expected 2027-0&#124;&lt;b&gt; to 2027-01-14; maxTotal 20000.00 USD",
+      "- Price: **12,475.00 USD** for 4990 pieces of order 10001 (the service's checkout preview), Standard&#42; postage, " +
+        "Normal&#95; production, held until 2027-01-01 &lt;b&gt;; the account's balance covers 0.00 USD, 12,475.00 USD goes " +
+        "to the payment method; delivery expected 2027-0&#124;&lt;b&gt; to 2027-01-14; maxTotal 20,000.00 USD",
       "  - Card &#91;x&#93;(y): 1 × 2.50 = 2.50",
       "- ⚠ checkout: pays for @\u2060someone",
       `- ❌ first line<br>&#91;second&#93;(https:${J}//evil.example)`,

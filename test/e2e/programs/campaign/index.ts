@@ -27,6 +27,8 @@ const checkout = config.getBoolean("checkout")
         postageType: (config.get("postageType") as "Standard" | "FirstClass" | undefined) ?? "Standard",
         productionSpeed: "Normal",
         maxTotal: config.getNumber("maxTotal"),
+        // As a Campaign wires it: recipients added elsewhere since the list was applied stop the send.
+        expectedRecipientCount: recipients.orderRecipientCount as pulumi.Output<number>,
         settlementWaitSeconds: config.getNumber("settlementWaitSeconds"),
       },
       { dependsOn: [recipients] },

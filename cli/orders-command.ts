@@ -1,0 +1,64 @@
+/**
+ * `directmail orders untracked`: the account's Draft orders that no stack of the project holds, such
+ * as the order an interrupted `pulumi up` created whose answer never arrived. The stacks' states are
+ * read through the Automation API (every stack of the project, as `pulumi stack ls` lists them); the
+ * account is the selected stack's (or `--stack`'s).
+ */
+import type { Command } from "commander";
+import { ORDER_STATUS } from "../provider/api/schemas/order";
+import { note, say } from "./output";
+import { deployedResources } from "./review/plan";
+import { type StackOptions, withStackOptions } from "./service-commands";
+import { clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "./stack-settings";
+
+export function registerOrdersCommand(program: Command): void {
+  const orders = program.command("orders").description("Orders of the account, beside the stacks.");
+  withStackOptions(
+    orders
+      .command("untracked")
+      .description(
+        "List the account's Draft orders that no stack of the project holds (adopt or delete them).",
+      ),
+  ).action(async (options: StackOptions) => {
+    const settings = await serviceSettings(options);
+    const held = await heldByStacks(settings);
+    const client = clientFor(settings);
+    try {
+      const lines: string[] = [];
+      for await (const order of client.iterateOrders({ status: ORDER_STATUS.draft })) {
+        if (held.has(order.orderId)) continue;
+        lines.push(
+          `${order.orderId}  Draft  template ${order.templateId ?? "-"}  ${order.recipientCount} recipients  created ${order.createdDate}`,
+        );
+      }
+      say(
+        lines.length > 0
+          ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or delete it in the web application`
+          : "no Draft order outside the project's stacks",
+      );
+      note(`(${settings.from})`);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+/** The order ids every stack of the project records (created or adopted). */
+async function heldByStacks(settings: ServiceSettings): Promise<Set<number>> {
+  const selection = settings.stack;
+  if (selection === undefined) {
+    throw new Error(
+      `run in a Pulumi project with a stack selected: its stacks say which orders are held (${settings.from})`,
+    );
+  }
+  const { workspace } = selection;
+  const held = new Set<number>();
+  const summaries = await pulumiCall("cannot list the project's stacks", () => workspace.listStacks());
+  for (const { name } of summaries) {
+    // Exported by name: the user's stack selection stays as it is.
+    const stack = { name, exportStack: () => workspace.exportStack(name) };
+    for (const r of await deployedResources(stack))
+      if (r.kind === "Order" && typeof r.outputs.orderId === "number") held.add(r.outputs.orderId);
+  }
+  return held;
+}
