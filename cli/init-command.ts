@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
 import { packageManifest } from "../provider/version";
+import { say } from "./output";
 
 /** The scaffold, in the package: every file is written, `{{name}}` placeholders filled in. */
 const SCAFFOLD_DIR = "templates/campaign-repo";
@@ -41,7 +42,7 @@ export function registerInitCommand(program: Command): void {
     .option("--gitops", "add the GitHub Actions pipeline: review on pull requests, pulumi up on merge")
     .action((dir: string, options: InitOptions) => {
       const result = initRepository(dir, options);
-      process.stdout.write(describeResult(result));
+      say(describeResult(result));
     });
 }
 
@@ -63,19 +64,26 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     for (const [name, source] of templateFiles(path.join(pkg.root, GITOPS_DIR))) files.set(name, source);
   }
 
-  if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) {
+  const targetKind = kindOf(target);
+  if (targetKind === "a link to nothing") {
+    throw new Error(
+      `${dir} is a link to a folder that does not exist; remove the link, or give another folder`,
+    );
+  }
+  if (targetKind !== undefined && targetKind !== "a folder") {
     throw new Error(`${dir} is a file; give a folder for the campaign repository`);
   }
-  const packageJson = path.join(target, "package.json");
-  const existingPackage = fs.existsSync(packageJson) ? readPackageJson(packageJson) : undefined;
   const names = [...files.keys()].sort(byCodePoint);
-  const existing = names.filter((name) => name !== "package.json" && fs.existsSync(path.join(target, name)));
-  if (existing.length > 0) {
+  // Everything is checked before anything is written: a refusal leaves the folder as it was.
+  const taken = names.flatMap((name) => takenPlace(target, name));
+  if (taken.length > 0) {
     throw new Error(
-      `${dir} already has ${existing.join(", ")}; nothing was written. ` +
+      `${dir} already has ${[...new Set(taken)].join(", ")}; nothing was written. ` +
         "Run `directmail init` in a new or empty folder, or move those files away.",
     );
   }
+  const packageJson = path.join(target, "package.json");
+  const existingPackage = fs.existsSync(packageJson) ? readPackageJson(packageJson) : undefined;
 
   const written: string[] = [];
   let addedToPackageJson: string[] = [];
@@ -94,6 +102,36 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     written.push(name);
   }
   return { dir: target, written, addedToPackageJson };
+}
+
+type PlaceKind = "a folder" | "a file" | "a link to nothing";
+
+/**
+ * What is at `file`, without following a link that leads nowhere (lstat: a dangling link exists
+ * for a write, which would fail on it); undefined when nothing is.
+ */
+function kindOf(file: string): PlaceKind | undefined {
+  const entry = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (entry === undefined) return undefined;
+  const followed = entry.isSymbolicLink() ? fs.statSync(file, { throwIfNoEntry: false }) : entry;
+  if (followed === undefined) return "a link to nothing";
+  return followed.isDirectory() ? "a folder" : "a file";
+}
+
+/**
+ * Why the scaffold's file `name` cannot be written in `target`: the file is there (a package.json
+ * that is a file is merged instead), or a folder on its way is a file or a link to nothing.
+ */
+function takenPlace(target: string, name: string): string[] {
+  const parts = name.split("/");
+  for (let depth = 1; depth < parts.length; depth++) {
+    const folder = parts.slice(0, depth).join("/");
+    const kind = kindOf(path.join(target, folder));
+    if (kind !== undefined && kind !== "a folder") return [`${folder} (${kind}, where a folder goes)`];
+  }
+  const kind = kindOf(path.join(target, name));
+  if (kind === undefined || (name === "package.json" && kind === "a file")) return [];
+  return [kind === "a file" ? name : `${name} (${kind})`];
 }
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -191,9 +229,9 @@ function describeResult({ dir, written, addedToPackageJson }: InitResult): strin
     "  npx directmail sandbox --seed demo     # in a second terminal: the local service",
     "  pulumi login --local                   # unless you use another Pulumi backend",
     "  pulumi stack init dev",
+    "  export PULUMI_CONFIG_PASSPHRASE=<that passphrase>   # what stack init asked for; directmail needs it too",
     "  pulumi config set --secret directmail:apiKey sbx_demo_key",
     "  pulumi up",
-    "",
   );
   return lines.join("\n");
 }

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./init-command";
 import { registerOrdersCommand } from "./orders-command";
+import { note } from "./output";
 import { registerReportCommand } from "./report-command";
 import { registerReviewCommand } from "./review-command";
 import { registerSandboxCommand } from "./sandbox-command";
@@ -32,6 +33,15 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * Runs the command line. A failure is one line on stderr, `directmail: <what is wrong and what to
+ * do>`, never a stack trace, with exit code 1; what it quotes passes through the terminal filter.
+ */
 export async function main(argv: string[]): Promise<void> {
-  await buildProgram().parseAsync(argv);
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    note(`directmail: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }

@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { ORDER_STATUS } from "../provider/api/schemas/order";
+import { note, say } from "./output";
 import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
 import { clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "./stack-settings";
@@ -30,12 +31,12 @@ export function registerOrdersCommand(program: Command): void {
           `${order.orderId}  Draft  template ${order.templateId ?? "-"}  ${order.recipientCount} recipients  created ${order.createdDate}`,
         );
       }
-      process.stdout.write(
+      say(
         lines.length > 0
-          ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or delete it in the web application\n`
-          : "no Draft order outside the project's stacks\n",
+          ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or delete it in the web application`
+          : "no Draft order outside the project's stacks",
       );
-      console.error(`(${settings.from})`);
+      note(`(${settings.from})`);
     } finally {
       await client.close();
     }

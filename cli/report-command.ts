@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { Argument, type Command, InvalidArgumentError } from "commander";
 import { usd } from "../provider/money";
 import { shown } from "../provider/text";
+import { say } from "./output";
 import { runReport } from "./report/index";
 import { reported, type Summary, summaryOf } from "./report/model";
 import { shownPath } from "./review/index";
@@ -54,7 +55,7 @@ export function registerReportCommand(program: Command): void {
       });
       const s = summaryOf(data);
       const missing = data.orders.length - reported(data).length;
-      console.log(
+      say(
         [
           `wrote ${shownPath(file)} (${Math.round(bytes / 1024)} kB): ${data.source}`,
           `${s.printed} pieces printed, ${s.delivered} delivered, ${s.undeliverable} undeliverable, ` +

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
+import { say } from "./output";
 import { runReview, shownPath } from "./review/index";
 import { EXIT } from "./review/model";
 
@@ -73,7 +74,7 @@ export function registerReviewCommand(program: Command): void {
         [EXIT.problems]: "has problems",
       }[review.exitCode];
       const of = review.stack !== null ? `of stack ${review.stack}` : "reviewed offline";
-      console.log(
+      say(
         [
           `${review.campaigns.length} campaign${review.campaigns.length === 1 ? "" : "s"} ${of}: ` +
             `the change ${verdict} (exit code ${review.exitCode})`,

@@ -1,6 +1,7 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { registerSandboxControlCommands } from "./sandbox-control";
 
 /** The provider's default target (DEFAULT_SANDBOX_URL in provider/settings.ts) listens here. */
 export const DEFAULT_SANDBOX_PORT = 4010;
@@ -38,7 +39,7 @@ export interface SandboxCommandOptions {
  * keys. SIGINT and SIGTERM close it cleanly.
  */
 export function registerSandboxCommand(program: Command): void {
-  program
+  const sandbox = program
     .command("sandbox")
     .description("Run the local sandbox of the direct-mail service (the provider's default target).")
     .option("--port <port>", "port to listen on; 0 picks a free one", port, DEFAULT_SANDBOX_PORT)
@@ -59,6 +60,7 @@ export function registerSandboxCommand(program: Command): void {
     .action(async (options: SandboxCommandOptions) => {
       await runSandbox(options);
     });
+  registerSandboxControlCommands(sandbox);
 }
 
 export async function runSandbox(options: SandboxCommandOptions): Promise<void> {

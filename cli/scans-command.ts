@@ -18,6 +18,7 @@ import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
 import { jsonLinesOf, textOf } from "../provider/resources/recipients/source";
+import { note, say } from "./output";
 import { type StackOptions, withStackOptions } from "./service-commands";
 import { clientFor, serviceSettings } from "./stack-settings";
 
@@ -87,21 +88,21 @@ export function registerScansCommand(program: Command): void {
       if (problems.length > 0) {
         const lines = problems.slice(0, MAX_PROBLEMS).map((p) => `${shown}:${p.line}: ${p.message}`);
         if (count > lines.length) lines.push(`${shown}: ${count - lines.length} more problems not listed`);
-        process.stderr.write(
-          `${lines.join("\n")}\n${count} problem${count === 1 ? "" : "s"} in ${shown}; nothing was sent: fix them and import the file again\n`,
+        note(
+          `${lines.join("\n")}\n${count} problem${count === 1 ? "" : "s"} in ${shown}; nothing was sent: fix them and import the file again`,
         );
         process.exitCode = 1;
         return;
       }
       const sent = await sendScans(client, read.records, (done) =>
-        process.stderr.write(`recorded ${done} of ${read.records.length} scan records\n`),
+        note(`recorded ${done} of ${read.records.length} scan records`),
       );
       const orders = [...new Set(read.records.map((r) => r.scan.orderId))];
-      console.log(
+      say(
         `recorded ${sent} scan record${sent === 1 ? "" : "s"} from ${shown} ` +
           `(order${orders.length === 1 ? "" : "s"} ${orders.join(", ")}); the service applies them shortly`,
       );
-      console.log(`(${settings.from})`);
+      say(`(${settings.from})`);
     } finally {
       await client.close();
     }

@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { say } from "./output";
 import { clientFor, serviceSettings } from "./stack-settings";
 
 function positiveInt(value: string): number {
@@ -39,10 +40,10 @@ export function registerServiceCommands(program: Command): void {
     const client = clientFor(settings);
     try {
       const profile = await client.me();
-      console.log(
+      say(
         `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`,
       );
-      console.log(`(${settings.from})`);
+      say(`(${settings.from})`);
     } finally {
       await client.close();
     }
@@ -64,8 +65,8 @@ export function registerServiceCommands(program: Command): void {
       const { file, bytes } = await client.downloadProof(orderId, out, {
         ...(options.recipient ? { recipientId: options.recipient } : {}),
       });
-      console.log(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
-      console.log(`(${settings.from})`);
+      say(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
+      say(`(${settings.from})`);
     } finally {
       await client.close();
     }

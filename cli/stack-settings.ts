@@ -3,8 +3,8 @@
  * inside a Pulumi project, the selected stack's `directmail:baseUrl` and secret `directmail:apiKey`,
  * read through the Automation API exactly as `pulumi up` reads them, so that the CLI never talks to
  * another account than the deployment; the DIRECTMAIL_* environment variables are the fallback.
- * Secrets come decrypted (`pulumi config --show-secrets`), with PULUMI_CONFIG_PASSPHRASE for a
- * passphrase-protected stack.
+ * Secrets come decrypted (`pulumi config --show-secrets`), with PULUMI_CONFIG_PASSPHRASE (or
+ * PULUMI_CONFIG_PASSPHRASE_FILE) for a passphrase-protected stack.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -116,10 +116,8 @@ export async function serviceSettings(options: SettingsOptions = {}): Promise<Se
 
 /** The service settings of a stack: its configuration, the environment where it sets nothing. */
 export async function settingsOfStack(stack: StackSelection): Promise<ServiceSettings> {
-  const config = await pulumiCall(
-    `cannot read the configuration of stack "${stack.stackName}"`,
-    () => stack.workspace.getAllConfig(stack.stackName),
-    "for a passphrase-protected stack set PULUMI_CONFIG_PASSPHRASE",
+  const config = await pulumiCall(`cannot read the configuration of stack "${stack.stackName}"`, () =>
+    stack.workspace.getAllConfig(stack.stackName),
   );
   const reader = { get: (key: string) => config[key]?.value };
   const settings = resolveSettings(reader);
@@ -180,11 +178,32 @@ export async function pulumiCall<T>(what: string, call: () => Promise<T>, hint?:
   }
 }
 
+/**
+ * What to do when pulumi cannot decrypt a stack's secrets, by what it said (its two messages of a
+ * passphrase-protected stack): the two ways to give the passphrase.
+ */
+const PASSPHRASE_PROBLEMS: [RegExp, string][] = [
+  [
+    /passphrase must be set/,
+    "the stack's secrets are encrypted with the passphrase given at `pulumi stack init`, and none is set: " +
+      "export PULUMI_CONFIG_PASSPHRASE=<the passphrase>, or PULUMI_CONFIG_PASSPHRASE_FILE=<a file that holds it>",
+  ],
+  [
+    /incorrect passphrase/,
+    "PULUMI_CONFIG_PASSPHRASE (or the file PULUMI_CONFIG_PASSPHRASE_FILE names) is not the passphrase " +
+      "given at `pulumi stack init` for this stack; set that one",
+  ],
+];
+
 /** What the pulumi CLI said when a command of the Automation API failed. */
 export function pulumiMessage(error: unknown): string {
-  const result = (error as { commandResult?: { stderr?: string } }).commandResult;
-  const stderr = result?.stderr?.trim();
+  const result = (error as { commandResult?: { stderr?: string; err?: { stderr?: string } } }).commandResult;
+  // A failed command's result holds the runner's error, whose message starts with the command
+  // line; its stderr is what pulumi said.
+  const stderr = (result?.err?.stderr || result?.stderr)?.trim();
   const text = stderr || (error instanceof Error ? error.message : String(error));
+  const passphrase = PASSPHRASE_PROBLEMS.find(([said]) => said.test(text));
+  if (passphrase) return passphrase[1];
   return text
     .split("\n")
     .map((line) => line.trim())

@@ -16,6 +16,8 @@ import {
   type RecipientDeliveryStatus,
 } from "../provider/api/schemas";
 import { usd } from "../provider/money";
+import { terminalSafe } from "../provider/text";
+import { note, say } from "./output";
 import { type DeliveryCounts, deliveryCountsOf } from "./report/model";
 import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
@@ -55,7 +57,7 @@ export interface OrderStatusReport {
   recipient?: RecipientDeliveryStatus | null;
 }
 
-interface Target {
+export interface Target {
   orderId: number;
   campaign: string | null;
 }
@@ -79,10 +81,8 @@ export function registerStatusCommand(program: Command): void {
     const client = clientFor(settings);
     try {
       const reports = await orderStatus(client, orders, options.recipient);
-      process.stdout.write(
-        options.json ? `${JSON.stringify(reports, null, 2)}\n` : `${formatStatusTable(reports)}\n`,
-      );
-      console.error(`(${settings.from})`);
+      say(options.json ? JSON.stringify(reports, null, 2) : formatStatusTable(reports));
+      note(`(${settings.from})`);
     } finally {
       await client.close();
     }
@@ -90,7 +90,7 @@ export function registerStatusCommand(program: Command): void {
 }
 
 /** The orders the arguments name: ids as they are, campaign names through the stack's state. */
-async function resolveTargets(targets: string[], settings: ServiceSettings): Promise<Target[]> {
+export async function resolveTargets(targets: string[], settings: ServiceSettings): Promise<Target[]> {
   const ids = targets.filter((t) => /^\d+$/.test(t));
   const names = targets.filter((t) => !/^\d+$/.test(t));
   const inStack = ids.length === targets.length && targets.length > 0 ? [] : await stackOrders(settings);
@@ -233,16 +233,19 @@ export function deliveryText(report: OrderStatusReport): string {
 /** The reports as an aligned table, then one line per `--recipient` answer. */
 export function formatStatusTable(reports: readonly OrderStatusReport[]): string {
   const header = ["ORDER", "CAMPAIGN", "STATUS", "PAID", "SCANS", "CHARGED", "TRANSACTIONS", "DELIVERY"];
-  const rows = reports.map((r) => [
-    String(r.orderId),
-    r.campaign ?? "-",
-    r.found ? r.status : `${r.status} (not an order of this account)`,
-    day(r.paidDate),
-    r.found ? String(r.qrScans.total) : "-",
-    r.found ? usd(r.transactions.charged) : "-",
-    r.found ? String(r.transactions.count) : "-",
-    deliveryText(r),
-  ]);
+  const rows = reports.map((r) =>
+    [
+      String(r.orderId),
+      r.campaign ?? "-",
+      r.found ? r.status : `${r.status} (not an order of this account)`,
+      day(r.paidDate),
+      r.found ? String(r.qrScans.total) : "-",
+      r.found ? usd(r.transactions.charged) : "-",
+      r.found ? String(r.transactions.count) : "-",
+      deliveryText(r),
+    ].map(terminalSafe),
+  );
+  // Filtered before the widths are taken: a cell's control characters take no column.
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
   const line = (cells: string[]) =>
     cells

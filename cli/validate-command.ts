@@ -11,6 +11,7 @@ import { checkCampaignsOnline } from "../provider/campaign/online-check";
 import { displayPath } from "../provider/campaign/problem";
 import { campaignFolderRoot, type FileRoot } from "../provider/file-root";
 import { type ServiceFacts, serviceFacts } from "../provider/lookups/index";
+import { note, say } from "./output";
 import { clientFor, serviceSettings } from "./stack-settings";
 
 /**
@@ -51,14 +52,14 @@ export function registerValidateCommand(program: Command): void {
         if (problems.length > 0) {
           if (options.format === "github") {
             // Workflow commands are read from stdout; the summary stays where it always is.
-            process.stdout.write(`${formatProblems(problems, undefined, githubAnnotation)}\n`);
-            process.stderr.write(`${summary}\n`);
+            say(formatProblems(problems, undefined, githubAnnotation));
+            note(summary);
           } else {
-            process.stderr.write(`${formatProblems(problems)}\n${summary}\n`);
+            note(`${formatProblems(problems)}\n${summary}`);
           }
           process.exitCode = 1;
         } else {
-          process.stdout.write(`${summary}\n`);
+          say(summary);
         }
       },
     );

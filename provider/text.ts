@@ -24,6 +24,28 @@ function escapeChar(c: string): string {
 }
 
 /**
+ * A terminal's escape sequences: CSI (`ESC [` or U+009B, then parameters and a final byte), and the
+ * strings OSC, DCS, SOS, PM and APC up to their terminator (BEL, ESC and a backslash, or U+009C), with what
+ * they carry (a window title, a link's target).
+ */
+const TERMINAL_SEQUENCE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+  /(?:\u001B\[|\u009B)[\u0030-\u003F]*[\u0020-\u002F]*[\u0040-\u007E]|(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u0080-\u009F]*(?:\u0007|\u001B\\|\u009C)/g;
+/** What a terminal acts on rather than shows: C0 but line feed and tab, DEL, C1. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const TERMINAL_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/**
+ * Text for a terminal, whatever the service or a file put in it: escape sequences and control
+ * characters are taken out (line feed and tab stay), so that a name in a message cannot move the
+ * cursor, clear the screen, retitle the window or hide a link. Every message of the CLI goes
+ * through it.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_SEQUENCE, "").replace(TERMINAL_CONTROL, "");
+}
+
+/**
  * Where decoded text shows it was not UTF-8 text: the index of the first U+FFFD (what a byte
  * that is not UTF-8 decodes to) or control character, with what to say about it.
  */

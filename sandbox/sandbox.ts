@@ -6,6 +6,7 @@ import { Automations } from "./domain/automations";
 import { Checkout } from "./domain/checkout";
 import { Delivery } from "./domain/delivery";
 import { Engagement } from "./domain/engagement";
+import { FastForward } from "./domain/fast-forward";
 import { Orders } from "./domain/orders";
 import { Recipients } from "./domain/recipients";
 import { Scheduler } from "./domain/scheduler";
@@ -31,7 +32,7 @@ export interface SandboxOptions {
 
 /**
  * A running sandbox, put together: storage (the store and its clock) at the bottom, the domain
- * parts on it, and the HTTP server (v1 and control routes) in front of them. See docs/sandbox.md.
+ * parts on it, and the HTTP server (v1 and control routes) in front of them. See docs/sandbox-internals.md.
  */
 export class Sandbox {
   readonly store: Store;
@@ -45,6 +46,7 @@ export class Sandbox {
   readonly checkout: Checkout;
   readonly automations: Automations;
   readonly engagement: Engagement;
+  readonly fastForward: FastForward;
   readonly faults: FaultTable;
   readonly app: FastifyInstance;
   readonly log: (line: string) => void;
@@ -78,6 +80,7 @@ export class Sandbox {
     );
     this.automations = new Automations(store, scheduler, timings, this.orders, this.accounts);
     this.engagement = new Engagement(store, scheduler, timings, this.accounts, this.orders);
+    this.fastForward = new FastForward(store, scheduler, this.orders);
     this.faults = new FaultTable(options.random);
     this.app = buildApp({
       v1: {
@@ -95,6 +98,7 @@ export class Sandbox {
         orders: this.orders,
         automations: this.automations,
         engagement: this.engagement,
+        fastForward: this.fastForward,
         scheduler,
         clock: this.clock,
         faults: this.faults,

@@ -39,7 +39,8 @@ export interface CheckoutOptions {
   autoBill?: boolean;
 }
 
-const SETTLE = "settle";
+/** The event kind of a settlement; its ref is the checkout's id. */
+export const SETTLE = "settle";
 
 /**
  * Pricing, checkout and settlement. A checkout moves the order to Payment Needed and schedules its

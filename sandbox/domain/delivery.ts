@@ -103,8 +103,8 @@ export function recipientView(order: OrderRow, row: RecipientRow, now: string): 
 
 // ---------------------------------------------------------------- production and mailing
 
-/** The timed steps of a paid order, in order. */
-const STEPS = ["ready", "in-production", "mailed", "complete"] as const;
+/** The timed steps of a paid order, in order (the events' kinds, each with the order's id as ref). */
+export const DELIVERY_STEPS = ["ready", "in-production", "mailed", "complete"] as const;
 
 /**
  * A paid order's way to the mailbox: Ready For Production (at settlement or the hold date), In
@@ -178,6 +178,6 @@ export class Delivery {
 
   /** Drops the pending steps of an order (it was deleted). */
   cancel(orderId: number): void {
-    this.scheduler.cancel(orderId, STEPS);
+    this.scheduler.cancel(orderId, DELIVERY_STEPS);
   }
 }

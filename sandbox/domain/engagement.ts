@@ -87,6 +87,63 @@ export class Engagement {
     });
   }
 
+  /**
+   * The control API's scans (`directmail sandbox scan`): `count` scans of the order's QR code,
+   * spread over its mailed pieces in turn and applied at once, as if their recipients had scanned
+   * them. Only a mailed order with a QR code has pieces to scan.
+   */
+  simulateScans(accountId: number, orderId: number, count: number) {
+    return this.store.tx(() => {
+      const order = this.orders.get(accountId, orderId);
+      if (!order.has_qr) {
+        throw new ApiError(409, "TEMPLATE_HAS_NO_QR", [
+          `order ${orderId} prints no QR code, so nobody can scan it`,
+        ]);
+      }
+      if (!order.mailed_at) {
+        throw new ApiError(409, "INVALID_ORDER_STATUS", [
+          `order ${orderId} is ${order.status}: its pieces are not mailed yet, so nobody can scan them; ` +
+            `deliver it first (directmail sandbox deliver ${orderId})`,
+        ]);
+      }
+      const pieces = this.store.all<{ id: number }>(
+        "SELECT id FROM recipients WHERE order_id = ? AND do_not_mail = 0 ORDER BY id",
+        order.id,
+      );
+      const now = this.scheduler.now();
+      const scanned = pieces.slice(0, count);
+      scanned.forEach(({ id }, index) => {
+        // Recipient i gets every scan whose number is i modulo the pieces.
+        const value = Math.floor(count / pieces.length) + (index < count % pieces.length ? 1 : 0);
+        this.store.run(
+          "INSERT INTO statistics(account_id, order_id, recipient_id, value, applied, created, data) VALUES (?, ?, ?, ?, 1, ?, ?)",
+          accountId,
+          order.id,
+          id,
+          value,
+          now,
+          JSON.stringify({
+            orderId: order.id,
+            orderRecipientId: id,
+            statisticName: 1,
+            statisticValue: String(value),
+          }),
+        );
+        this.store.run("UPDATE recipients SET scans = scans + ?, last_scan = ? WHERE id = ?", value, now, id);
+      });
+      const total = this.store.get<{ total: number }>(
+        "SELECT coalesce(sum(scans), 0) AS total FROM recipients WHERE order_id = ?",
+        order.id,
+      );
+      return {
+        orderId: order.id,
+        recorded: count,
+        recipients: scanned.length,
+        totalScans: total?.total ?? 0,
+      };
+    });
+  }
+
   private applyScan(statId: number, due: string): void {
     const stat = this.store.get<{ recipient_id: number; value: number; applied: number }>(
       "SELECT * FROM statistics WHERE id = ?",

@@ -5,6 +5,7 @@ import type { Accounts } from "../domain/accounts";
 import type { Automations } from "../domain/automations";
 import type { Engagement } from "../domain/engagement";
 import { ApiError } from "../domain/errors";
+import type { FastForward } from "../domain/fast-forward";
 import type { Orders } from "../domain/orders";
 import type { Scheduler } from "../domain/scheduler";
 import type { Templates } from "../domain/templates";
@@ -21,6 +22,7 @@ export interface ControlParts {
   orders: Orders;
   automations: Automations;
   engagement: Engagement;
+  fastForward: FastForward;
   scheduler: Scheduler;
   clock: SandboxClock;
   faults: FaultTable;
@@ -59,7 +61,8 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
  * loopback only, without X-API-KEY. Its answers are written through `ControlResults`.
  */
 export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, parts) => {
-  const { accounts, templates, orders, automations, engagement, scheduler, clock, faults } = parts;
+  const { accounts, templates, orders, automations, engagement, fastForward, scheduler, clock, faults } =
+    parts;
   control.setValidatorCompiler(controlValidatorCompiler);
   control.setSerializerCompiler(serializerCompiler);
 
@@ -148,6 +151,12 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
     return { now: now.toISOString() };
   });
   call("GET", "/clock", null, R.clock, () => ({ now: clock.iso(), speed: clock.speed }));
+  call("POST", "/deliver", S.deliver, R.delivered, (body) =>
+    fastForward.deliver(accountOf(body.apiKey).id, body.orderId),
+  );
+  call("POST", "/orders/:id/scans", S.scans, R.scanned, (body, request) =>
+    engagement.simulateScans(accountOf(body.apiKey).id, idParam(request), body.count),
+  );
   call("POST", "/faults", S.addFault, R.id, (body) => {
     if (body.kind === "status" && body.status === undefined)
       throw new ControlError(400, "status: required when kind is status");

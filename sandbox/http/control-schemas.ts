@@ -10,6 +10,8 @@ import { Profile } from "../../provider/api/schemas";
 const tier = z.enum(["basic", "pro"]);
 const payment = z.enum(["succeed", "fail", "hang"]);
 const apiKey = z.string().min(1);
+/** The most scans one control call records: a whole campaign's worth, and a bound on the numbers. */
+export const MAX_SCANS_AT_ONCE = 100_000;
 
 export const ControlSchemas = {
   createAccount: z.object({
@@ -58,6 +60,10 @@ export const ControlSchemas = {
     paidRecipientSearches: z.int().nonnegative().optional(),
   }),
   advanceClock: z.object({ seconds: z.number().nonnegative() }),
+  /** extension: run the clock until the order (or every paid order of the account) is delivered. */
+  deliver: z.object({ apiKey, orderId: z.int().positive().optional() }),
+  /** extension: QR scans of a mailed order's pieces, applied at once. */
+  scans: z.object({ apiKey, count: z.int().min(1).max(MAX_SCANS_AT_ONCE).default(1) }),
   addFault: z.object({
     method: z.string().optional(),
     path: z.string().min(1),
@@ -78,6 +84,7 @@ export type CreateIntegrationOrderInput = z.input<typeof ControlSchemas.createIn
 export type DoNotMailInput = z.input<typeof ControlSchemas.doNotMail>;
 export type OrderStateInput = z.input<typeof ControlSchemas.orderState>;
 export type AddFaultInput = z.input<typeof ControlSchemas.addFault>;
+export type ScansInput = z.input<typeof ControlSchemas.scans>;
 
 /** One entry of `GET /_sandbox/ledger`: a charge or credit of the account. */
 const LedgerEntry = z.object({
@@ -107,6 +114,23 @@ export const ControlResults = {
   integrationRecipients: z.object({ recipients: rows }),
   orderState: z.object({ orderId: z.int(), status: z.string(), paidRecipientSearches: z.int() }),
   clockAdvanced: z.object({ now: z.iso.datetime() }),
+  delivered: z.object({
+    /** The clock before and after. */
+    from: z.iso.datetime(),
+    now: z.iso.datetime(),
+    orders: z.array(
+      z.object({
+        orderId: z.int(),
+        status: z.string(),
+        totalCards: z.int(),
+        delivered: z.int(),
+        undeliverable: z.int(),
+        /** Why the order is not Complete; null when it is. */
+        waiting: z.string().nullable(),
+      }),
+    ),
+  }),
+  scanned: z.object({ orderId: z.int(), recorded: z.int(), recipients: z.int(), totalScans: z.int() }),
   clock: z.object({ now: z.iso.datetime(), speed: z.number() }),
   faults: z.object({
     faults: z.array(
@@ -119,4 +143,6 @@ export const ControlResults = {
 };
 
 export type AccountResult = z.infer<typeof ControlResults.account>;
+export type DeliveredResult = z.infer<typeof ControlResults.delivered>;
+export type ScannedResult = z.infer<typeof ControlResults.scanned>;
 export type LedgerResult = z.infer<typeof ControlResults.ledger>;

@@ -17,6 +17,7 @@ import {
   type InstalledSandbox,
   installedDirectmail,
   npmInstall,
+  pulumiEnv,
   pulumiIn,
   scratchDir,
   startInstalledSandbox,
@@ -64,6 +65,15 @@ async function typeCheck(tscDir: string, project: string): Promise<{ code: numbe
 const csv = (rows: string[]) =>
   `customerId,firstName,lastName,address1,city,state,zipCode,custom1\n${rows.join("\n")}\n`;
 
+/** A section of the package's README, from its `## title` line to the next section. */
+function readmeSection(title: string): string {
+  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  const start = readme.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`README.md has no section "${title}"`);
+  const end = readme.indexOf("\n## ", start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
 /** The messages of the provider that `pulumi` printed under "Diagnostics:", one per line. */
 function diagnostics(output: string): string[] {
   const start = output.lastIndexOf("Diagnostics:\n");
@@ -109,6 +119,7 @@ describe("a campaign repository made by `directmail init` in a project of one's 
         "  npx directmail sandbox --seed demo     # in a second terminal: the local service",
         "  pulumi login --local                   # unless you use another Pulumi backend",
         "  pulumi stack init dev",
+        "  export PULUMI_CONFIG_PASSPHRASE=<that passphrase>   # what stack init asked for; directmail needs it too",
         "  pulumi config set --secret directmail:apiKey sbx_demo_key",
         "  pulumi up",
         "",
@@ -217,6 +228,108 @@ describe("a campaign repository made by `directmail init` in a project of one's 
     expect(destroy).toContain("    - 5 deleted\n");
     expect(await client.getOrder(orderId)).toBeUndefined();
     expect(await balance()).toBe(balanceBefore);
+  });
+
+  it('walks the README\'s "After the mailing" section as written: pays, delivers and scans in the sandbox, then reads it back', {
+    timeout: 400_000,
+  }, async () => {
+    if (!sandbox) throw new Error("the sandbox is not started");
+    const section = readmeSection("After the mailing, and the command line");
+    const block = (language: string) => {
+      const found = new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
+      if (found === undefined) throw new Error(`the section has no ${language} block`);
+      return found;
+    };
+    const checkout = block("yaml");
+    const commands = block("sh")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => line.replace(/\s+#.*$/, ""));
+    expect(commands).toEqual([
+      "pulumi up",
+      "npx directmail sandbox deliver",
+      "npx directmail sandbox scan welcome-postcard 5",
+      "npx directmail status",
+      "npx directmail status welcome-postcard --json",
+      "npx directmail report",
+      "pulumi refresh --run-program",
+      "npx directmail validate --online campaigns/",
+    ]);
+    // The README adds the checkout at the end of the campaign file.
+    fs.appendFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), checkout);
+    await execFileAsync("git", ["init", "--quiet"], { cwd: dir });
+    const balanceBefore = await balance();
+
+    // As a user's shell runs them: pulumi without prompts, directmail with the stack's passphrase
+    // exported and the sandbox's address (the default, 127.0.0.1:4010, for the README's reader).
+    const pulumi = pulumiIn(dir, PASSPHRASE);
+    const env = { ...pulumiEnv(dir, PASSPHRASE), DIRECTMAIL_BASE_URL: sandbox.url };
+    const output = new Map<string, string>();
+    for (const command of commands) {
+      const [program, ...args] = command.split(" ");
+      if (program === "pulumi") {
+        output.set(
+          command,
+          await pulumi(...args, ...(["up", "refresh"].includes(args[0] as string) ? ["--yes"] : [])),
+        );
+      } else {
+        expect(args[0]).toBe("directmail");
+        output.set(command, (await installedDirectmail(dir, args.slice(1), env)).stdout);
+      }
+    }
+
+    const outputs = JSON.parse(await pulumi("stack", "output", "--json"));
+    const orderId: number = outputs["welcome-postcard"].orderId;
+    // Paid once: three postcards at $2.50.
+    expect(await balance()).toBe(balanceBefore - 7.5);
+    expect(output.get("pulumi up")).toContain("    + 6 created\n");
+    expect(output.get("npx directmail sandbox deliver")).toMatch(
+      new RegExp(
+        `^order ${orderId}: Complete, 3 of 3 pieces delivered\nthe sandbox clock is now \\S+, 8 days later\n$`,
+      ),
+    );
+    expect(output.get("npx directmail sandbox scan welcome-postcard 5")).toBe(
+      `recorded 5 QR scans of order ${orderId} on 3 pieces; it has 5 in all\n`,
+    );
+    const [analytics] = (await (client as DirectMailClient).getAnalytics([orderId])).orders;
+    expect(analytics).toMatchObject({ orderStatus: "Complete", delivered: 3, totalCards: 3 });
+    expect(analytics?.qrCode?.totalScans).toBe(5);
+    const paid = analytics?.paidDate?.slice(0, 10);
+    expect(output.get("npx directmail status")).toBe(
+      [
+        "ORDER  CAMPAIGN          STATUS    PAID        SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${orderId}  welcome-postcard  Complete  ${paid}  5      7.50 USD  1             3/3 delivered`,
+        "",
+      ].join("\n"),
+    );
+    expect(JSON.parse(output.get("npx directmail status welcome-postcard --json") as string)).toMatchObject([
+      {
+        orderId,
+        campaign: "welcome-postcard",
+        status: "Complete",
+        delivery: { delivered: 3, totalCards: 3 },
+        qrScans: { total: 5 },
+        transactions: { count: 1, charged: 7.5 },
+      },
+    ]);
+    expect(output.get("npx directmail report")).toMatch(
+      /^wrote directmail-report-dev\.html \(\d+ kB\): stack dev of project my-campaigns, 1 order\n3 pieces printed, 3 delivered, 0 undeliverable, 5 QR scans, 7\.50 USD spent\n$/,
+    );
+    expect(fs.existsSync(path.join(dir, "directmail-report-dev.html"))).toBe(true);
+    // init's .gitignore keeps the report out of git.
+    const { stdout: untracked } = await execFileAsync(
+      "git",
+      ["status", "--porcelain", "--untracked-files=all"],
+      {
+        cwd: dir,
+      },
+    );
+    expect(untracked.split("\n").filter((line) => /directmail-report|review\//.test(line))).toEqual([]);
+    expect(outputs["welcome-postcard"]).toMatchObject({ orderStatus: "Complete", qrScans: 5 });
+    expect(outputs["welcome-postcard"].delivery).toMatchObject({ delivered: 3, totalCards: 3 });
+    expect(output.get("npx directmail validate --online campaigns/")).toBe(
+      `checked 1 campaign file: 1 valid (1 campaign), against the account at ${sandbox.url}\n`,
+    );
   });
 
   it("compiles a program with typed inline recipients, and not one with a misspelled field", {

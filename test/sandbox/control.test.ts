@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { CHECKOUT, newAccount, newOrder, orderStatus } from "./fixtures";
-import { http } from "./http";
+import { http, recipient, recipients } from "./http";
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -268,5 +268,121 @@ describe("control API (design brief contract)", () => {
     } finally {
       await remote.close();
     }
+  });
+});
+
+describe("delivery and scans (extensions behind `directmail sandbox deliver` and `scan`)", () => {
+  const DAY = 86_400_000;
+
+  test("deliver runs the clock step by step until the paid order's pieces have all arrived", async () => {
+    const a = await newAccount(sb, { balance: 100 });
+    const created = await a.c.post("/v1/order", { templateId: a.qrTemplateId });
+    const orderId = created.json.payload.orderId as number;
+    await a.c.put(`/v1/order/${orderId}/recipients`, {
+      recipients: [
+        ...recipients(2),
+        // A multi-unit building without a unit (DPV D) comes back undeliverable.
+        recipient({ firstName: "Unit", lastName: "Less", address1: "9 Harbor Towers" }),
+      ],
+    });
+    const draft = await newOrder(a, 1);
+    expect((await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT)).status).toBe(200);
+    const before = Date.parse((await sb.control.clock()).now);
+
+    const result = await sb.control.deliver(a.apiKey);
+    expect(result.orders).toEqual([
+      { orderId, status: "Complete", totalCards: 3, delivered: 2, undeliverable: 1, waiting: null },
+    ]);
+    // Settlement (2 s), mailing 3 days after Ready For Production, the end of Standard's 5-day window.
+    const moved = Date.parse(result.now) - Date.parse(result.from);
+    expect(moved).toBeGreaterThanOrEqual(8 * DAY);
+    expect(moved).toBeLessThan(8 * DAY + 60_000);
+    expect(Date.parse(result.from)).toBeGreaterThanOrEqual(before);
+    expect(await orderStatus(a, orderId)).toBe("Complete");
+    expect(await orderStatus(a, draft)).toBe("Draft");
+
+    // Nothing left on its way: the clock stays.
+    const again = await sb.control.deliver(a.apiKey);
+    expect(again.orders).toEqual([]);
+    expect(Date.parse(again.now) - Date.parse(again.from)).toBeLessThan(60_000);
+  });
+
+  test("deliver refuses a draft and a template, names a payment that hangs, and 404s a foreign order", async () => {
+    const a = await newAccount(sb, { balance: 100, payment: "hang" });
+    const draft = await newOrder(a, 1);
+    const refused = await http(sb.url, "POST", "/_sandbox/deliver", {
+      body: { apiKey: a.apiKey, orderId: draft },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toBe(
+      `order ${draft} is Draft: an order is mailed once its checkout is paid; give its campaign a checkout: section and run pulumi up, then deliver it`,
+    );
+    const template = await http(sb.url, "POST", "/_sandbox/deliver", {
+      body: { apiKey: a.apiKey, orderId: a.templateId },
+    });
+    expect(template.json).toEqual({ error: `order ${a.templateId} is a template, which is never mailed` });
+    await a.c.post(`/v1/order/${draft}/checkout`, CHECKOUT);
+    expect((await sb.control.deliver(a.apiKey, draft)).orders).toEqual([
+      {
+        orderId: draft,
+        status: "Payment Needed",
+        totalCards: 1,
+        delivered: 0,
+        undeliverable: 0,
+        waiting: "its payment hangs: the account's payment behaviour is hang",
+      },
+    ]);
+    const other = await newAccount(sb);
+    const foreign = await http(sb.url, "POST", "/_sandbox/deliver", {
+      body: { apiKey: other.apiKey, orderId: draft },
+    });
+    expect(foreign.status).toBe(404);
+    const bad = await http(sb.url, "POST", "/_sandbox/deliver", { body: { apiKey: a.apiKey, orderId: -1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatch(/^orderId: /);
+  });
+
+  test("scan spreads scans over the mailed pieces, at once; a draft, an order without QR and a bad count are refused", async () => {
+    const a = await newAccount(sb, { balance: 100 });
+    const created = await a.c.post("/v1/order", { templateId: a.qrTemplateId });
+    const orderId = created.json.payload.orderId as number;
+    await a.c.put(`/v1/order/${orderId}/recipients`, { recipients: recipients(3) });
+    const notYet = await http(sb.url, "POST", `/_sandbox/orders/${orderId}/scans`, {
+      body: { apiKey: a.apiKey, count: 2 },
+    });
+    expect(notYet.json).toEqual({
+      error: `order ${orderId} is Draft: its pieces are not mailed yet, so nobody can scan them; deliver it first (directmail sandbox deliver ${orderId})`,
+    });
+    await a.c.post(`/v1/order/${orderId}/checkout`, CHECKOUT);
+    await sb.control.deliver(a.apiKey, orderId);
+
+    expect(await sb.control.scan(orderId, { apiKey: a.apiKey, count: 5 })).toEqual({
+      orderId,
+      recorded: 5,
+      recipients: 3,
+      totalScans: 5,
+    });
+    expect(await sb.control.scan(orderId, { apiKey: a.apiKey })).toMatchObject({
+      recorded: 1,
+      totalScans: 6,
+    });
+    const analytics = (await a.c.get(`/v1/order/analytics?id=${orderId}`)).json.payload.orders[0];
+    expect(analytics.qrCode.totalScans).toBe(6);
+    expect(analytics.qrCode.recipients.map((r: any) => r.totalScans)).toEqual(["3", "2", "1"]);
+
+    for (const count of [0, 100_001, 1.5, "5"]) {
+      const bad = await http(sb.url, "POST", `/_sandbox/orders/${orderId}/scans`, {
+        body: { apiKey: a.apiKey, count },
+      });
+      expect(bad.status, String(count)).toBe(400);
+      expect(bad.json.error).toMatch(/^count: /);
+    }
+    const plain = await newOrder(a, 1);
+    await a.c.post(`/v1/order/${plain}/checkout`, CHECKOUT);
+    await sb.control.deliver(a.apiKey, plain);
+    const noQr = await http(sb.url, "POST", `/_sandbox/orders/${plain}/scans`, {
+      body: { apiKey: a.apiKey },
+    });
+    expect(noQr.json).toEqual({ error: `order ${plain} prints no QR code, so nobody can scan it` });
   });
 });

@@ -15,11 +15,14 @@ import {
   type CreateAccountInput,
   type CreateIntegrationOrderInput,
   type CreateTemplateInput,
+  type DeliveredResult,
   type DoNotMailInput,
   type LedgerResult,
   type OrderStateInput,
   Sandbox,
   type SandboxOptions,
+  type ScannedResult,
+  type ScansInput,
   type UpdateAccountInput,
 } from "../../sandbox";
 
@@ -48,6 +51,10 @@ export interface SandboxControl {
   /** Moves the sandbox clock forward and runs everything that became due. */
   advanceClock(seconds: number): Promise<{ now: string }>;
   clock(): Promise<{ now: string; speed: number }>;
+  /** Runs the clock step by step until the order (or every paid order of the account) is delivered. */
+  deliver(apiKey: string, orderId?: number): Promise<DeliveredResult>;
+  /** `count` QR scans (default 1) of a mailed order's pieces, applied at once. */
+  scan(orderId: number, input: ScansInput): Promise<ScannedResult>;
   /** Adds a fault; see sandbox/http/faults.ts for matching, `after`, `times`, `probability`. */
   addFault(spec: AddFaultInput): Promise<{ id: number }>;
   listFaults(): Promise<{
@@ -100,6 +107,8 @@ export function controlClient(url: string): SandboxControl {
     setOrderState: (orderId, input) => call("POST", `/orders/${orderId}/state`, input),
     advanceClock: (seconds) => call("POST", "/clock/advance", { seconds }),
     clock: () => call("GET", "/clock"),
+    deliver: (apiKey, orderId) => call("POST", "/deliver", { apiKey, orderId }),
+    scan: (orderId, input) => call("POST", `/orders/${orderId}/scans`, input),
     addFault: (spec) => call("POST", "/faults", spec),
     listFaults: () => call("GET", "/faults"),
     clearFaults: () => call("DELETE", "/faults"),

@@ -44,6 +44,7 @@ describe("directmail init", () => {
     expect(filesOf(dir)).toEqual(SCAFFOLD);
     expect(stdout).toContain("Created a campaign repository in Spring Campaigns 2026/:\n  .gitignore\n");
     expect(stdout).toContain("\n  cd 'Spring Campaigns 2026'\n  npm install\n");
+    expect(stdout).toMatch(/\n {2}pulumi up\n$/);
 
     const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8");
     expect(read("Pulumi.yaml")).toMatch(/^name: spring-campaigns-2026\n/);
@@ -87,6 +88,49 @@ describe("directmail init", () => {
     });
     expect(filesOf(dir)).toEqual(["README.md", "campaigns/welcome-postcard.yaml"]);
     expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("mine\n");
+  });
+
+  it("refuses, writing nothing, beside links that lead nowhere, and names each with what to do", async () => {
+    const dir = path.join(tmp, "dangling");
+    fs.mkdirSync(dir);
+    fs.symlinkSync(path.join(tmp, "gone-readme"), path.join(dir, "README.md"));
+    fs.symlinkSync(path.join(tmp, "gone-folder"), path.join(dir, "campaigns"));
+    fs.symlinkSync(path.join(tmp, "gone-package"), path.join(dir, "package.json"));
+    await expect(run(dir, "init")).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        "directmail: . already has README.md (a link to nothing), " +
+        "campaigns (a link to nothing, where a folder goes), package.json (a link to nothing); " +
+        "nothing was written. Run `directmail init` in a new or empty folder, or move those files away.\n",
+    });
+    expect(fs.readdirSync(dir).sort()).toEqual(["README.md", "campaigns", "package.json"]);
+
+    fs.symlinkSync(path.join(tmp, "gone-target"), path.join(tmp, "link-to-nothing"));
+    await expect(run(tmp, "init", "link-to-nothing")).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        "directmail: link-to-nothing is a link to a folder that does not exist; remove the link, or give another folder\n",
+    });
+    expect(fs.existsSync(path.join(tmp, "gone-target"))).toBe(false);
+  });
+
+  it("writes a .gitignore that keeps what review, proof and report write out of git", async () => {
+    const dir = path.join(tmp, "ignored");
+    await run(tmp, "init", "ignored");
+    await promisify(execFile)("git", ["init", "--quiet"], { cwd: dir });
+    const written = ["review/review.md", "review/proofs/spring.pdf", "proof.pdf"];
+    const reports = [
+      "directmail-report-dev.html",
+      "directmail-report.html",
+      "out/directmail-report-prod.html",
+    ];
+    const kept = ["campaigns/welcome-postcard.yaml", "index.ts", "notes.html"];
+    const { stdout } = await promisify(execFile)(
+      "git",
+      ["check-ignore", "--no-index", ...written, ...reports, ...kept],
+      { cwd: dir },
+    );
+    expect(stdout.split("\n").filter(Boolean)).toEqual([...written, ...reports]);
   });
 
   it("adds only what a package.json from `npm install pulumi-directmail` lacks", async () => {

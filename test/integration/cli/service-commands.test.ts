@@ -66,6 +66,76 @@ describe("directmail whoami and proof", () => {
     );
   });
 
+  it("prints what the service and the files say without the terminal's control characters", async () => {
+    // A window title (OSC), a colour and a screen clear (CSI, also as C1), DEL, NUL and a bell.
+    const hostile = (word: string) => `\u001b]0;owned\u0007\u001b[31m${word}\u009b2J\u007f\u0000\u0007`;
+    const { apiKey } = await sb.control.createAccount({
+      email: "hostile@example.com",
+      firstName: hostile("Eve"),
+      lastName: "\u001b]8;;https://evil.example\u001b\\Mallory\u001b]8;;\u001b\\",
+      company: hostile("Evil Corp"),
+    });
+    const { id: templateId } = await sb.control.createTemplate({ apiKey, name: hostile("Postcard") });
+    const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+    const order = await client.createOrder({ templateId });
+    await client.appendRecipients(order.orderId, [
+      newOrderRecipient({
+        address: { address1: "7 Elm St", city: "Springfield", state: "IL", zipCode: "62701" },
+        personal: { firstName: hostile("Ada"), lastName: "Lovelace" },
+      }),
+    ]);
+    await client.close();
+    const as = { ...env, DIRECTMAIL_BASE_URL: sb.url, DIRECTMAIL_API_KEY: apiKey };
+    const runAs = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [bin, ...args], { env: as, cwd: dir });
+
+    const whoami = await runAs("whoami");
+    expect(whoami.stdout.split("\n")[0]).toBe(`hostile@example.com (Eve Mallory, Evil Corp) at ${sb.url}`);
+
+    const status = await runAs("status", String(order.orderId), "--recipient", "7 Elm St");
+    const { recipients } = await new DirectMailClient({ baseUrl: sb.url, apiKey }).listRecipients(
+      order.orderId,
+    );
+    expect(status.stdout).toBe(
+      [
+        "ORDER  CAMPAIGN  STATUS  PAID  SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${order.orderId}  -         Draft   -     0      0.00 USD  0             1 piece, not mailed`,
+        `order ${order.orderId}, recipient ${recipients[0]?.id} (Ada Lovelace): not mailed yet`,
+        "",
+      ].join("\n"),
+    );
+
+    // A template's name, quoted in a problem of a campaign file.
+    fs.writeFileSync(
+      path.join(dir, "hostile.yaml"),
+      [
+        "apiVersion: directmail/v1",
+        "kind: Campaign",
+        "metadata: { name: hostile }",
+        "spec:",
+        "  order: { templateId: 1 }",
+        "  recipients:",
+        '    inline: [{ firstName: Ada, lastName: Lovelace, address1: 1 Main St, city: Springfield, state: IL, zipCode: "62701" }]',
+        "",
+      ].join("\n"),
+    );
+    await expect(runAs("validate", "--online", "hostile.yaml")).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        `hostile.yaml:5:24: spec.order.templateId: 1 is not a template of this account; use one of the account's templates: ${templateId} "Postcard"\n` +
+        `checked 1 campaign file: 0 valid, 1 with problems (1 problem), against the account at ${sb.url}\n`,
+    });
+    // A failure's one line, quoting what it was given.
+    const named = "\u001b]0;owned\u0007\u001b[31mtaken\u009b2J\u007f";
+    fs.writeFileSync(path.join(dir, named), "");
+    await expect(runAs("init", named)).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "directmail: taken is a file; give a folder for the campaign repository\n",
+    });
+  });
+
   it("fails with the service's reason and exit code 1 for an unknown order, and asks for a key when none is set", async () => {
     await expect(run("proof", "999999")).rejects.toMatchObject({ code: 1 });
     env = { ...env, DIRECTMAIL_API_KEY: "" };
