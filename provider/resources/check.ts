@@ -36,5 +36,21 @@ export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): p
             reason: issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`,
           },
     );
+  // Only inputs not known yet failed: the known ones still get their defaults, so that a preview
+  // compares the same inputs as `up` will (an `autoBill` left out is `true` either way).
+  if (failures.length === 0) return { inputs: withDefaults(schema, news) };
   return { inputs: news, failures };
+}
+
+/** The inputs with each property the schema defaults, when it is left out, set to its default. */
+function withDefaults(schema: z.ZodType, inputs: Record<string, unknown>): Record<string, unknown> {
+  const shape = (schema as Partial<z.ZodObject>).shape as Record<string, z.ZodType> | undefined;
+  if (shape === undefined) return inputs;
+  const filled = { ...inputs };
+  for (const [key, field] of Object.entries(shape)) {
+    if (filled[key] !== undefined) continue;
+    const parsed = field.safeParse(undefined);
+    if (parsed.success && parsed.data !== undefined) filled[key] = parsed.data;
+  }
+  return filled;
 }

@@ -32,9 +32,19 @@ describe("a resource's check hook", () => {
   });
 
   it("does not judge a property not known yet (a preview), and passes the inputs on", () => {
-    expect(
-      checkInputs(CheckoutInputs, { orderId: UNKNOWN, postageType: "Standard", productionSpeed: "Normal" }),
-    ).toMatchObject({ failures: [] });
+    const planned = checkInputs(CheckoutInputs, {
+      orderId: UNKNOWN,
+      postageType: "Standard",
+      productionSpeed: "Normal",
+    });
+    expect(planned.failures ?? []).toEqual([]);
+    // The known inputs get their defaults all the same: a preview compares what `up` will send.
+    expect(planned.inputs).toEqual({
+      orderId: UNKNOWN,
+      postageType: "Standard",
+      productionSpeed: "Normal",
+      autoBill: true,
+    });
     const ok = checkInputs(OrderInputs, { templateId: 5, __provider: "stored" });
     expect(ok).toEqual({ inputs: { templateId: 5 } });
   });
