@@ -335,11 +335,15 @@ function sideOf(
   campaign: LoadedCampaign | undefined,
 ): RecipientsSide | undefined {
   if (!side || !campaign) return undefined;
-  const { inline, keyColumn, identityField } = campaign.document.spec.recipients;
+  const { inline, keyColumn, identityField, delimiter } = campaign.document.spec.recipients;
   const options = { keyColumn, identityField };
   if (campaign.recipientsFile !== undefined) {
     return {
-      source: { file: campaign.recipientsFile, root: side.fileRoot },
+      source: {
+        file: campaign.recipientsFile,
+        root: side.fileRoot,
+        ...(delimiter !== undefined ? { delimiter } : {}),
+      },
       shownAs: path.relative(side.root, campaign.recipientsFile),
       ...options,
     };

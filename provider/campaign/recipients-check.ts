@@ -7,13 +7,14 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
-import { canonicalFieldName } from "../resources/recipients/declared";
+import { type CsvDelimiter, canonicalFieldName } from "../resources/recipients/declared";
 import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
   formatOf,
   type LoadedRecipients,
   loadRecipients,
   RecipientFileError,
+  type RecipientFormat,
   type RecipientSourceOptions,
 } from "../resources/recipients/source";
 import { shown } from "../text";
@@ -156,18 +157,27 @@ export async function checkRecipients(
     problems.push({ ...at(["file"]), message: `spec.recipients.file: ${error.message}`, outsideRoot: true });
     return {};
   }
+  let format: RecipientFormat;
   try {
-    formatOf(file);
+    format = formatOf(file);
   } catch {
     fileProblem(
       `"${shown(declared)}" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
     );
     return {};
   }
-  const key = JSON.stringify([file, options.identityField, options.keyColumn]);
+  const { delimiter } = section.data;
+  if (delimiter !== undefined && format !== "csv") {
+    problems.push({
+      ...at(["delimiter"]),
+      message: `spec.recipients.delimiter: separates the values of a CSV file; "${shown(declared)}" is not one`,
+    });
+    return {};
+  }
+  const key = JSON.stringify([file, options.identityField, options.keyColumn, delimiter]);
   let check = checks.get(key);
   if (!check) {
-    check = checkRecipientsFile(file, { ...options, root }, relativeTo);
+    check = checkRecipientsFile(file, { ...options, root, ...(delimiter ? { delimiter } : {}) }, relativeTo);
     checks.set(key, check);
   }
   const checked = await check;
@@ -188,7 +198,7 @@ export async function checkRecipients(
 /** Reads and checks one recipients file; see checkRecipients. */
 export async function checkRecipientsFile(
   file: string,
-  options: RecipientSourceOptions & { root: FileRoot },
+  options: RecipientSourceOptions & { root: FileRoot; delimiter?: CsvDelimiter },
   relativeTo: string | undefined,
 ): Promise<RecipientsCheck> {
   const late: CampaignProblem[] = [];
@@ -206,8 +216,8 @@ export async function checkRecipientsFile(
     };
   }
   try {
-    const { root, ...sourceOptions } = options;
-    const loaded = await loadRecipients({ file, root }, sourceOptions);
+    const { root, delimiter, ...sourceOptions } = options;
+    const loaded = await loadRecipients({ file, root, ...(delimiter ? { delimiter } : {}) }, sourceOptions);
     const rowOf = (row: number) => ({ line: row, column: 1 });
     if (loaded.problemCount === 0) {
       // Placed at their rows below, in a JSON array once the elements' positions are known.

@@ -82,7 +82,12 @@ function sourceOf(inputs: OrderRecipientsInputs): {
   const source: RecipientSource =
     inputs.file === undefined
       ? { inline: inputs.recipients ?? [] }
-      : { file: inputs.file, relativeTo: projectRoot(), root: projectFileRoot(projectRoot()) };
+      : {
+          file: inputs.file,
+          relativeTo: projectRoot(),
+          root: projectFileRoot(projectRoot()),
+          ...(inputs.delimiter !== undefined ? { delimiter: inputs.delimiter } : {}),
+        };
   return { source, options };
 }
 
@@ -92,7 +97,7 @@ async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
   if ("inline" in source) return scanRecipients(source, options);
   const file = path.resolve(projectRoot(), source.file);
   const stat = await fs.stat(file).catch(() => undefined);
-  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options]);
+  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options, source.delimiter]);
   if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
   const loaded = await scanRecipients(source, options);
   lastFileRead = stat ? { signature, loaded } : undefined;
@@ -302,6 +307,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       const settingsChanged =
         olds.maxDroppedPercent !== news.maxDroppedPercent ||
         olds.file !== news.file ||
+        olds.delimiter !== news.delimiter ||
         JSON.stringify(olds.recipients) !== JSON.stringify(news.recipients);
       return { changes: listChanged || settingsChanged };
     },

@@ -274,7 +274,7 @@ describe("schema errors", () => {
     expect(at(problems, file)).toEqual([
       "1:1: the campaign: apiVersion is required (write apiVersion: directmail/v1)",
       "3:3: metadata: name is required (names the campaign's resources: renaming it replaces them; renaming the file does not)",
-      "5:3: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
+      "5:3: spec: recipients is required (a section with file, inline, delimiter, keyColumn, identityField, maxDroppedPercent)",
       "8:5: spec.checkout: productionSpeed is required (one of Normal, ExpeditedFaster, ExpeditedFastest)",
     ]);
   });
@@ -517,6 +517,37 @@ describe("rows the service will drop (predicted by its address rules)", () => {
   });
 });
 
+describe("a recipients file separated by `;` or a tab", () => {
+  const semicolons = GOOD_CSV.replace(/,/g, ";");
+
+  it("is one problem at its header saying what to write, and loads with `delimiter`", async () => {
+    const csv = tmp.write("semi/people.csv", semicolons);
+    const file = tmp.write("semi/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
+    const refused = await loadCampaignFiles([file]);
+    expect(at(refused.problems, csv)).toEqual([
+      '1:1: this file looks separated by ";"; write delimiter: ";" (an option of the recipients, beside file) or save it with commas',
+    ]);
+    tmp.write(
+      "semi/spring.yaml",
+      `${fileCampaign("spring", "people.csv", "customerId")}    delimiter: ";"\n`,
+    );
+    const loaded = await loadCampaignFiles([file]);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.campaigns[0]?.predictedDrops).toMatchObject({ declared: 2, dropped: 0 });
+  });
+
+  it("`delimiter` with a file that is not CSV is a problem at it", async () => {
+    tmp.write(
+      "semi/people.jsonl",
+      '{"firstName":"Ada","address1":"1 A St","city":"B","state":"IL","zipCode":"62701"}\n',
+    );
+    const file = tmp.write("semi/json.yaml", `${fileCampaign("json", "people.jsonl")}    delimiter: ";"\n`);
+    expect(at((await loadCampaignFiles([file])).problems, file)).toEqual([
+      '10:16: spec.recipients.delimiter: separates the values of a CSV file; "people.jsonl" is not one',
+    ]);
+  });
+});
+
 describe("several documents and several files", () => {
   it("loads every document of a file separated by ---, skipping empty ones, reporting each at its line", async () => {
     const file = tmp.write(
@@ -708,7 +739,7 @@ describe("Conversions and Automation documents", () => {
       "16:5: spec.recipients: give the recipients either as a file or inline, exactly one of the two",
       '20:7: kind: write one of Campaign, Conversions, Automation; found "Mailing"',
       "23:7: spec: order is required (a section with templateId, useQr, qrUrl, handwritingFont, existingOrderId)",
-      "23:7: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
+      "23:7: spec: recipients is required (a section with file, inline, delimiter, keyColumn, identityField, maxDroppedPercent)",
     ]);
   });
 });
