@@ -431,7 +431,8 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
       expect(springReview?.problems).toHaveLength(1);
       expect(springReview?.problems[0]).toMatch(
         new RegExp(
-          `^preview: Order ${orders.spring} is "Paid": its recipients cannot change \\(declared 4, now 5\\)`,
+          `^preview: Order ${orders.spring} is "Paid": its recipients cannot change \\(declared 4, now 5; ` +
+            "added \\(customerId\\): C-1005, C-1006; changed \\(customerId\\): C-1003; removed: 1\\)",
         ),
       );
       expect(json.problems).toEqual([]);
