@@ -1,6 +1,9 @@
 /**
  * `directmail scans import FILE`: QR code scans collected elsewhere (a landing page's log, another
- * tool's export), recorded at the service (entry 17, one scan record per request).
+ * tool's export), recorded at the service (entry 17, one scan record per request). A line names its
+ * recipient by the service's ids (`orderId`, `orderRecipientId`), or by its campaign and the value
+ * of the campaign's key column (`campaign`, `key`), looked up in the stack's state: the index of
+ * keys and recipient ids that OrderRecipients keeps.
  *
  * All or nothing as far as the file goes: every line is checked first (its fields, then that each
  * order and recipient exists at the service), and nothing is sent while any line has a problem;
@@ -17,10 +20,13 @@ import type { z } from "zod";
 import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
-import { jsonLinesOf, textOf } from "../provider/resources/recipients/source";
+import { decodeIndex, idOf, isAccepted } from "../provider/resources/recipients/index-codec";
+import { columnKey, jsonLinesOf, textOf } from "../provider/resources/recipients/source";
+import { shown as shownText } from "../provider/text";
 import { note, say } from "./output";
+import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
-import { clientFor, serviceSettings } from "./stack-settings";
+import { clientFor, type ServiceSettings, serviceSettings, stackOf } from "./stack-settings";
 
 /** Problems listed; the rest are counted. */
 const MAX_PROBLEMS = 100;
@@ -45,9 +51,25 @@ export interface ScanProblem {
 
 export interface ReadScans {
   records: ScanRecord[];
+  /** Lines that name their recipient by campaign and key, to be looked up (resolveKeyed). */
+  keyed: { line: number; fields: Record<string, unknown> }[];
   problems: ScanProblem[];
   problemCount: number;
 }
+
+/** The columns that name a recipient by its campaign's key column, instead of the service's ids. */
+const KEY_FIELDS = ["campaign", "key"] as const;
+
+/** A campaign's recipients in the stack's state: its order, and its recipients' ids by key. */
+export interface CampaignRecipients {
+  orderId: number;
+  keyColumn: string | undefined;
+  /** The recipient id of a key column's value; 0 when the service dropped that recipient. */
+  idOf(keyValue: string): number | undefined;
+}
+
+/** Looks a campaign up by name; undefined when the stack has none of that name. */
+export type CampaignLookup = (campaign: string) => Promise<CampaignRecipients | undefined>;
 
 function positiveInt(value: string): number {
   const n = wholeNumberFromText(value);
@@ -62,7 +84,8 @@ export function registerScansCommand(program: Command): void {
       .command("import")
       .description(
         "Record QR code scans collected elsewhere: a CSV file (header row) or JSON Lines, one scan record per " +
-          "line with orderId, orderRecipientId, statisticValue (a whole number) and optionally statisticName.",
+          "line with orderId, orderRecipientId, statisticValue (a whole number) and optionally statisticName; " +
+          "or campaign and key (the value of the campaign's key column) instead of the ids, looked up in the stack.",
       )
       .argument("<file>", "a .csv, .jsonl or .ndjson file")
       .option(
@@ -74,10 +97,11 @@ export function registerScansCommand(program: Command): void {
   ).action(async (file: string, options: StackOptions & { statisticName: number }) => {
     const read = await readScans(file, options.statisticName);
     const shown = path.relative(process.cwd(), path.resolve(file)) || file;
-    if (read.problemCount === 0 && read.records.length === 0) {
+    if (read.problemCount === 0 && read.records.length + read.keyed.length === 0) {
       throw new Error(`${shown} holds no scan record; nothing was sent`);
     }
     const settings = await serviceSettings(options);
+    if (read.keyed.length > 0) await resolveKeyed(read, stackLookup(settings), options.statisticName);
     const client = clientFor(settings);
     try {
       // One problem a line of the file, which can be more than a call takes arguments: not push(...list).
@@ -112,12 +136,13 @@ export function registerScansCommand(program: Command): void {
 /** Reads and checks every line of a CSV or JSON Lines file of scan records, in one pass. */
 export async function readScans(file: string, defaultName = 1): Promise<ReadScans> {
   const ext = path.extname(file).toLowerCase();
-  const out: ReadScans = { records: [], problems: [], problemCount: 0 };
-  const problem = (line: number, message: string) => {
-    out.problemCount += 1;
-    if (out.problems.length < MAX_PROBLEMS) out.problems.push({ line, message });
-  };
+  const out: ReadScans = { records: [], keyed: [], problems: [], problemCount: 0 };
+  const problem = (line: number, message: string) => problemOf(out, line, message);
   const take = (line: number, fields: Record<string, unknown>) => {
+    if (KEY_FIELDS.some((k) => given(fields[k]))) {
+      out.keyed.push({ line, fields });
+      return;
+    }
     const scan = checkLine(fields, defaultName);
     if (scan.success) out.records.push({ line, scan: scan.data });
     else for (const message of scan.messages) problem(line, message);
@@ -165,6 +190,110 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
     throw new Error(`${file}: use a .csv, .jsonl or .ndjson file of scan records`);
   }
   return out;
+}
+
+/** A field a line gives: an empty CSV value or a JSON null is none. */
+const given = (value: unknown) => value !== undefined && value !== null && value !== "";
+
+/** A problem of a line, listed up to MAX_PROBLEMS, counted always. */
+function problemOf(read: Pick<ReadScans, "problems" | "problemCount">, line: number, message: string): void {
+  read.problemCount += 1;
+  if (read.problems.length < MAX_PROBLEMS) read.problems.push({ line, message });
+}
+
+/**
+ * The lines that name their recipient by `campaign` and `key` as scan records with the service's
+ * ids, each campaign looked up once; a line whose campaign or key is not found is a problem.
+ */
+export async function resolveKeyed(read: ReadScans, lookup: CampaignLookup, defaultName = 1): Promise<void> {
+  const campaigns = new Map<string, Promise<CampaignRecipients | undefined>>();
+  for (const { line, fields } of read.keyed) {
+    const { campaign, key, ...rest } = fields;
+    if (
+      typeof campaign !== "string" ||
+      campaign === "" ||
+      (typeof key !== "string" && typeof key !== "number")
+    ) {
+      problemOf(read, line, "give both campaign and key (the value of the campaign's key column)");
+      continue;
+    }
+    if (given(rest.orderId) || given(rest.orderRecipientId)) {
+      problemOf(read, line, "give either orderId and orderRecipientId, or campaign and key, not both");
+      continue;
+    }
+    let found = campaigns.get(campaign);
+    if (!found) {
+      found = lookup(campaign);
+      campaigns.set(campaign, found);
+    }
+    const recipients = await found;
+    const value = String(key).trim();
+    const named = `key "${shownText(value)}"`;
+    if (!recipients) {
+      problemOf(read, line, `campaign: the stack has no campaign "${shownText(campaign)}" with recipients`);
+      continue;
+    }
+    if (recipients.keyColumn === undefined) {
+      problemOf(
+        read,
+        line,
+        `campaign: "${shownText(campaign)}" has no keyColumn, so its recipients have no key; give orderId and orderRecipientId`,
+      );
+      continue;
+    }
+    const id = recipients.idOf(value);
+    if (id === undefined) {
+      problemOf(
+        read,
+        line,
+        `key: ${named} is not a ${shownText(recipients.keyColumn)} of campaign "${shownText(campaign)}"; check the value`,
+      );
+    } else if (id === 0) {
+      problemOf(
+        read,
+        line,
+        `key: ${named} of campaign "${shownText(campaign)}" was dropped by the service: it was never mailed`,
+      );
+    } else {
+      const scan = checkLine({ ...rest, orderId: recipients.orderId, orderRecipientId: id }, defaultName);
+      if (scan.success) read.records.push({ line, scan: scan.data });
+      else for (const message of scan.messages) problemOf(read, line, message);
+    }
+  }
+  read.keyed = [];
+  read.records.sort((a, b) => a.line - b.line);
+  read.problems.sort((a, b) => a.line - b.line);
+}
+
+/** Campaigns looked up in the state of the stack the settings name. */
+function stackLookup(settings: ServiceSettings): CampaignLookup {
+  let resources: ReturnType<typeof deployedResources> | undefined;
+  return async (campaign) => {
+    const selection = settings.stack;
+    if (selection === undefined) {
+      throw new Error(
+        "campaign and key are looked up in a stack's state: run in the Pulumi project with its stack selected " +
+          "(or --stack), or give orderId and orderRecipientId",
+      );
+    }
+    resources ??= stackOf(selection).then(deployedResources);
+    const outputs = (await resources).find(
+      (r) => r.kind === "OrderRecipients" && r.campaign === campaign,
+    )?.outputs;
+    if (outputs === undefined || typeof outputs.orderId !== "number" || typeof outputs.index !== "string")
+      return undefined;
+    const keyColumn = typeof outputs.keyColumn === "string" ? outputs.keyColumn : undefined;
+    const index = decodeIndex(outputs.index, keyColumn !== undefined);
+    return {
+      orderId: outputs.orderId,
+      keyColumn,
+      idOf: (value) => {
+        const entry = index.get(columnKey(value));
+        if (entry === undefined) return undefined;
+        return isAccepted(entry.id) ? idOf(entry.id) : 0;
+      },
+    };
+  };
 }
 
 /**

@@ -19,7 +19,9 @@ import { clientFor, serviceSettings } from "./stack-settings";
  * anything (YAML, schema, recipient files and rows, unique names), for the CI of a campaign
  * repository. Problems go to stderr as `path:line:column: message`, or with `--format github` to
  * stdout as GitHub Actions annotations (`::error file=…,line=…,col=…::message`, shown on the lines
- * of the pull request's diff); exit code 1 on any problem.
+ * of the pull request's diff); exit code 1 on any problem. The rows the service will drop by its
+ * address rules are warnings (`path:line:column: warning: …`, `::warning …`), which fail nothing
+ * unless they are more than the campaign's maxDroppedPercent: that is a problem.
  *
  * `--online` also checks the files against the live account (provider/campaign/online-check.ts):
  * the template, the font, the QR settings and the merge fields the template prints. The account is
@@ -46,17 +48,22 @@ export function registerValidateCommand(program: Command): void {
         paths: string[],
         options: { format: "text" | "github"; online?: boolean; cwd?: string; stack?: string },
       ) => {
-        const { summary, problems } = options.online
+        const { summary, problems, warnings } = options.online
           ? await validateOnline(paths, options)
           : await validate(paths);
-        if (problems.length > 0) {
+        // Warnings, then problems: what refuses the files is read last, beside the summary.
+        const found = [...warnings, ...problems];
+        if (found.length > 0) {
           if (options.format === "github") {
             // Workflow commands are read from stdout; the summary stays where it always is.
-            say(formatProblems(problems, undefined, githubAnnotation));
-            note(summary);
+            say(formatProblems(found, undefined, githubAnnotation));
           } else {
-            note(`${formatProblems(problems)}\n${summary}`);
+            // Each list grouped by file on its own: a file's warnings never count among its problems.
+            for (const list of [warnings, problems]) if (list.length > 0) note(formatProblems(list));
           }
+        }
+        if (problems.length > 0) {
+          note(summary);
           process.exitCode = 1;
         } else {
           say(summary);
@@ -69,7 +76,7 @@ export function registerValidateCommand(program: Command): void {
 async function validateOnline(
   paths: string[],
   options: { cwd?: string; stack?: string },
-): Promise<{ summary: string; problems: CampaignProblem[] }> {
+): Promise<{ summary: string; problems: CampaignProblem[]; warnings: CampaignProblem[] }> {
   const settings = await serviceSettings(options);
   const client = clientFor(settings);
   try {
@@ -81,19 +88,20 @@ async function validateOnline(
 }
 
 /**
- * A problem as a GitHub Actions error annotation. The runner reads `%`, CR and LF escaped in the
+ * A problem as a GitHub Actions error annotation (a warning as a warning annotation). The runner reads `%`, CR and LF escaped in the
  * message, and `,` and `:` too in a property (the file's path).
  */
 export function githubAnnotation(problem: CampaignProblem, shownPath: string): string {
   const data = (text: string) => text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
   const property = (text: string) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  return `::error file=${property(shownPath)},line=${problem.line},col=${problem.column}::${data(problem.message)}`;
+  const kind = problem.warning ? "warning" : "error";
+  return `::${kind} file=${property(shownPath)},line=${problem.line},col=${problem.column}::${data(problem.message)}`;
 }
 
 export async function validate(
   paths: string[],
   online?: ServiceFacts,
-): Promise<{ summary: string; problems: CampaignProblem[] }> {
+): Promise<{ summary: string; problems: CampaignProblem[]; warnings: CampaignProblem[] }> {
   const files = new Set<string>();
   // A folder given is the root of its files, as a stack's campaign folder is; a file given alone
   // has its Pulumi project folder as its root (the loader's default).
@@ -140,8 +148,10 @@ export async function validate(
       campaigns: loaded.campaigns.length,
       unreadablePaths,
       problems: problems.length,
+      drops: loaded.campaigns.reduce((n, c) => n + (c.predictedDrops?.dropped ?? 0), 0),
     }),
     problems,
+    warnings: loaded.warnings,
   };
 }
 
@@ -155,6 +165,8 @@ function summarize(counts: {
   campaigns: number;
   unreadablePaths: number;
   problems: number;
+  /** Recipients the service will drop, over every campaign. */
+  drops: number;
 }): string {
   const results = [`${counts.files - counts.invalidFiles} valid`];
   if (counts.invalidFiles > 0) results.push(`${counts.invalidFiles} with problems`);
@@ -162,7 +174,11 @@ function summarize(counts: {
     results.push(`${plural(counts.unreadablePaths, "path")} not found or unreadable`);
   const detail =
     counts.problems > 0 ? plural(counts.problems, "problem") : plural(counts.campaigns, "campaign");
-  return `checked ${plural(counts.files, "campaign file")}: ${results.join(", ")} (${detail})`;
+  const drops =
+    counts.drops > 0
+      ? `; the service will drop ${plural(counts.drops, "recipient")} (the warnings above)`
+      : "";
+  return `checked ${plural(counts.files, "campaign file")}: ${results.join(", ")} (${detail})${drops}`;
 }
 
 function plural(count: number, noun: string): string {

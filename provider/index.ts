@@ -113,6 +113,8 @@ export {
   type IdentityField,
   RecipientFields,
 } from "./resources/recipients/declared";
+/** What the loader predicts the service will drop of a campaign's recipients (`LoadedCampaign.predictedDrops`). */
+export type { PredictedDrops } from "./resources/recipients/predicted-drops";
 export type {
   ArgsOf,
   Fields,

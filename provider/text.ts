@@ -19,6 +19,17 @@ export function shown(text: string, length = SHOWN_LENGTH): string {
   return short.replace(/[\n\r\t]/g, (c) => JSON.stringify(c).slice(1, -1)).replace(ALL_CONTROL, escapeChar);
 }
 
+/** `a, b, c` of `total` items, the ones not given counted: `a, b, c and 4 more`. */
+export function listed(items: readonly string[], total: number): string {
+  const more = total - items.length;
+  return more > 0 ? `${items.join(", ")} and ${more} more` : items.join(", ");
+}
+
+/** Rows named in a message: `row 7`, `rows 7, 9, 12`, `rows 7, 9, 12 and 5 more` (of `total`). */
+export function rowsText(rows: readonly number[], total: number = rows.length): string {
+  return `${total === 1 ? "row" : "rows"} ${listed(rows.map(String), total)}`;
+}
+
 function escapeChar(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

@@ -23,6 +23,7 @@ import {
   settingsOfStack,
   stackOf,
 } from "../stack-settings";
+import { predictDraft } from "./drops";
 import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from "./files";
 import { renderMarkdown } from "./markdown";
 import {
@@ -117,10 +118,11 @@ async function reviewWith(
 
   const problems: string[] = [];
   const head = await loadSide(root, dir);
-  const validation: ValidationProblem[] = (head?.loaded.problems ?? []).map((p) => ({
-    ...p,
-    file: path.relative(root, p.file) || p.file,
-  }));
+  // Drops above a maxDroppedPercent show under their campaign, figured with the draft's state too.
+  const dropLimits = (head?.loaded.problems ?? []).filter((p) => p.dropLimit);
+  const validation: ValidationProblem[] = (head?.loaded.problems ?? [])
+    .filter((p) => !p.dropLimit)
+    .map((p) => ({ ...p, file: path.relative(root, p.file) || p.file }));
   const baseTree = options.base !== undefined ? await extractBase(root, options.base) : undefined;
   try {
     const base = baseTree ? await loadSide(baseTree.root, dir, false) : undefined;
@@ -138,6 +140,11 @@ async function reviewWith(
       const stack = await stackOf(target.selection);
       if (validation.length > 0) {
         problems.push("the preview did not run: the campaign files have problems (listed below)");
+      } else if (dropLimits.length > 0) {
+        // The program refuses what the loader refuses: a preview would only say it again.
+        problems.push(
+          "the preview did not run: a campaign's recipients exceed its maxDroppedPercent (see below)",
+        );
       } else {
         plan = await previewPlan(stack);
       }
@@ -305,6 +312,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
     const steps = plan.steps.filter((s) => s.campaign === name);
     const diagnostics = plan.diagnostics.filter((d) => d.campaign === name);
     const recipientsOutputs = resources.find((r) => r.kind === "OrderRecipients")?.outputs;
+    const headSide = sideOf(head, headCampaign);
     const checkout = resources.find((r) => r.kind === "Checkout")?.outputs;
     const facts: CampaignFacts = {
       name,
@@ -322,6 +330,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
         ? { totalCharges: typeof checkout.totalCharges === "number" ? checkout.totalCharges : null }
         : undefined,
       drops: recipientsOutputs ? dropReportOf(recipientsOutputs) : undefined,
+      predicted: headSide ? await predictDraft(headSide, recipientsOutputs) : undefined,
       recipients: recipientChanges,
       quote: undefined,
       proof: undefined,
@@ -350,11 +359,15 @@ function sideOf(
   campaign: LoadedCampaign | undefined,
 ): RecipientsSide | undefined {
   if (!side || !campaign) return undefined;
-  const { inline, keyColumn, identityField } = campaign.document.spec.recipients;
+  const { inline, keyColumn, identityField, delimiter } = campaign.document.spec.recipients;
   const options = { keyColumn, identityField };
   if (campaign.recipientsFile !== undefined) {
     return {
-      source: { file: campaign.recipientsFile, root: side.fileRoot },
+      source: {
+        file: campaign.recipientsFile,
+        root: side.fileRoot,
+        ...(delimiter !== undefined ? { delimiter } : {}),
+      },
       shownAs: path.relative(side.root, campaign.recipientsFile),
       ...options,
     };

@@ -11,8 +11,9 @@
  * Every text of a campaign file, the plan, the state or the service goes in through markdownText()
  * or codeSpan() (markdown-text.ts): it shows as written and cannot add a link, a mention or markup.
  */
-import { reasonCode, sumReasons } from "../../provider/api/reasons";
+import { type ReasonCount, reasonCode, sumReasons } from "../../provider/api/reasons";
 import { describeBudget } from "../../provider/budget";
+import { rowsText } from "../../provider/text";
 import { codeSpan, markdownText } from "./markdown-text";
 import {
   type CampaignReview,
@@ -134,7 +135,7 @@ function summaryTable(campaigns: readonly CampaignReview[]): string {
       "Campaign",
       "Action",
       "Recipients (+ added − removed ~ changed)",
-      "Accepted / dropped",
+      "Accepted / dropped (after the change; now)",
       "Price",
       "⚠",
     ]),
@@ -152,13 +153,20 @@ function recipientsCell(r: RecipientChanges | undefined): string {
   return `+${r.added} −${r.removed} ~${r.changed}`;
 }
 
+/** The draft after the change (predicted), then now (the stack's record), each with its top reasons. */
 function dropsCell(c: CampaignReview): string {
-  if (!c.drops) return "—";
-  const top = sumReasons(c.drops.reasons, reasonCode)
-    .slice(0, 3)
-    .map((r) => `${markdownText(r.reason)} ${r.count}`)
-    .join(", ");
-  return `${c.drops.accepted} / ${c.drops.dropped}${top ? ` (${top})` : ""}`;
+  const figures = (accepted: number, dropped: number, reasons: readonly ReasonCount[]) => {
+    const top = sumReasons(reasons, reasonCode)
+      .slice(0, 3)
+      .map((r) => `${markdownText(r.reason)} ${r.count}`)
+      .join(", ");
+    return `${accepted} / ${dropped}${top ? ` (${top})` : ""}`;
+  };
+  const parts: string[] = [];
+  const p = c.predicted;
+  if (p) parts.push(`${figures(p.declared - p.dropped, p.dropped, p.reasons)} after the change`);
+  if (c.drops) parts.push(`now ${figures(c.drops.accepted, c.drops.dropped, c.drops.reasons)}`);
+  return parts.length > 0 ? parts.join("; ") : "—";
 }
 
 function priceCell(price: Price): string {
@@ -341,10 +349,19 @@ function details(c: CampaignReview, review: Review, listed: number): string {
     );
   }
   lines.push(...recipientLines(c.recipients, listed, review.showPersonalData));
-  if (c.drops) {
-    const reasons = c.drops.reasons.map((r) => `${codeSpan(r.reason)} ${r.count}`).join(", ");
+  const reasonsOf = (reasons: readonly ReasonCount[]) =>
+    reasons.map((r) => `${codeSpan(r.reason)} ${r.count}`).join(", ");
+  if (c.predicted) {
+    const p = c.predicted;
+    const why = p.dropped > 0 ? ` (${rowsText(p.rows, p.dropped)}: ${reasonsOf(p.reasons)})` : "";
     lines.push(
-      `- On the draft now: ${c.drops.accepted} accepted, ${c.drops.dropped} dropped${reasons ? ` (${reasons})` : ""}`,
+      `- After this change (predicted by the service's address rules): ${p.declared - p.dropped} accepted, ${p.dropped} dropped${why}`,
+    );
+  }
+  if (c.drops) {
+    const reasons = reasonsOf(c.drops.reasons);
+    lines.push(
+      `- On the draft now (current): ${c.drops.accepted} accepted, ${c.drops.dropped} dropped${reasons ? ` (${reasons})` : ""}`,
     );
   }
   lines.push(...priceLines(c.price, full));

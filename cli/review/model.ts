@@ -7,8 +7,9 @@ import { reasonCounts, sumReasons } from "../../provider/api/reasons";
 import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
 import { isCheckedOut } from "../../provider/api/schemas/order";
 import { aboveBudget, type BudgetFigures, budgetLeft } from "../../provider/budget";
-import type { CampaignDocument } from "../../provider/index";
+import type { CampaignDocument, PredictedDrops } from "../../provider/index";
 import { aboveMaxTotal, CURRENCY, roundCents, sumCents, usd } from "../../provider/money";
+import { overDropLimit } from "../../provider/resources/recipients/predicted-drops";
 import type { Diagnostic, PlannedStep } from "./plan";
 import type { RecipientChanges } from "./recipients";
 
@@ -121,8 +122,10 @@ export interface CampaignReview {
   /** Each planned step of the campaign's resources (Pulumi's operation per resource). */
   steps: { resource: string; kind: string; op: string }[];
   recipients: RecipientChanges | undefined;
-  /** The draft's drop report, from the stack's OrderRecipients outputs. */
+  /** The draft's drop report now, from the stack's OrderRecipients outputs. */
   drops: DropReport | undefined;
+  /** The draft's accepted and dropped recipients after the change, predicted (cli/review/drops.ts). */
+  predicted: PredictedDrops | undefined;
   price: Price;
   flags: Flag[];
   problems: string[];
@@ -239,6 +242,8 @@ export interface CampaignFacts {
   /** The deployed checkout's charge, when the stack has a checkout for the campaign. */
   deployedCheckout: { totalCharges: number | null } | undefined;
   drops: DropReport | undefined;
+  /** The head's recipients as the draft will hold them after the change; undefined without a head. */
+  predicted?: PredictedDrops | undefined;
   recipients: RecipientChanges | undefined;
   /** The service's checkout preview for the planned checkout, or its refusal. */
   quote: QuoteAnswer | undefined;
@@ -436,6 +441,14 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
     });
   }
 
+  const over =
+    facts.predicted && overDropLimit(facts.predicted, facts.head?.spec.recipients.maxDroppedPercent);
+  if (over) {
+    problems.push(
+      `after this change ${over}: merged, \`pulumi up\` fails on it. Fix or remove those rows, or raise maxDroppedPercent.`,
+    );
+  }
+
   const messages: string[] = [];
   // A Checkout that prices itself at plan time fails the preview above maxTotal: the same refusal
   // as the quote's, said once.
@@ -457,6 +470,7 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
       .map((s) => ({ resource: s.name, kind: s.kind, op: s.op })),
     recipients: facts.recipients,
     drops: facts.drops,
+    predicted: facts.predicted,
     price,
     flags,
     problems,

@@ -201,6 +201,10 @@ const OUTPUTS_READ = [
   "dropReasons",
   "droppedSample",
   "totalCharges",
+  // OrderRecipients' index of keys (hashes) and fates, and how they are keyed: the prediction of a draft.
+  "index",
+  "keyColumn",
+  "identityField",
 ] as const;
 
 function pick(outputs: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {

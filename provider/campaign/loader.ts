@@ -20,6 +20,7 @@ import {
   resolveInside,
 } from "../file-root";
 import { projectRoot } from "../project";
+import { overDropLimit, type PredictedDrops } from "../resources/recipients/predicted-drops";
 import { LineTracker, notTextAt } from "../text";
 import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
@@ -41,6 +42,8 @@ export interface LoadedCampaign {
   recipientsFile?: string;
   /** Absolute path of the conversions file (`spec.conversions.file`), resolved as recipientsFile. */
   conversionsFile?: string;
+  /** The recipients the service will drop by its address rules, told offline. */
+  predictedDrops?: PredictedDrops;
 }
 
 /** A document of another kind than Campaign (`Conversions`, `Automation`), checked. */
@@ -59,6 +62,8 @@ export interface LoadResult {
   /** The documents of other kinds (Conversions, Automation) that passed every check, in the same order. */
   resources: LoadedResourceDocument[];
   problems: CampaignProblem[];
+  /** What is worth reading but refuses nothing: each recipient row the service will drop. */
+  warnings: CampaignProblem[];
   /** The campaign files with a problem, in themselves or in a recipients file they name. */
   invalidFiles: string[];
 }
@@ -124,6 +129,7 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
   const campaigns: LoadedCampaign[] = [];
   const resources: LoadedResourceDocument[] = [];
   const problems: CampaignProblem[] = [];
+  const warnings: CampaignProblem[] = [];
   const invalidFiles: string[] = [];
   /** metadata.name → where it was first declared. */
   const names = new Map<string, { file: string; position: Position }>();
@@ -192,10 +198,9 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
         }
         continue;
       }
-      const recipientsFile = await checkRecipients(
+      const { file: recipientsFile, predicted } = await checkRecipients(
         parsed,
-        fileProblems,
-        lateProblems,
+        { problems: fileProblems, late: lateProblems, warnings },
         recipientChecks,
         root,
         options.relativeTo,
@@ -212,7 +217,20 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
           document,
           ...(recipientsFile !== undefined ? { recipientsFile } : {}),
           ...(conversionsFile !== undefined ? { conversionsFile } : {}),
+          ...(predicted !== undefined ? { predictedDrops: predicted } : {}),
         });
+        // A campaign valid in itself stays listed with this problem: a review shows it under it.
+        const over = predicted && overDropLimit(predicted, document.spec.recipients.maxDroppedPercent);
+        if (over) {
+          fileProblems.push({
+            file,
+            ...positionOf(parsed, ["spec", "recipients", "maxDroppedPercent"]),
+            message:
+              `spec.recipients.maxDroppedPercent: ${over}; fix or remove those rows, or raise ` +
+              "maxDroppedPercent",
+            dropLimit: true,
+          });
+        }
       }
     }
     fileProblems.sort((a, b) => a.line - b.line || a.column - b.column);
@@ -220,7 +238,7 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
     for (const problem of [fileProblems, lateProblems].flat()) problems.push(problem);
     if (fileProblems.length + lateProblems.length > 0) invalidFiles.push(file);
   }
-  return { campaigns, resources, problems: dedupe(problems), invalidFiles };
+  return { campaigns, resources, problems: dedupe(problems), warnings: dedupe(warnings), invalidFiles };
 }
 
 /**
@@ -260,7 +278,7 @@ export function formatProblems(
   problems: readonly CampaignProblem[],
   relativeTo?: string,
   line: (problem: CampaignProblem, shownPath: string) => string = (p, shownPath) =>
-    `${shownPath}:${p.line}:${p.column}: ${p.message}`,
+    `${shownPath}:${p.line}:${p.column}: ${p.warning ? "warning: " : ""}${p.message}`,
 ): string {
   const byFile = new Map<string, CampaignProblem[]>();
   for (const problem of problems) {
@@ -278,7 +296,7 @@ export function formatProblems(
       const more = list.length - MAX_PRINTED_PROBLEMS;
       print(
         next,
-        `${more} more problem${more === 1 ? "" : "s"} in this file from here on, not listed ` +
+        `${more} more ${next.warning ? "warning" : "problem"}${more === 1 ? "" : "s"} in this file from here on, not listed ` +
           `(${MAX_PRINTED_PROBLEMS} are listed per file); fix the ones above and check again`,
       );
     }
@@ -299,6 +317,7 @@ function problemOnly(
     problems: [
       { file, line: 1, column: 1, ...(typeof problem === "string" ? { message: problem } : problem) },
     ],
+    warnings: [],
     invalidFiles: [],
   };
 }

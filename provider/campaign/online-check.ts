@@ -60,7 +60,10 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[]> {
   };
   const loaded = await loadRecipients(
     campaign.recipientsFile !== undefined
-      ? { file: campaign.recipientsFile }
+      ? {
+          file: campaign.recipientsFile,
+          ...(recipients.delimiter !== undefined ? { delimiter: recipients.delimiter } : {}),
+        }
       : { inline: (recipients.inline ?? []) as unknown[] },
     options,
   );

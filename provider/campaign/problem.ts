@@ -11,6 +11,13 @@ export interface CampaignProblem {
   message: string;
   /** Set when a file was refused as outside its root (file-root.ts): nothing was read from it. */
   outsideRoot?: true;
+  /** A warning: worth reading, and no reason to refuse the files (a row the service will drop). */
+  warning?: true;
+  /**
+   * The predicted drops exceed the campaign's maxDroppedPercent: a problem of the recipients as
+   * the service will judge them, not of the files' format (a review shows it under its campaign).
+   */
+  dropLimit?: true;
 }
 
 export type Position = { line: number; column: number };

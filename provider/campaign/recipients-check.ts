@@ -7,11 +7,14 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
-import { canonicalFieldName } from "../resources/recipients/declared";
+import { type CsvDelimiter, canonicalFieldName } from "../resources/recipients/declared";
+import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
   formatOf,
+  type LoadedRecipients,
   loadRecipients,
   RecipientFileError,
+  type RecipientFormat,
   type RecipientSourceOptions,
 } from "../resources/recipients/source";
 import { shown } from "../text";
@@ -29,24 +32,66 @@ export interface RecipientsCheck {
   late: CampaignProblem[];
   /** Problems reported at each naming document's `file` value, given the file as it was written there. */
   atFileValue: ((declared: string) => string)[];
+  /** The rows the service will drop, each a warning at its row; undefined when the file has problems. */
+  drops?: {
+    warnings: CampaignProblem[];
+    atFileValue: ((declared: string) => string)[];
+    predicted: PredictedDrops;
+  };
 }
+
+/** What the recipients of a document are: their file, and the drops predicted when they are valid. */
+export interface CheckedRecipients {
+  file?: string;
+  predicted?: PredictedDrops;
+}
+
+/** A warning's words for a row the service will drop. */
+const willDrop = (what: string, reason: string) => `the service will drop this ${what}: ${reason}`;
+
+/**
+ * The recipients the service will drop (predicted-drops.ts), each placed by `at`, at most
+ * MAX_RECIPIENT_PROBLEMS of them; `more` says how many others there are.
+ */
+function predictDrops(
+  loaded: LoadedRecipients,
+  at: (row: number, reason: string) => CampaignProblem,
+): { warnings: CampaignProblem[]; more: number; predicted: PredictedDrops } {
+  const tally = new DropTally();
+  const warnings: CampaignProblem[] = [];
+  let more = 0;
+  for (const { row, recipient } of loaded.byKey.values()) {
+    const reason = predictedDropReason(recipient);
+    tally.add(row, reason);
+    if (reason === undefined) continue;
+    if (warnings.length < MAX_RECIPIENT_PROBLEMS) warnings.push({ ...at(row, reason), warning: true });
+    else more += 1;
+  }
+  // Rows in file order: a list's keys are in the order rows were first seen, which is row order.
+  warnings.sort((a, b) => a.line - b.line || a.column - b.column);
+  return { warnings, more, predicted: tally.result };
+}
+
+const moreDrops = (more: number) => (declared: string) =>
+  `${declared}: the service will drop ${more} more rows besides the ${MAX_RECIPIENT_PROBLEMS} listed`;
 
 /**
  * Checks the recipients of one document (when its recipients section itself is valid) and
- * returns the absolute recipients file, if any. Problems inside the campaign file go to
- * `problems`; problems in the recipients file, to `late` (printed after the campaign file's).
- * `checks` keeps what each recipients file gave, so that a file named by many documents is read once.
+ * returns the absolute recipients file, if any, and the drops predicted. Problems inside the
+ * campaign file go to `problems`; problems in the recipients file, to `late` (printed after the
+ * campaign file's); the rows the service will drop, to `warnings`. `checks` keeps what each
+ * recipients file gave, so that a file named by many documents is read once.
  */
 export async function checkRecipients(
   parsed: ParsedDocument,
-  problems: CampaignProblem[],
-  late: CampaignProblem[],
+  found: { problems: CampaignProblem[]; late: CampaignProblem[]; warnings: CampaignProblem[] },
   checks: Map<string, Promise<RecipientsCheck>>,
   root: FileRoot,
   relativeTo: string | undefined,
-): Promise<string | undefined> {
+): Promise<CheckedRecipients> {
+  const { problems, late, warnings } = found;
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
-  if (!section.success) return undefined;
+  if (!section.success) return {};
   const options = {
     identityField: section.data.identityField ?? "custom6",
     maxProblems: MAX_RECIPIENT_PROBLEMS,
@@ -82,7 +127,23 @@ export async function checkRecipients(
         message: `spec.recipients.inline: ${loaded.problemCount - loaded.problems.length} more problems besides the ${loaded.problems.length} listed`,
       });
     }
-    return undefined;
+    if (loaded.problemCount > 0) return {};
+    const drops = predictDrops(loaded, (row, reason) => {
+      const item: Path = ["spec", "recipients", "inline", row - 1];
+      return {
+        file: parsed.file,
+        ...positionOf(parsed, item),
+        message: `${label(item)}: ${willDrop("recipient", reason)}`,
+      };
+    });
+    for (const warning of drops.warnings) warnings.push(warning);
+    if (drops.more > 0)
+      warnings.push({
+        ...at(["inline"]),
+        message: moreDrops(drops.more)("spec.recipients.inline"),
+        warning: true,
+      });
+    return { predicted: drops.predicted };
   }
 
   const declared = section.data.file as string;
@@ -94,33 +155,50 @@ export async function checkRecipients(
   } catch (error) {
     if (!(error instanceof OutsideRootError)) throw error;
     problems.push({ ...at(["file"]), message: `spec.recipients.file: ${error.message}`, outsideRoot: true });
-    return undefined;
+    return {};
   }
+  let format: RecipientFormat;
   try {
-    formatOf(file);
+    format = formatOf(file);
   } catch {
     fileProblem(
       `"${shown(declared)}" is not a recipients file type; use a .csv, .json, .jsonl or .ndjson file`,
     );
-    return undefined;
+    return {};
   }
-  const key = JSON.stringify([file, options.identityField, options.keyColumn]);
+  const { delimiter } = section.data;
+  if (delimiter !== undefined && format !== "csv") {
+    problems.push({
+      ...at(["delimiter"]),
+      message: `spec.recipients.delimiter: separates the values of a CSV file; "${shown(declared)}" is not one`,
+    });
+    return {};
+  }
+  const key = JSON.stringify([file, options.identityField, options.keyColumn, delimiter]);
   let check = checks.get(key);
   if (!check) {
-    check = checkRecipientsFile(file, { ...options, root }, relativeTo);
+    check = checkRecipientsFile(file, { ...options, root, ...(delimiter ? { delimiter } : {}) }, relativeTo);
     checks.set(key, check);
   }
-  const { late: found, atFileValue } = await check;
+  const checked = await check;
   // Found once, pushed for each document that names the file: they are deduplicated in the end.
-  for (const problem of found) late.push(problem);
-  for (const message of atFileValue) fileProblem(message(`"${shown(declared)}"`));
-  return file;
+  for (const problem of checked.late) late.push(problem);
+  for (const message of checked.atFileValue) fileProblem(message(`"${shown(declared)}"`));
+  if (!checked.drops) return { file };
+  for (const warning of checked.drops.warnings) warnings.push(warning);
+  for (const message of checked.drops.atFileValue)
+    warnings.push({
+      ...at(["file"]),
+      message: `spec.recipients.file: ${message(`"${shown(declared)}"`)}`,
+      warning: true,
+    });
+  return { file, predicted: checked.drops.predicted };
 }
 
 /** Reads and checks one recipients file; see checkRecipients. */
 export async function checkRecipientsFile(
   file: string,
-  options: RecipientSourceOptions & { root: FileRoot },
+  options: RecipientSourceOptions & { root: FileRoot; delimiter?: CsvDelimiter },
   relativeTo: string | undefined,
 ): Promise<RecipientsCheck> {
   const late: CampaignProblem[] = [];
@@ -138,15 +216,27 @@ export async function checkRecipientsFile(
     };
   }
   try {
-    const { root, ...sourceOptions } = options;
-    const loaded = await loadRecipients({ file, root }, sourceOptions);
+    const { root, delimiter, ...sourceOptions } = options;
+    const loaded = await loadRecipients({ file, root, ...(delimiter ? { delimiter } : {}) }, sourceOptions);
+    const rowOf = (row: number) => ({ line: row, column: 1 });
+    if (loaded.problemCount === 0) {
+      // Placed at their rows below, in a JSON array once the elements' positions are known.
+      const drops = predictDrops(loaded, (row, reason) => ({
+        file,
+        ...rowOf(row),
+        message: willDrop("row", reason),
+      }));
+      const more = drops.more > 0 ? [moreDrops(drops.more)] : [];
+      return {
+        late,
+        atFileValue,
+        drops: { ...drops, atFileValue: more, warnings: await placedInJson(file, drops.warnings) },
+      };
+    }
     // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
     const json =
-      formatOf(file) === "json" && loaded.problems.length > 0
-        ? jsonPositions(
-            (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, ""),
-            new Set(loaded.problems.map((p) => p.row)),
-          )
+      formatOf(file) === "json"
+        ? jsonPositions(await jsonText(file), new Set(loaded.problems.map((p) => p.row)))
         : undefined;
     for (const problem of loaded.problems) {
       const element = json?.get(problem.row);
@@ -154,7 +244,7 @@ export async function checkRecipientsFile(
         (problem.field !== undefined ? element?.keys.get(problem.field) : undefined) ?? element?.start;
       late.push({
         file,
-        ...(position ?? { line: problem.row, column: 1 }),
+        ...(position ?? rowOf(problem.row)),
         message: `${problem.field ? `${shown(problem.field)}: ` : ""}${problem.message}`,
       });
     }
@@ -173,6 +263,16 @@ export async function checkRecipientsFile(
     else atFileValue.push((declared) => `${declared} cannot be read: ${reason}`);
   }
   return { late, atFileValue };
+}
+
+/** A JSON recipients file's text, as the loader decoded it. */
+const jsonText = async (file: string) => (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
+
+/** Warnings numbered by row, at their elements when the file is a JSON array (else a row is a line). */
+async function placedInJson(file: string, warnings: CampaignProblem[]): Promise<CampaignProblem[]> {
+  if (formatOf(file) !== "json" || warnings.length === 0) return warnings;
+  const json = jsonPositions(await jsonText(file), new Set(warnings.map((w) => w.line)));
+  return warnings.map((w) => ({ ...w, ...(json.get(w.line)?.start ?? {}) }));
 }
 
 /**

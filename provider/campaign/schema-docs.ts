@@ -317,7 +317,9 @@ function withoutRef(node: JsonSchema): JsonSchema {
 
 function typeOf(node: JsonSchema, resolve: (n: JsonSchema) => JsonSchema): string {
   if (node.const !== undefined) return `\`${String(node.const)}\``;
-  if (node.enum) return `one of ${node.enum.map((v) => `\`${String(v)}\``).join(", ")}`;
+  // A value with a space or a control character (a tab) is shown as YAML writes it: quoted, escaped.
+  const written = (v: unknown) => (/^\S+$/.test(String(v)) ? String(v) : JSON.stringify(v));
+  if (node.enum) return `one of ${node.enum.map((v) => `\`${written(v)}\``).join(", ")}`;
   if (node.type === "array" && node.items) {
     const items = resolve(node.items);
     return `list of ${items.properties ? "objects" : `(${typeOf(items, resolve)})`}`;

@@ -72,6 +72,9 @@ export const CampaignRecipients = z
       keyColumn:
         "A column that identifies each recipient (a customer id); without it, the content does. Never personal " +
         "data (a name, an address, an e-mail, a phone): the key shows in reviews and in the state.",
+      delimiter:
+        'The character between the values of a CSV file: "," (the default), ";" or a tab ("\\t"), as a ' +
+        "spreadsheet saved in some languages writes it.",
       identityField: "The custom field that carries each recipient's identity key (default custom6).",
       maxDroppedPercent: "Fail the deployment when more than this share of the recipients is dropped.",
     }),

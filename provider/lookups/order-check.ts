@@ -6,6 +6,7 @@
  * caller's (campaign/online-check.ts, `directmail validate --online`).
  */
 import type { Font, Template } from "../api/schemas/templates";
+import { rowsText } from "../text";
 import type { ServiceFacts } from "./facts";
 
 /** What an order declares, as far as these checks go. */
@@ -147,14 +148,13 @@ function mergeFieldFindings(template: Template, recipients: Iterable<DeclaredRow
   const findings: OnlineFinding[] = [];
   for (const [field, { count, rows }] of missing) {
     if (count === 0) continue;
-    const more = count > rows.length ? ", ..." : "";
     const which =
       count === total ? `none of the ${total} recipients has` : `${count} of ${total} recipients have no`;
     findings.push({
       field: "recipients",
       rows,
       message:
-        `${which} ${field} (row${rows.length === 1 ? "" : "s"} ${rows.join(", ")}${more}), which ${quoted(template)} ` +
+        `${which} ${field} (${rowsText(rows, count)}), which ${quoted(template)} ` +
         `prints; fill in ${field} for every recipient, or choose a template that does not print it`,
     });
   }

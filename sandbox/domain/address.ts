@@ -3,22 +3,11 @@
  * The rules are listed in docs/sandbox.md ("Addresses"); keep the two in step.
  */
 
-import {
-  standardizeCity,
-  standardizeLine,
-  standardizeState,
-} from "../../provider/api/schemas/address-standard";
+import { type AddressInput, checkAddress } from "../../provider/api/address-rules";
+
+export type { AddressInput };
 
 const SECONDARY = new Set(["APT", "STE", "UNIT", "FL", "RM", "BLDG", "DEPT", "LOT", "SPC", "TRLR", "#"]);
-
-export interface AddressInput {
-  address1?: string | null;
-  address2?: string | null;
-  city?: string | null;
-  state?: string | null;
-  zipCode?: string | null;
-  country?: string | null;
-}
 
 /**
  * `Y` confirmed; `D` primary confirmed, secondary (unit) missing; `S` primary confirmed, secondary
@@ -46,8 +35,6 @@ export interface AddressResult {
   problems: { field: string; message: string }[];
 }
 
-const blank = (v: string | null | undefined): v is null | undefined | "" => v == null || v.trim() === "";
-
 /** A small stable hash (FNV-1a) so that derived digits are the same on every run. */
 export function stableHash(text: string, from = 0x811c9dc5): number {
   // `from`: the hash of the text before this one, so a hash of joined texts needs no joined copy.
@@ -59,69 +46,27 @@ export function stableHash(text: string, from = 0x811c9dc5): number {
   return h;
 }
 
-const COUNTRIES = new Set(["", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA"]);
-
 /**
- * `fn` with its answers remembered: a mailing list repeats few cities and states. Only short texts,
- * at most 10,000 of them, so the memory stays small whatever the requests hold.
+ * The service's address rules (provider/api/address-rules.ts, shared with the offline prediction of
+ * drops), then what only the service knows: the carrier's verdict, simulated here by the word
+ * UNDELIVERABLE, and the DPV code.
  */
-function remembered<T>(fn: (text: string) => T): (text: string) => T {
-  const answers = new Map<string, T>();
-  return (text) => {
-    const known = answers.get(text);
-    if (known !== undefined || answers.has(text)) return known as T;
-    const answer = fn(text);
-    if (text.length > 64) return answer;
-    if (answers.size >= 10_000) answers.clear();
-    answers.set(text, answer);
-    return answer;
-  };
-}
-
-const isUs = remembered((country: string) =>
-  COUNTRIES.has(country.toUpperCase().replace(/[.]/g, " ").replace(/\s+/g, " ").trim()),
-);
-const cityOf = remembered(standardizeCity);
-const stateOf = remembered(standardizeState);
-
-const REQUIRED = ["address1", "city", "state", "zipCode"] as const;
-
 export function validateAddress(input: AddressInput): AddressResult {
-  const problems: { field: string; message: string }[] = [];
-  for (const field of REQUIRED)
-    if (blank(input[field])) problems.push({ field, message: `${field} is required` });
-  if (!isUs(input.country ?? ""))
-    problems.push({ field: "country", message: `only US addresses are mailed` });
-  if (problems.length > 0) return { dpv: "N", standard: null, problems };
-
-  const address1 = standardizeLine(input.address1 as string);
-  const address2 = blank(input.address2) ? null : standardizeLine(input.address2 as string);
-  const city = cityOf(input.city as string);
-  const state = stateOf(input.state as string);
-  const zipMatch = /^(\d{5})(?:-?(\d{4}))?$/.exec((input.zipCode as string).trim());
-
-  if (!state) problems.push({ field: "state", message: `'${input.state}' is not a US state or territory` });
-  if (!zipMatch)
-    problems.push({ field: "zipCode", message: `'${input.zipCode}' is not a ZIP or ZIP+4 code` });
-  else if (zipMatch[1] === "00000")
-    problems.push({ field: "zipCode", message: "ZIP code 00000 does not exist" });
-  const primary = /^(\d+[A-Z]?)(?:-\d+)? \S/.exec(address1);
-  // A line that starts with a house number is no PO box: that test is skipped.
-  const poBox = primary ? null : /^(?:PO|P O|POST OFFICE) BOX (\d+)$/.exec(address1);
-  if (!primary && !poBox) {
-    problems.push({ field: "address1", message: "address1 has no primary (house) number" });
-  }
-  if (/\bUNDELIVERABLE\b/.test(address1)) {
+  const { problems, parts } = checkAddress(input);
+  if (!parts) return { dpv: "N", standard: null, problems };
+  if (/\bUNDELIVERABLE\b/.test(parts.address1)) {
     problems.push({ field: "address1", message: "the carrier reports this address as undeliverable" });
   }
-  if (problems.length > 0 || !zipMatch || !state) return { dpv: "N", standard: null, problems };
+  const { address1, address2, city, state, zip5 } = parts;
+  if (problems.length > 0 || zip5 === undefined || state === undefined)
+    return { dpv: "N", standard: null, problems };
 
-  const zipCode = zipMatch[1] as string;
+  const zipCode = zip5;
   // The hash of `${address1}|${zipCode}`, without building that text.
   const zip4 =
-    zipMatch[2] ??
+    parts.zip4 ??
     String(stableHash(zipCode, stableHash("|", stableHash(address1))) % 10_000).padStart(4, "0");
-  const digits = (primary?.[1] ?? poBox?.[1] ?? "0").replace(/\D/g, "");
+  const digits = (parts.number ?? "0").replace(/\D/g, "");
   const zip2 = digits.slice(-2).padStart(2, "0");
 
   let dpv: DpvCode = "Y";

@@ -3,7 +3,7 @@ import type { Timings } from "../assumptions";
 import type { IntegrationOrderRow, OrderRow } from "../storage/rows";
 import type { Store } from "../storage/store";
 import type { Accounts } from "./accounts";
-import { doNotMailKey, duplicateKey, stableHash, validateAddress } from "./address";
+import { type AddressInput, doNotMailKey, duplicateKey, stableHash, validateAddress } from "./address";
 import { ApiError, notFound } from "./errors";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";
@@ -75,17 +75,11 @@ export function checkReturnAddress(
   return undefined;
 }
 
-export interface IntegrationRecipientInput extends ReturnAddress {
+export interface IntegrationRecipientInput extends ReturnAddress, AddressInput {
   id?: number | null;
   firstName?: string | null;
   lastName?: string | null;
   toOrganization?: string | null;
-  address1?: string | null;
-  address2?: string | null;
-  city?: string | null;
-  state?: string | null;
-  zipCode?: string | null;
-  country?: string | null;
   [field: string]: unknown;
 }
 

@@ -1,4 +1,5 @@
 import type { SQLInputValue } from "node:sqlite";
+import { addressNotValidReason } from "../../provider/api/address-rules";
 import type { AppendResult, OrderRecipient } from "../../provider/api/schemas";
 import { type OrderRow, packRecipient, type RecipientRow } from "../storage/rows";
 import type { Store } from "../storage/store";
@@ -104,7 +105,7 @@ export class Recipients {
           undeliverable.push({
             ...submitted,
             metadata: { ...submitted.metadata, dpvConfirmationCode: "N" },
-            reason: `ADDRESS_NOT_VALID: ${result.problems.map((p) => `address.${p.field}: ${p.message}`).join("; ")}`,
+            reason: addressNotValidReason(result.problems),
           });
           return;
         }

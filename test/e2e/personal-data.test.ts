@@ -136,10 +136,10 @@ describe("personal data under the pulumi CLI", { timeout: 300_000 }, () => {
     const markdown = read("review-1/review.md");
     const json = JSON.parse(read("review-1/review.json")) as Review;
     expect(markdown.split("\n").filter((line) => line.startsWith("| **"))).toEqual([
-      "| **spring** | no change | +0 −0 ~0 | 1 / 2 (ADDRESS_NOT_VALID 2) | — |  |",
+      "| **spring** | no change | +0 −0 ~0 | 1 / 2 (ADDRESS_NOT_VALID 2) after the change; now 1 / 2 (ADDRESS_NOT_VALID 2) | — |  |",
     ]);
     expect(markdown).toContain(
-      `- On the draft now: 1 accepted, 2 dropped (\`${STATE_REASON}\` 1, \`${ZIP_REASON}\` 1)`,
+      `- On the draft now (current): 1 accepted, 2 dropped (\`${STATE_REASON}\` 1, \`${ZIP_REASON}\` 1)`,
     );
     expect(json.campaigns[0]?.drops).toEqual({
       accepted: 1,

@@ -88,9 +88,11 @@ describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000
     write("paid", { pay: true, zip: "62702" });
     const status = await statusOf("paid");
     const message =
-      `Order ${orders.paid} is "${status}": its recipients cannot change (declared 2, now 2), because the ` +
-      "service changes recipients only in Draft, Edits Needed, Needs Edits. Put the recipient list back as it " +
-      "was, or declare a new Order for a new mailing.";
+      `Order ${orders.paid} is "${status}": its recipients cannot change (declared 2, now 2; added: row 1 of ` +
+      "the inline list; removed: 1), because the service changes recipients only in Draft, Edits Needed, Needs " +
+      "Edits. Put the recipient list back as it was. To mail the changed list, declare it as a new campaign (a " +
+      "new Order), and keep this campaign as it was or remove it: an order past draft stays at the service " +
+      "(`retain: true` keeps any order there).";
     const expected = { [resource("OrderRecipients", "paid-recipients")]: [`error: ${message}`] };
 
     for (const command of [

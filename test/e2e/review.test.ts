@@ -197,8 +197,8 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
 
     // One row per campaign, in the order of their files.
     expect(summaryRows(markdown)).toEqual([
-      `| **autumn** | pay | +0 −0 ~0 | 2 / 0 | ❌ ${usd(autumnPrice.totalCharges)} > maxTotal 5.00 USD | ⚠ checkout, ❌ 1 problem |`,
-      `| **spring** | update, pay | +2 −1 ~1 | 3 / 1 (DO_NOT_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
+      `| **autumn** | pay | +0 −0 ~0 | 2 / 0 after the change; now 2 / 0 | ❌ ${usd(autumnPrice.totalCharges)} > maxTotal 5.00 USD | ⚠ checkout, ❌ 1 problem |`,
+      `| **spring** | update, pay | +2 −1 ~1 | 4 / 1 (unchanged since dropped 1) after the change; now 3 / 1 (DO_NOT_MAIL 1) | ${usd(springPrice.totalCharges)} | ⚠ checkout |`,
     ]);
     const autumnProblem =
       `the checkout of order ${orders.autumn} would charge ${usd(autumnPrice.totalCharges)}, more than maxTotal 5.00 USD: ` +
@@ -308,8 +308,8 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
       "**✅ This change spends nothing and has no step that cannot be undone** (exit code 0).",
     );
     expect(summaryRows(markdown)).toEqual([
-      "| **autumn** | no change | +0 −0 ~0 | 2 / 0 | — |  |",
-      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (DO_NOT_MAIL 1) | — |  |",
+      "| **autumn** | no change | +0 −0 ~0 | 2 / 0 after the change; now 2 / 0 | — |  |",
+      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (unchanged since dropped 1) after the change; now 3 / 1 (DO_NOT_MAIL 1) | — |  |",
     ]);
     expect(markdown).not.toContain("Needs approval");
     expect(await serviceState()).toEqual(before);
@@ -398,7 +398,7 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
         ?.steps.find((s) => s.kind === "AddressBookEntry")?.resource as string;
       expect(entry).toMatch(/^contacts-address-[0-9a-f]{10}$/);
       expect(summaryRows(markdown)).toContain(
-        "| **contacts** | create | +1 −0 ~0 | — | — | ⚠ address book entry |",
+        "| **contacts** | create | +1 −0 ~0 | 1 / 0 after the change | — | ⚠ address book entry |",
       );
       const lines = markdown.split("\n");
       expect(lines).toContain(
@@ -444,7 +444,9 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
           "Casual Cursive, Neat Print, Bold Marker, Elegant Script, Quick Note",
         "",
       ]);
-      expect(summaryRows(markdown)).toContain("| **hostile** | create | +1 −0 ~0 | — | — |  |");
+      expect(summaryRows(markdown)).toContain(
+        "| **hostile** | create | +1 −0 ~0 | 1 / 0 after the change | — |  |",
+      );
       for (const markup of ["](", "**[", "@team", "https://"]) expect(markdown).not.toContain(markup);
     } finally {
       fs.rmSync(path.join(t.workDir, "campaigns/hostile.yaml"));
@@ -489,7 +491,8 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
       expect(springReview?.problems).toHaveLength(1);
       expect(springReview?.problems[0]).toMatch(
         new RegExp(
-          `^preview: Order ${orders.spring} is "Paid": its recipients cannot change \\(declared 4, now 5\\)`,
+          `^preview: Order ${orders.spring} is "Paid": its recipients cannot change \\(declared 4, now 5; ` +
+            "added \\(customerId\\): C-1005, C-1006; changed \\(customerId\\): C-1003; removed: 1\\)",
         ),
       );
       expect(json.problems).toEqual([]);

@@ -6,7 +6,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { shown } from "../../text";
-import { IDENTITY_FIELDS, isPersonalColumn, type RecipientFields } from "../recipients/declared";
+import {
+  CSV_DELIMITERS,
+  IDENTITY_FIELDS,
+  isPersonalColumn,
+  type RecipientFields,
+} from "../recipients/declared";
 import type { ArgsOf, InputOf } from "../types";
 
 /**
@@ -40,6 +45,11 @@ export const OrderRecipientsInputFields = {
    * either `file` or `recipients`. An edit of the file changes only the recipients that differ.
    */
   file: z.string().trim().min(1, "file must name a .csv, .json, .jsonl or .ndjson file").optional(),
+  /**
+   * The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\t"`), as a
+   * spreadsheet saved in some languages writes it.
+   */
+  delimiter: z.enum(CSV_DELIMITERS, 'delimiter must be ",", ";" or a tab ("\\t")').optional(),
   keyColumn: z
     .string()
     .trim()

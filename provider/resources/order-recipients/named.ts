@@ -4,7 +4,7 @@
  * an address: recipients are personal data, and a plan is read in widely visible places (pull
  * requests, CI logs).
  */
-import { shown } from "../../text";
+import { listed, shown } from "../../text";
 import type { RecipientIndex } from "../recipients/index-codec";
 import { keyValuesByRow } from "../recipients/key-values";
 import { firstChanges, type SyncPlan } from "../recipients/plan";
@@ -22,12 +22,6 @@ function shownKey(value: string): string {
   return /^[^\s,"]+$/.test(text) ? text : `"${text.replace(/"/g, '\\"')}"`;
 }
 
-/** `a, b, c and 4 more`. */
-function listed(items: string[], total: number): string {
-  const more = total - items.length;
-  return more > 0 ? `${items.join(", ")} and ${more} more` : items.join(", ");
-}
-
 /**
  * Whether `value` is the key column's value of `recipient`: the loader's own key of that value. A
  * row read otherwise than the loader read it is then named by its row number, never by another
@@ -37,17 +31,21 @@ const isKeyOf = (recipient: DeclaredKey, value: string) => columnKey(value) === 
 
 /**
  * The plan's lines naming its changes, after its counts: the first NAMED_PER_KIND added and changed
- * recipients, and the count of the removed ones, which the state knows only by a hash.
+ * recipients, and the count of the removed ones, which the state knows only by a hash. `brief`: the
+ * removed ones as a count alone, for a message that says the rest.
  */
 export async function namedChanges(
   plan: SyncPlan,
   current: RecipientIndex,
   source: RecipientSource,
   options: RecipientSourceOptions,
+  brief = false,
 ): Promise<string[]> {
   const { added, changed } = firstChanges(plan, current, NAMED_PER_KIND);
   const { keyColumn } = options;
   const lines: string[] = [];
+  const removed = (hashed: string) =>
+    brief ? `removed: ${plan.removed}` : `removed: ${plan.removed}, not named: the stack records ${hashed}`;
   if (keyColumn === undefined) {
     const where = "inline" in source ? "the inline list" : shown(source.file);
     const rows = listed(
@@ -55,10 +53,7 @@ export async function namedChanges(
       plan.added,
     );
     if (plan.added > 0) lines.push(`added: ${plan.added === 1 ? "row" : "rows"} ${rows} of ${where}`);
-    if (plan.removed > 0)
-      lines.push(
-        `removed: ${plan.removed}, not named: the stack records a hash of each recipient, never their details`,
-      );
+    if (plan.removed > 0) lines.push(removed("a hash of each recipient, never their details"));
     return lines;
   }
   const rows = new Set([...added, ...changed].map((r) => r.row));
@@ -71,9 +66,6 @@ export async function namedChanges(
   const column = shown(keyColumn);
   if (plan.added > 0) lines.push(`added (${column}): ${listed(named(added), plan.added)}`);
   if (plan.changed > 0) lines.push(`changed (${column}): ${listed(named(changed), plan.changed)}`);
-  if (plan.removed > 0)
-    lines.push(
-      `removed: ${plan.removed}, not named: the stack records a hash of each ${column}, not its value`,
-    );
+  if (plan.removed > 0) lines.push(removed(`a hash of each ${column}, not its value`));
   return lines;
 }

@@ -10,6 +10,7 @@ import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { projectFileRoot } from "../../file-root";
 import { projectRoot } from "../../project";
+import { rowsText } from "../../text";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { notEditable } from "../order-status";
@@ -81,7 +82,12 @@ function sourceOf(inputs: OrderRecipientsInputs): {
   const source: RecipientSource =
     inputs.file === undefined
       ? { inline: inputs.recipients ?? [] }
-      : { file: inputs.file, relativeTo: projectRoot(), root: projectFileRoot(projectRoot()) };
+      : {
+          file: inputs.file,
+          relativeTo: projectRoot(),
+          root: projectFileRoot(projectRoot()),
+          ...(inputs.delimiter !== undefined ? { delimiter: inputs.delimiter } : {}),
+        };
   return { source, options };
 }
 
@@ -91,7 +97,7 @@ async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
   if ("inline" in source) return scanRecipients(source, options);
   const file = path.resolve(projectRoot(), source.file);
   const stat = await fs.stat(file).catch(() => undefined);
-  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options]);
+  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options, source.delimiter]);
   if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
   const loaded = await scanRecipients(source, options);
   lastFileRead = stat ? { signature, loaded } : undefined;
@@ -121,7 +127,10 @@ const recipientsFrozen = (order: OrderSummary, change: string) =>
   notEditable(order, {
     change,
     changes: "recipients",
-    fix: "Put the recipient list back as it was, or declare a new Order for a new mailing.",
+    fix:
+      "Put the recipient list back as it was. To mail the changed list, declare it as a new campaign (a new " +
+      "Order), and keep this campaign as it was or remove it: an order past draft stays at the service " +
+      "(`retain: true` keeps any order there).",
   });
 
 /**
@@ -202,10 +211,13 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       const reasons = Object.entries(outs.dropReasons)
         .map(([reason, n]) => `${n} ${reason}`)
         .join(", ");
-      const rows = outs.droppedSample.map((d) => d.row).join(", ");
+      const rows = rowsText(
+        outs.droppedSample.map((d) => d.row).sort((a, b) => a - b),
+        outs.droppedCount,
+      );
       throw new UserError(
         `${outs.droppedCount} of ${outs.declaredCount} recipients (${percent.toFixed(1)}%) were dropped by the ` +
-          `service, more than maxDroppedPercent ${outs.maxDroppedPercent} (${reasons}; rows ${rows}, ...). ` +
+          `service, more than maxDroppedPercent ${outs.maxDroppedPercent} (${reasons}; ${rows}). ` +
           "The accepted recipients stay on the order and nothing depending on this list (a Checkout) runs. " +
           "Fix or remove those rows, or raise maxDroppedPercent, then run `pulumi up` again.",
       );
@@ -283,15 +295,20 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
           // and there is nothing to do.
           listChanged = false;
         } else {
+          // Named as a plan names them (keys or rows, never details), so the user sees what to put back.
+          const { source, options } = sourceOf(news);
+          const named = await namedChanges(plan, current, source, options, true);
           throw recipientsFrozen(
             order,
-            `its recipients cannot change (declared ${olds.declaredCount}, now ${news.declaredCount ?? "a different list"})`,
+            `its recipients cannot change (declared ${olds.declaredCount}, now ${news.declaredCount ?? "a different list"}` +
+              `${named.map((line) => `; ${line}`).join("")})`,
           );
         }
       }
       const settingsChanged =
         olds.maxDroppedPercent !== news.maxDroppedPercent ||
         olds.file !== news.file ||
+        olds.delimiter !== news.delimiter ||
         JSON.stringify(olds.recipients) !== JSON.stringify(news.recipients);
       return { changes: listChanged || settingsChanged };
     },

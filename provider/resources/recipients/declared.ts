@@ -105,6 +105,10 @@ export type DeclaredRecipient = z.infer<typeof DeclaredRecipient>;
 
 export const DECLARED_FIELDS = Object.keys(DeclaredRecipient.shape) as (keyof DeclaredRecipient)[];
 
+/** The characters a recipients CSV file may separate its values with; `,` unless told otherwise. */
+export const CSV_DELIMITERS = [",", ";", "\t"] as const;
+export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
+
 /** Fields a recipient may use to hold its identity key (see docs/resources.md). */
 export const IDENTITY_FIELDS = ["custom1", "custom2", "custom3", "custom4", "custom5", "custom6"] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];

@@ -56,7 +56,7 @@ export async function keyValuesByRow(
     return values;
   }
   // The loader's reader, so that rows are numbered alike.
-  const { parser } = csvReader();
+  const { parser } = csvReader(source.delimiter);
   text.pipe(parser);
   let column: number | undefined;
   for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {

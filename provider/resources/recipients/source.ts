@@ -19,7 +19,14 @@ import { Readable } from "node:stream";
 import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { type FileRoot, resolveInside } from "../../file-root";
 import { LineTracker, notTextAt, shown } from "../../text";
-import { canonicalFieldName, DECLARED_FIELDS, DeclaredRecipient, type IdentityField } from "./declared";
+import {
+  CSV_DELIMITERS,
+  type CsvDelimiter,
+  canonicalFieldName,
+  DECLARED_FIELDS,
+  DeclaredRecipient,
+  type IdentityField,
+} from "./declared";
 import { rowsHandled } from "./memory";
 import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
 
@@ -121,9 +128,12 @@ export class RecipientFileError extends Error {
 /**
  * Where recipients come from: a list, or a file. A relative `file` is resolved against
  * `relativeTo` (default: the working directory) and named as written in messages. With a `root`,
- * a file outside it (after following links) is refused with an OutsideRootError, unread.
+ * a file outside it (after following links) is refused with an OutsideRootError, unread. A CSV
+ * file's values are separated by `delimiter` (default `,`).
  */
-export type RecipientSource = { file: string; relativeTo?: string; root?: FileRoot } | { inline: unknown[] };
+export type RecipientSource =
+  | { file: string; relativeTo?: string; root?: FileRoot; delimiter?: CsvDelimiter }
+  | { inline: unknown[] };
 
 /**
  * The text of a recipients (or records) file, decoded as it is read, without its byte-order mark.
@@ -204,7 +214,7 @@ interface CsvPosition {
  * skipped, values trimmed. Records come as CsvRecord objects, numbered by the line each starts
  * on. csv-parse counts a CR LF inside a quoted value as two lines: counted once here.
  */
-export function csvReader(): { parser: Parser; position: CsvPosition } {
+export function csvReader(delimiter: CsvDelimiter = ","): { parser: Parser; position: CsvPosition } {
   const position: CsvPosition = { line: 0, emptyLines: 0, extraLines: 0 };
   // Called as each record is read, before an error further on drops the records not yet taken.
   const numbered = ({ record }: { record: string[] }, { lines, empty_lines }: InfoRecord): CsvRecord => {
@@ -220,6 +230,7 @@ export function csvReader(): { parser: Parser; position: CsvPosition } {
     return { record, line: position.line - lineEnds };
   };
   const parser = parseCsv({
+    delimiter,
     skip_empty_lines: true,
     trim: true,
     info: true,
@@ -317,9 +328,10 @@ async function* rowsOf(
     yield batch;
     return;
   }
-  const { parser, position } = csvReader();
+  const delimiter = source.delimiter ?? ",";
+  const { parser, position } = csvReader(delimiter);
   // pipe() does not pass a read error on: without this the parser would wait forever.
-  Readable.from(textOf(file, source.file))
+  Readable.from(headerChecked(textOf(file, source.file), source.file, delimiter, keyColumn))
     .on("error", (error) => parser.destroy(error))
     .pipe(parser);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
@@ -362,6 +374,65 @@ async function* rowsOf(
   } catch (error) {
     throw csvFileError(error, source.file, position);
   }
+}
+
+/** How much of a file's start is looked at for its header line. */
+const HEADER_LOOKED_AT = 64 * 1024;
+
+/**
+ * The text of a CSV file, unchanged, once its header line was found to be separated by `delimiter`.
+ * A header with no `delimiter` that another one splits into known columns is a file saved with
+ * that other one (a spreadsheet in a language that writes `;`, a tab-separated export): one
+ * RecipientFileError at its line, rather than an unknown column and a problem on every row.
+ */
+async function* headerChecked(
+  text: AsyncGenerator<string>,
+  shownAs: string,
+  delimiter: CsvDelimiter,
+  keyColumn: string | undefined,
+): AsyncGenerator<string> {
+  let start = "";
+  for await (const piece of text) {
+    start += piece;
+    const end = start.search(/[\r\n]/);
+    if (end >= 0 || start.length >= HEADER_LOOKED_AT) {
+      const header = end >= 0 ? start.slice(0, end) : "";
+      const other = header === "" ? undefined : otherDelimiter(header, delimiter, keyColumn);
+      if (other !== undefined) throw new RecipientFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
+      yield start;
+      yield* text;
+      return;
+    }
+  }
+  const other = otherDelimiter(start, delimiter, keyColumn);
+  if (other !== undefined) throw new RecipientFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
+  yield start;
+}
+
+/** The delimiter a header line is separated by when it is not `delimiter`: one that gives two known columns. */
+export function otherDelimiter(
+  header: string,
+  delimiter: CsvDelimiter,
+  keyColumn: string | undefined,
+): CsvDelimiter | undefined {
+  if (header.includes(delimiter)) return undefined;
+  const known = (name: string) => {
+    const unquoted = name.trim().replace(/^"(.*)"$/, "$1");
+    return unquoted === keyColumn || canonicalFieldName(unquoted) !== undefined;
+  };
+  return CSV_DELIMITERS.find((other) => other !== delimiter && header.split(other).filter(known).length >= 2);
+}
+
+/** A delimiter as the campaign file writes it: `";"`, `"\t"`. */
+const written = (delimiter: CsvDelimiter) => JSON.stringify(delimiter);
+
+/** What to do about a file separated by `found` and read as separated by `expected`. */
+function delimiterAdvice(found: CsvDelimiter, expected: CsvDelimiter): string {
+  const looks = `this file looks separated by ${written(found)}`;
+  if (found === ",")
+    return `${looks}; remove delimiter: ${written(expected)} (commas are the default) or save it separated by ${written(expected)}`;
+  const save = expected === "," ? "save it with commas" : `save it separated by ${written(expected)}`;
+  return `${looks}; write delimiter: ${written(found)} (an option of the recipients, beside file) or ${save}`;
 }
 
 /** A valid row, before it is judged against the rows before it. */

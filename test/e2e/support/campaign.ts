@@ -7,15 +7,27 @@ export function recipientsCsv(ns: number[]): string {
 /**
  * A campaign file of two inline recipients. `zip` changes the first recipient's ZIP code, `pay`
  * adds a checkout, `retain` sets `retain: true`. With `file`, the recipients are that file's
- * instead (line 9), keyed by `keyColumn` if given (line 10).
+ * instead (line 9), keyed by `keyColumn` if given (line 10), with the `recipients` settings given
+ * after (`maxDroppedPercent: 10`, line 11 under a key column).
  */
 export function campaignYaml(
   name: string,
   templateId: number,
-  options: { pay?: boolean; retain?: boolean; zip?: string; file?: string; keyColumn?: string } = {},
+  options: {
+    pay?: boolean;
+    retain?: boolean;
+    zip?: string;
+    file?: string;
+    keyColumn?: string;
+    recipients?: string[];
+  } = {},
 ): string {
   const recipients = options.file
-    ? [`    file: ${options.file}`, ...(options.keyColumn ? [`    keyColumn: ${options.keyColumn}`] : [])]
+    ? [
+        `    file: ${options.file}`,
+        ...(options.keyColumn ? [`    keyColumn: ${options.keyColumn}`] : []),
+        ...(options.recipients ?? []).map((line) => `    ${line}`),
+      ]
     : [
         "    inline:",
         "      - { firstName: Ada, lastName: Lovelace, address1: 1 Main St, city: Springfield, state: IL, " +

@@ -60,6 +60,7 @@ describe("loading a valid campaign", () => {
         file,
         documentIndex: 0,
         recipientsFile: path.join(tmp.dir, "ok/lists/customers.csv"),
+        predictedDrops: { declared: 2, dropped: 0, rows: [], reasons: [] },
         document: {
           apiVersion: "directmail/v1",
           kind: "Campaign",
@@ -273,7 +274,7 @@ describe("schema errors", () => {
     expect(at(problems, file)).toEqual([
       "1:1: the campaign: apiVersion is required (write apiVersion: directmail/v1)",
       "3:3: metadata: name is required (names the campaign's resources: renaming it replaces them; renaming the file does not)",
-      "5:3: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
+      "5:3: spec: recipients is required (a section with file, inline, delimiter, keyColumn, identityField, maxDroppedPercent)",
       "8:5: spec.checkout: productionSpeed is required (one of Normal, ExpeditedFaster, ExpeditedFastest)",
     ]);
   });
@@ -418,6 +419,135 @@ describe("recipients", () => {
   });
 });
 
+describe("rows the service will drop (predicted by its address rules)", () => {
+  const dropping =
+    "customerId,firstName,lastName,address1,city,state,zipCode\n" +
+    "c1,Ada,Lovelace,12 Analytical St,London,KY,40741\n" +
+    "c2,Grace,Hopper,Compiler Way,Arlington,VA,22202\n" +
+    "c3,Alan,Turing,7 Enigma Rd,Portland,Oregonia,9720\n";
+
+  it("are warnings at their rows, naming fields only; the campaign stays valid within maxDroppedPercent", async () => {
+    const csv = tmp.write("drops/people.csv", dropping);
+    const file = tmp.write("drops/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
+    const loaded = await loadCampaignFiles([file]);
+    expect(loaded.problems).toEqual([]);
+    expect(at(loaded.warnings, csv)).toEqual([
+      "3:1: the service will drop this row: ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number",
+      "4:1: the service will drop this row: ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: not a ZIP or ZIP+4 code",
+    ]);
+    expect(loaded.warnings.every((w) => w.warning)).toBe(true);
+    expect(loaded.campaigns[0]?.predictedDrops).toEqual({
+      declared: 3,
+      dropped: 2,
+      rows: [3, 4],
+      reasons: [
+        { reason: "ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number", count: 1 },
+        {
+          reason:
+            "ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: not a ZIP or ZIP+4 code",
+          count: 1,
+        },
+      ],
+    });
+    expect(JSON.stringify(loaded)).not.toMatch(/Oregonia|9720[^2]/);
+  });
+
+  it("above maxDroppedPercent are a problem at it, naming both figures and the rows; the campaign is still listed", async () => {
+    tmp.write("limit/people.csv", dropping);
+    const file = tmp.write(
+      "limit/spring.yaml",
+      `${fileCampaign("spring", "people.csv", "customerId")}    maxDroppedPercent: 50\n`,
+    );
+    const loaded = await loadCampaignFiles([file]);
+    expect(at(loaded.problems, file)).toEqual([
+      "11:24: spec.recipients.maxDroppedPercent: the service will drop 2 of 3 recipients (66.7%), more than " +
+        "maxDroppedPercent 50: rows 3, 4 (ADDRESS_NOT_VALID 2); fix or remove those rows, or raise maxDroppedPercent",
+    ]);
+    expect(loaded.problems[0]?.dropLimit).toBe(true);
+    expect(loaded.invalidFiles).toEqual([file]);
+    expect(loaded.campaigns.map((c) => c.document.metadata.name)).toEqual(["spring"]);
+  });
+
+  it("inline, are warnings at the recipient; in a JSON array, at the element", async () => {
+    const inline = tmp.write(
+      "drops/inline.yaml",
+      inlineCampaign("inline-drops").replace("12 Frequency Way", "Frequency Way"),
+    );
+    tmp.write(
+      "drops/people.json",
+      JSON.stringify(
+        [
+          { firstName: "Ada", address1: "1 A St", city: "B", state: "IL", zipCode: "62701" },
+          { firstName: "Bo", address1: "1 A St", city: "B", state: "IL", zipCode: "1" },
+        ],
+        null,
+        2,
+      ),
+    );
+    const jsonCampaign = tmp.write("drops/json.yaml", fileCampaign("json-drops", "people.json"));
+    const loaded = await loadCampaignFiles([inline, jsonCampaign]);
+    expect(loaded.problems).toEqual([]);
+    expect(
+      loaded.warnings.map((w) => `${path.basename(w.file)}:${w.line}:${w.column}: ${w.message}`),
+    ).toEqual([
+      "inline.yaml:10:9: spec.recipients.inline[0]: the service will drop this recipient: ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number",
+      "people.json:9:3: the service will drop this row: ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code",
+    ]);
+  });
+
+  it(`lists the first ${MAX_RECIPIENT_PROBLEMS} and counts the rest at the file value`, async () => {
+    const rows = Array.from({ length: 250 }, (_, i) => `c${i},Ada,L,No Number Rd,Boulder,CO,80302`);
+    tmp.write(
+      "many/people.csv",
+      `customerId,firstName,lastName,address1,city,state,zipCode\n${rows.join("\n")}\n`,
+    );
+    const file = tmp.write("many/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
+    const loaded = await loadCampaignFiles([file]);
+    expect(loaded.warnings).toHaveLength(MAX_RECIPIENT_PROBLEMS + 1);
+    expect(loaded.warnings.at(-1)).toMatchObject({
+      file,
+      line: 9,
+      message: `spec.recipients.file: "people.csv": the service will drop 150 more rows besides the ${MAX_RECIPIENT_PROBLEMS} listed`,
+    });
+    expect(loaded.campaigns[0]?.predictedDrops).toMatchObject({
+      declared: 250,
+      dropped: 250,
+      rows: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+    });
+  });
+});
+
+describe("a recipients file separated by `;` or a tab", () => {
+  const semicolons = GOOD_CSV.replace(/,/g, ";");
+
+  it("is one problem at its header saying what to write, and loads with `delimiter`", async () => {
+    const csv = tmp.write("semi/people.csv", semicolons);
+    const file = tmp.write("semi/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
+    const refused = await loadCampaignFiles([file]);
+    expect(at(refused.problems, csv)).toEqual([
+      '1:1: this file looks separated by ";"; write delimiter: ";" (an option of the recipients, beside file) or save it with commas',
+    ]);
+    tmp.write(
+      "semi/spring.yaml",
+      `${fileCampaign("spring", "people.csv", "customerId")}    delimiter: ";"\n`,
+    );
+    const loaded = await loadCampaignFiles([file]);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.campaigns[0]?.predictedDrops).toMatchObject({ declared: 2, dropped: 0 });
+  });
+
+  it("`delimiter` with a file that is not CSV is a problem at it", async () => {
+    tmp.write(
+      "semi/people.jsonl",
+      '{"firstName":"Ada","address1":"1 A St","city":"B","state":"IL","zipCode":"62701"}\n',
+    );
+    const file = tmp.write("semi/json.yaml", `${fileCampaign("json", "people.jsonl")}    delimiter: ";"\n`);
+    expect(at((await loadCampaignFiles([file])).problems, file)).toEqual([
+      '10:16: spec.recipients.delimiter: separates the values of a CSV file; "people.jsonl" is not one',
+    ]);
+  });
+});
+
 describe("several documents and several files", () => {
   it("loads every document of a file separated by ---, skipping empty ones, reporting each at its line", async () => {
     const file = tmp.write(
@@ -478,6 +608,7 @@ describe("campaign folders", () => {
       campaigns: [],
       resources: [],
       problems: [{ file: dir, line: 1, column: 1, message: "campaign folder not found" }],
+      warnings: [],
       invalidFiles: [],
     });
   });
@@ -608,7 +739,7 @@ describe("Conversions and Automation documents", () => {
       "16:5: spec.recipients: give the recipients either as a file or inline, exactly one of the two",
       '20:7: kind: write one of Campaign, Conversions, Automation; found "Mailing"',
       "23:7: spec: order is required (a section with templateId, useQr, qrUrl, handwritingFont, existingOrderId)",
-      "23:7: spec: recipients is required (a section with file, inline, keyColumn, identityField, maxDroppedPercent)",
+      "23:7: spec: recipients is required (a section with file, inline, delimiter, keyColumn, identityField, maxDroppedPercent)",
     ]);
   });
 });

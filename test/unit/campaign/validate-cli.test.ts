@@ -98,9 +98,11 @@ describe("directmail validate", () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr.split("\n")).toEqual([
+      // The example list has a row the service drops, to show its drop report: a warning only.
+      "examples/campaigns/spring-sale.csv:19:1: warning: the service will drop this row: ADDRESS_NOT_VALID: address.zipCode: ZIP code 00000 does not exist",
       'examples/two-step/paid/holiday-cards.yaml:11:9: metadata.name: the campaign name "holiday-cards" is already used in examples/two-step/draft/holiday-cards.yaml:10:9; each campaign needs its own name (it names the campaign\'s resources)',
       "examples/typescript/Pulumi.yaml:1:1: not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign (a campaigns folder holds campaign files only)",
-      "checked 5 campaign files: 3 valid, 2 with problems (2 problems)",
+      "checked 5 campaign files: 3 valid, 2 with problems (2 problems); the service will drop 1 recipient (the warnings above)",
       "",
     ]);
   });
@@ -133,6 +135,36 @@ describe("directmail validate", () => {
     ]);
     expect(lines.at(-2)).toContain("200001 problems");
     expect(lines.at(-1)).toBe("");
+  });
+
+  it("warns of each row the service will drop, exit 0; above maxDroppedPercent it fails, naming both figures", () => {
+    const csv =
+      "customerId,firstName,address1,city,state,zipCode\n" +
+      "c1,Ada,12 Analytical St,London,KY,40741\n" +
+      "c2,Grace,Compiler Way,Arlington,VA,22202\n";
+    tmp.write("drops/people.csv", csv);
+    tmp.write("drops/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));
+    const warned = validate("drops");
+    expect(warned).toEqual({
+      code: 0,
+      stdout:
+        "checked 1 campaign file: 1 valid (1 campaign); the service will drop 1 recipient (the warnings above)\n",
+      stderr: `${path.join("drops", "people.csv")}:3:1: warning: the service will drop this row: ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number\n`,
+    });
+    tmp.write(
+      "drops/spring.yaml",
+      `${fileCampaign("spring", "people.csv", "customerId")}    maxDroppedPercent: 25\n`,
+    );
+    const failed = validate("drops", "--format", "github");
+    expect(failed.code).toBe(1);
+    expect(failed.stdout.split("\n")).toEqual([
+      `::warning file=drops/people.csv,line=3,col=1::the service will drop this row: ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number`,
+      "::error file=drops/spring.yaml,line=11,col=24::spec.recipients.maxDroppedPercent: the service will drop 1 of 2 recipients (50.0%25), more than maxDroppedPercent 25: row 3 (ADDRESS_NOT_VALID 1); fix or remove those rows, or raise maxDroppedPercent",
+      "",
+    ]);
+    expect(failed.stderr).toBe(
+      "checked 1 campaign file: 0 valid, 1 with problems (1 problem); the service will drop 1 recipient (the warnings above)\n",
+    );
   });
 
   it("needs at least one path", () => {

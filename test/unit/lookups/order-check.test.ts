@@ -92,7 +92,7 @@ describe("checkOrderOnline", () => {
         field: "recipients",
         rows: [3, 4, 5, 7, 8],
         message:
-          '6 of 8 recipients have no custom1 (rows 3, 4, 5, 7, 8, ...), which template 10 ("Postcard") prints; fill in custom1 for every recipient, or choose a template that does not print it',
+          '6 of 8 recipients have no custom1 (rows 3, 4, 5, 7, 8 and 1 more), which template 10 ("Postcard") prints; fill in custom1 for every recipient, or choose a template that does not print it',
       },
     ]);
     const none = await checkOrderOnline({ templateId: 10 }, rows(undefined), facts());
@@ -107,7 +107,7 @@ describe("checkOrderOnline", () => {
     const started = performance.now();
     const found = await checkOrderOnline({ templateId: 10 }, many, facts());
     expect(found[0]?.message).toMatch(
-      /^50000 of 100000 recipients have no custom1 \(rows 1, 3, 5, 7, 9, \.\.\.\)/,
+      /^50000 of 100000 recipients have no custom1 \(rows 1, 3, 5, 7, 9 and 49995 more\)/,
     );
     expect(performance.now() - started).toBeLessThan(2000);
   });

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { gzipSync } from "node:zlib";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   decodeIndex,
@@ -10,12 +11,14 @@ import {
   RecipientIndex,
   UNKNOWN_CONTENT,
 } from "../../../provider/resources/recipients/index-codec";
+import { keyValuesByRow } from "../../../provider/resources/recipients/key-values";
 import {
   contentKey,
   declaredRows,
   describeProblems,
   digestOf,
   loadRecipients,
+  otherDelimiter,
   RecipientFileError,
   scanRecipients,
 } from "../../../provider/resources/recipients/source";
@@ -315,6 +318,97 @@ describe("loading declared recipients", () => {
     const former = createHash("sha256").update("identity:custom6\n");
     for (const key of [...loaded.byKey.keys()].sort()) former.update(`${key}\n`);
     expect(loaded.digest).toBe(former.digest("hex"));
+  });
+});
+
+describe("a CSV separated by another character than `,`", () => {
+  const semicolons =
+    "customerId;First Name;lastName;address1;city;state;zipCode\n" +
+    "C-1;Ada;Lovelace;12 Analytical St;Springfield, IL;KY;40741\n" +
+    "C-2;Grace;Hopper;1 Compiler Way;Arlington;VA;22202\n";
+  const keyed = { ...opts, keyColumn: "customerId" };
+
+  it("read with its delimiter: rows, keys and key values as a comma-separated copy gives them", async () => {
+    const commas = await loadRecipients(
+      {
+        file: file(
+          "commas.csv",
+          semicolons.replace(/;/g, ",").replace("Springfield, IL", '"Springfield, IL"'),
+        ),
+      },
+      keyed,
+    );
+    for (const [name, delimiter, text] of [
+      ["semi.csv", ";", semicolons],
+      ["tabs.csv", "\t", semicolons.replace(/;/g, "\t")],
+    ] as const) {
+      const source = { file: file(name, text), delimiter };
+      const loaded = await loadRecipients(source, keyed);
+      expect(loaded.problems).toEqual([]);
+      expect(loaded.digest).toBe(commas.digest);
+      expect(await keyValuesByRow(source, "customerId")).toEqual(
+        new Map([
+          [2, "C-1"],
+          [3, "C-2"],
+        ]),
+      );
+    }
+  });
+
+  it("read as commas: one problem at its header saying what to write, never one a row", async () => {
+    for (const [name, text, said] of [
+      ["semi.csv", semicolons, '";"'],
+      ["tabs.csv", semicolons.replace(/;/g, "\t"), '"\\t"'],
+    ] as const) {
+      const csv = file(name, text);
+      const attempt = loadRecipients({ file: csv }, keyed);
+      await expect(attempt).rejects.toThrow(RecipientFileError);
+      await expect(attempt).rejects.toMatchObject({
+        line: 1,
+        column: 1,
+        reason: `this file looks separated by ${said}; write delimiter: ${said} (an option of the recipients, beside file) or save it with commas`,
+      });
+    }
+    const commas = file(
+      "commas.csv",
+      semicolons.replace(/;/g, ",").replace("Springfield, IL", "Springfield"),
+    );
+    await expect(loadRecipients({ file: commas, delimiter: ";" }, keyed)).rejects.toMatchObject({
+      reason:
+        'this file looks separated by ","; remove delimiter: ";" (commas are the default) or save it separated by ";"',
+    });
+  });
+
+  it("is told by known columns only: a one-column file or a header of unknown names is read as it is", () => {
+    expect(otherDelimiter("firstName", ",", undefined)).toBeUndefined();
+    expect(otherDelimiter("notes;remarks", ",", undefined)).toBeUndefined();
+    expect(otherDelimiter('"firstName";"city"', ",", undefined)).toBe(";");
+    expect(otherDelimiter("id;zip", ",", "id")).toBe(";");
+    expect(otherDelimiter("firstName,city;state", ",", undefined)).toBeUndefined();
+  });
+
+  it("finds any header in time linear in its length, whatever it holds", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (header) => {
+        const found = otherDelimiter(header, ",", "constructor");
+        expect(found === undefined || found === ";" || found === "\t").toBe(true);
+      }),
+    );
+    const timed = (n: number) => {
+      const header = ";".repeat(n) + "a\t".repeat(n);
+      const started = performance.now();
+      otherDelimiter(header, ",", undefined);
+      return performance.now() - started;
+    };
+    timed(1000);
+    expect(timed(1_000_000)).toBeLessThan(2000);
+  });
+
+  it("a header line longer than is looked at is read as it is: one unknown column, at its line", async () => {
+    const long = file("long.csv", `${"x".repeat(100_000)};firstName\nAda;Ada\n`);
+    const loaded = await loadRecipients({ file: long }, opts);
+    expect(loaded.problems[0]).toMatchObject({ row: 1 });
+    expect(loaded.problems[0]?.message).toMatch(/^unknown column "x+…"$/);
   });
 });
 

@@ -52,6 +52,7 @@ function busyCampaign(i: number): CampaignReview {
       notes: [],
     },
     drops: { accepted: 4990, dropped: 10, reasons: [{ reason: "UNDELIVERABLE", count: 10 }] },
+    predicted: undefined,
     price: {
       kind: "quote",
       quote: {
@@ -108,7 +109,17 @@ function summaryRows(markdown: string): string[] {
 
 describe("review.md", () => {
   it("opens with the marker, the verdict, the summary table and the flags, then the details", () => {
-    const markdown = renderMarkdown(reviewOf([busyCampaign(1)]));
+    const predicted = busyCampaign(1);
+    predicted.predicted = {
+      declared: 5100,
+      dropped: 12,
+      rows: [7, 12],
+      reasons: [
+        { reason: "unchanged since dropped", count: 10 },
+        { reason: "ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number", count: 2 },
+      ],
+    };
+    const markdown = renderMarkdown(reviewOf([predicted]));
     const lines = markdown.split("\n");
     expect(lines.slice(0, 6)).toEqual([
       REPORT_MARKER,
@@ -119,8 +130,16 @@ describe("review.md", () => {
       'Service: `https://mail.example` (address from directmail:baseUrl of stack "prod").',
     ]);
     expect(summaryRows(markdown)).toEqual([
-      "| **campaign-001** | update, pay | +400 −300 ~200 | 4990 / 10 (UNDELIVERABLE 10) | 12,475.00 USD | ⚠ checkout |",
+      "| **campaign-001** | update, pay | +400 −300 ~200 | 5088 / 12 (unchanged since dropped 10, ADDRESS_NOT_VALID 2) after the change; now 4990 / 10 (UNDELIVERABLE 10) | 12,475.00 USD | ⚠ checkout |",
     ]);
+    expect(markdown).toContain("| Accepted / dropped (after the change; now) |");
+    expect(markdown).toContain(
+      "- After this change (predicted by the service's address rules): 5088 accepted, 12 dropped (rows 7, 12 and 10 more: " +
+        "`unchanged since dropped` 10, `ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number` 2)",
+    );
+    expect(markdown).toContain(
+      "- On the draft now (current): 4990 accepted, 10 dropped (`UNDELIVERABLE` 10)",
+    );
     expect(markdown).toContain(
       "- **⚠ checkout** (1): campaign-001. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
     );
@@ -276,7 +295,7 @@ describe("review.md", () => {
     for (const line of [
       "## directmail review: stack ``prod`x``, `origin/main` (0123456) → working tree",
       "Service: `` https://mail.example/`x` `` (address from @\u2060env).",
-      "| **a&#124;b &lt;i&gt;** | update, pay | +1 −0 ~1 | 1 / 1 (BAD_ZIP 1) | 12,475.00 USD | ⚠ checkout, ❌ 1 problem |",
+      "| **a&#124;b &lt;i&gt;** | update, pay | +1 −0 ~1 | now 1 / 1 (BAD_ZIP 1) | 12,475.00 USD | ⚠ checkout, ❌ 1 problem |",
       "- **⚠ checkout** (1): a&#124;b &lt;i&gt;. Spends money: merged, `pulumi up` pays for the order, once (and refuses, charging nothing, above maxTotal).",
       `- the service at https:${J}//evil.example said &lt;b&gt;no&lt;/b&gt;`,
       `- **a&#124;b &lt;i&gt;**: first line<br>&#91;second&#93;(https:${J}//evil.example)`,
@@ -287,7 +306,7 @@ describe("review.md", () => {
       "  - added 1: ``a`b¦c<b>`` (row 2) Ada !&#91;x&#93;(y) Lovelace",
       "  - changed 1: ` ` (row 3: zip&#42;, &#95;city)",
       "  - Note: note with `code` and #\u20605",
-      "- On the draft now: 1 accepted, 1 dropped (`BAD_ZIP: see www.evil.example ¦ x` 1)",
+      "- On the draft now (current): 1 accepted, 1 dropped (`BAD_ZIP: see www.evil.example ¦ x` 1)",
       "- Price: **12,475.00 USD** for 4990 pieces of order 10001 (the service's checkout preview), Standard&#42; postage, " +
         "Normal&#95; production, held until 2027-01-01 &lt;b&gt;; the account's balance covers 0.00 USD, 12,475.00 USD goes " +
         "to the payment method; delivery expected 2027-0&#124;&lt;b&gt; to 2027-01-14; maxTotal 20,000.00 USD",
@@ -354,9 +373,9 @@ describe("drop reasons in review.md", () => {
       },
     });
     const markdown = renderMarkdown(reviewOf([campaign]));
-    expect(summaryRows(markdown)[0]).toContain("| 4997 / 3 (ADDRESS_NOT_VALID 3) |");
+    expect(summaryRows(markdown)[0]).toContain("| now 4997 / 3 (ADDRESS_NOT_VALID 3) |");
     expect(markdown).toContain(
-      "- On the draft now: 4997 accepted, 3 dropped (`ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code` 2, " +
+      "- On the draft now (current): 4997 accepted, 3 dropped (`ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code` 2, " +
         "`ADDRESS_NOT_VALID: address.state: not a US state or territory` 1)",
     );
     for (const value of ["5974O", "1234", "Ada"]) expect(markdown).not.toContain(`${value}'`);

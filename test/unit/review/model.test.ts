@@ -246,6 +246,40 @@ describe("flags, problems and the exit code", () => {
   });
 });
 
+describe("the drops predicted after the change", () => {
+  const withLimit = (maxDroppedPercent: number): CampaignDocument => {
+    const d = doc();
+    d.spec.recipients.maxDroppedPercent = maxDroppedPercent;
+    return d;
+  };
+  const predicted = {
+    declared: 12,
+    dropped: 2,
+    rows: [4, 9],
+    reasons: [
+      { reason: "ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number", count: 2 },
+    ],
+  };
+
+  it("above maxDroppedPercent are a problem before merge, naming both figures and every row: exit 1", () => {
+    const review = reviewCampaign(facts({ base: withLimit(10), head: withLimit(10), predicted }));
+    expect(review.predicted).toEqual(predicted);
+    expect(review.problems).toEqual([
+      "after this change the service will drop 2 of 12 recipients (16.7%), more than maxDroppedPercent 10: " +
+        "rows 4, 9 (ADDRESS_NOT_VALID 2): merged, `pulumi up` fails on it. Fix or remove those rows, or raise maxDroppedPercent.",
+    ]);
+    expect(exitCodeOf({ campaigns: [review], validation: [], problems: [] })).toBe(1);
+  });
+
+  it("within it, or without one, are shown and refuse nothing", () => {
+    for (const head of [withLimit(20), doc()]) {
+      const review = reviewCampaign(facts({ base: head, head, predicted }));
+      expect(review.problems).toEqual([]);
+      expect(exitCodeOf({ campaigns: [review], validation: [], problems: [] })).toBe(0);
+    }
+  });
+});
+
 describe("an offline review", () => {
   const offline = (extra: Partial<CampaignFacts>) =>
     facts({ planned: false, offline: true, orderId: undefined, orderStatus: undefined, ...extra });

@@ -1,0 +1,57 @@
+/**
+ * What a campaign's draft will hold after the change: each recipient the order holds now and the
+ * change leaves as it is keeps its fate there (accepted, or dropped), and every other one is judged
+ * by the service's address rules (predicted-drops.ts), as `pulumi up` will send it. Rows and
+ * reasons only: no name or address.
+ */
+import {
+  decodeIndex,
+  isAccepted,
+  type RecipientIndex,
+} from "../../provider/resources/recipients/index-codec";
+import {
+  DropTally,
+  type PredictedDrops,
+  predictedDropReason,
+} from "../../provider/resources/recipients/predicted-drops";
+import { loadRecipients } from "../../provider/resources/recipients/source";
+import type { RecipientsSide } from "./recipients";
+
+/** The reason given a recipient dropped on the draft now that the change leaves as it is. */
+export const STILL_DROPPED = "unchanged since dropped";
+
+/**
+ * The predicted accepted and dropped recipients of the head's list, given the deployed
+ * OrderRecipients' outputs (its index of keys and fates) when there is one; undefined when the list
+ * has problems (the validation reports them).
+ */
+export async function predictDraft(
+  head: RecipientsSide,
+  deployed: Record<string, unknown> | undefined,
+): Promise<PredictedDrops | undefined> {
+  const loaded = await loadRecipients(head.source, {
+    identityField: head.identityField ?? "custom6",
+    ...(head.keyColumn !== undefined ? { keyColumn: head.keyColumn } : {}),
+  }).catch(() => undefined);
+  if (!loaded || loaded.problemCount > 0) return undefined;
+  // Under another key column or identity field every recipient is sent again: nothing is kept.
+  const sameIdentity =
+    deployed?.keyColumn === head.keyColumn &&
+    (deployed?.identityField ?? "custom6") === (head.identityField ?? "custom6");
+  let index: RecipientIndex | undefined;
+  try {
+    if (sameIdentity && typeof deployed?.index === "string")
+      index = decodeIndex(deployed.index, head.keyColumn !== undefined);
+  } catch {
+    // An index this version cannot read: every recipient is judged by the rules alone.
+  }
+  const tally = new DropTally();
+  for (const { row, key, content, recipient } of loaded.byKey.values()) {
+    const now = index?.get(key);
+    if (now !== undefined && now.content === content)
+      // Dropped now and unchanged: dropped again, for the rules' reason when they give one.
+      tally.add(row, isAccepted(now.id) ? undefined : (predictedDropReason(recipient) ?? STILL_DROPPED));
+    else tally.add(row, predictedDropReason(recipient));
+  }
+  return tally.result;
+}
