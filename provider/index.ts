@@ -29,8 +29,6 @@ export {
   loadCampaignsDir,
 } from "./campaign/loader";
 export { CAMPAIGN_API_VERSION, CampaignDocument } from "./campaign/schema";
-/** What the loader predicts the service will drop of a campaign's recipients (`LoadedCampaign.predictedDrops`). */
-export type { PredictedDrops } from "./resources/recipients/predicted-drops";
 /** The folder a campaign's files stay inside (`LoadOptions.root`), and its two kinds. */
 export { campaignFolderRoot, type FileRoot, OutsideRootError, projectFileRoot } from "./file-root";
 /** Data functions: read templates, fonts, an order and orders' analytics without declaring a resource. */
@@ -115,6 +113,8 @@ export {
   type IdentityField,
   RecipientFields,
 } from "./resources/recipients/declared";
+/** What the loader predicts the service will drop of a campaign's recipients (`LoadedCampaign.predictedDrops`). */
+export type { PredictedDrops } from "./resources/recipients/predicted-drops";
 export type {
   ArgsOf,
   Fields,
