@@ -733,17 +733,22 @@ function checkCli(
     outcome.internal = `the CLI printed an error: ${cli.stderr.slice(0, 500)}`;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const problems = expected.problems.length;
+  // The rows the service will drop are warnings, printed before the problems, and counted in the summary.
+  const warned = expected.warnings.length > 0 ? `${formatProblems(expected.warnings, dir)}\n` : "";
+  const drops = expected.campaigns.reduce((n, c) => n + (c.predictedDrops?.dropped ?? 0), 0);
+  const dropped =
+    drops > 0 ? `; the service will drop ${plural(drops, "recipient")} (the warnings above)` : "";
   const want =
     problems === 0
       ? {
           code: 0,
-          stdout: `checked 1 campaign file: 1 valid (${plural(expected.campaigns.length, "campaign")})\n`,
-          stderr: "",
+          stdout: `checked 1 campaign file: 1 valid (${plural(expected.campaigns.length, "campaign")})${dropped}\n`,
+          stderr: warned,
         }
       : {
           code: 1,
           stdout: "",
-          stderr: `${formatProblems(expected.problems, dir)}\nchecked 1 campaign file: 0 valid, 1 with problems (${plural(problems, "problem")})\n`,
+          stderr: `${warned}${formatProblems(expected.problems, dir)}\nchecked 1 campaign file: 0 valid, 1 with problems (${plural(problems, "problem")})${dropped}\n`,
         };
   if (cli.code !== want.code || cli.stdout !== want.stdout || cli.stderr !== want.stderr)
     outcome.crash ??= `the CLI (exit ${cli.code}) printed ${JSON.stringify((cli.stdout + cli.stderr).slice(0, 500))}, not ${JSON.stringify((want.stdout + want.stderr).slice(0, 500))}`;
