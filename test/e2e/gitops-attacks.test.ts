@@ -524,7 +524,7 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     const { result, comments } = await review("pay", 19);
     expect(jobsRan(result).review).toBe("success in campaigns-review");
     const price =
-      /\| \*\*welcome-postcard\*\* \| pay \| \+0 −0 ~0 \| 3 \/ 0 \| ([\d,.]+) USD \| ⚠ checkout \|/.exec(
+      /\| \*\*welcome-postcard\*\* \| pay \| \+0 −0 ~0 \| 3 \/ 0 after the change; now 3 \/ 0 \| ([\d,.]+) USD \| ⚠ checkout \|/.exec(
         comments[0]?.body ?? "",
       )?.[1];
     expect(price, comments[0]?.body).toBeDefined();
