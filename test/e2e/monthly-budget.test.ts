@@ -96,14 +96,14 @@ describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI
     const { apiKey, client, t, paidElsewhere } = await campaign();
     const orderId = (await t.stack.up()).outputs.orderId?.value as number;
     await t.stack.setAllConfig({ checkout: { value: "true" }, ...budget("5") });
-    // The service's clock is read by the plan, then again just before the send: held there, another
-    // campaign of the account is paid.
+    // The provider asks /v1/me once when it starts (is the key good?), the plan reads the service's
+    // clock from it, then the send again: held at that third one, another campaign is paid.
     const held = await sb.control.addFault({
       method: "GET",
       path: "/v1/me",
       kind: "delay",
       delayMs: 4000,
-      times: 2,
+      times: 3,
     });
     let output = "";
     const up = t.stack.up({ onOutput: (text) => (output += text) }).then(
@@ -111,7 +111,7 @@ describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI
       (error: Error) => error,
     );
     const fired = async () => (await sb.control.listFaults()).faults.find((f) => f.id === held.id)?.fired;
-    while ((await fired()) !== 2) await setTimeout(50);
+    while ((await fired()) !== 3) await setTimeout(50);
     const elsewhere = await paidElsewhere();
     const failure = await up;
     await sb.control.clearFaults();
