@@ -42,8 +42,12 @@ function declared(inputs: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+/** Kinds whose hooks never call the service: a silent service or a refused key is not theirs to report. */
+const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set(["ProviderInfo"]);
+
 export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
   const found = implementations[kind];
+  const asksService = !SERVICE_FREE_KINDS.has(kind);
   const impl = (): ResourceImplementation => {
     if (found) return found;
     throw new UserError(
@@ -57,7 +61,7 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     async (...args: A): Promise<R> => {
       try {
         // A refused key or a silent service fails the first hook, before anything is planned.
-        if (hook !== "configure") await serviceChecked();
+        if (hook !== "configure" && asksService) await serviceChecked();
         return await run(...args);
       } catch (error) {
         throw reported(error, kind, hook);
@@ -70,7 +74,7 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     configure: guarded("configure", async (req: pulumi.dynamic.ConfigureRequest) => {
       configure(resolveSettings(req.config));
       // Asked here, so its request precedes every hook's; a failure is the hooks' to report.
-      await checkService();
+      if (asksService) await checkService();
     }),
     check: guarded("check", async (olds: any, news: any) => {
       const i = impl();
