@@ -165,9 +165,13 @@ async function runCase(kind: "provider" | "client", target: Target) {
   console.log(JSON.stringify(result));
 }
 
-/** A case in a process of its own; its progress lines are not shown (a failure shows them). */
+/**
+ * A case in a process of its own; its progress lines are not shown (a failure shows them). It runs
+ * in the folder of the recipients file: the provider reads only files inside its project folder.
+ */
 function runInChild(kind: "provider" | "client", target: Target): CaseResult {
   const out = execFileSync(process.execPath, [__filename, "--case", JSON.stringify({ kind, target })], {
+    cwd: path.dirname(target.file),
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
     maxBuffer: 256 * 1024 * 1024,
@@ -204,6 +208,9 @@ async function underEngine(target: Target): Promise<{ ms: number; peakRssMiB: nu
   fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
   const dir = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", "bench-recipients-"));
   try {
+    // The provider reads only files inside the project folder: a link would be followed out of it.
+    const file = path.join(dir, path.basename(target.file));
+    fs.copyFileSync(target.file, file);
     fs.writeFileSync(
       path.join(dir, "Pulumi.yaml"),
       "name: bench-recipients\nruntime: nodejs\nmain: index.js\n",
@@ -213,7 +220,7 @@ async function underEngine(target: Target): Promise<{ ms: number; peakRssMiB: nu
       [
         'const { Order, OrderRecipients } = require("pulumi-directmail");',
         `const order = new Order("order", { templateId: ${target.templateId} });`,
-        `const recipients = new OrderRecipients("recipients", { orderId: order.orderId, file: ${JSON.stringify(target.file)} });`,
+        `const recipients = new OrderRecipients("recipients", { orderId: order.orderId, file: ${JSON.stringify(path.basename(file))} });`,
         "exports.accepted = recipients.acceptedCount;",
         "",
       ].join("\n"),
