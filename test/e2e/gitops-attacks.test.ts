@@ -136,6 +136,19 @@ async function branch(
   await git(repo, "checkout", "--quiet", "main");
 }
 
+/** Appends a row to the welcome campaign's recipients file of the checkout in `dir`. */
+function addRecipient(dir: string, row: string): void {
+  fs.appendFileSync(path.join(dir, "campaigns/welcome-postcard.csv"), row);
+}
+
+/** Adds a checkout (maxTotal 100) to the welcome campaign of the checkout in `dir`. */
+function addCheckout(dir: string): void {
+  fs.appendFileSync(
+    path.join(dir, "campaigns/welcome-postcard.yaml"),
+    "  checkout:\n    postageType: Standard\n    productionSpeed: Normal\n    maxTotal: 100\n",
+  );
+}
+
 /** Merges `name` into main as a pull request's merge does, and runs the push workflow. */
 async function merge(name: string, approve: string[] = []): Promise<RunResult> {
   const before = await git(origin, "rev-parse", "main");
@@ -349,10 +362,7 @@ describe("the GitOps workflow, attacked from a pull request", () => {
   }, async () => {
     await branch("lying-review", (dir) => {
       fs.writeFileSync(path.join(dir, "scripts/review.sh"), LYING_REVIEW, { mode: 0o755 });
-      fs.appendFileSync(
-        path.join(dir, "campaigns/welcome-postcard.yaml"),
-        "  checkout:\n    postageType: Standard\n    productionSpeed: Normal\n    maxTotal: 100\n",
-      );
+      addCheckout(dir);
     });
     const { result, comments } = await review("lying-review", 13);
     expect(jobsRan(result)["review-offline"], failures(result)).toBe("success");
@@ -388,10 +398,7 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       { id: 2, issue: 14, body: "<!-- directmail-review -->\nan earlier push", user: { login: BOT } },
     ]);
     await branch("more-recipients", (dir) => {
-      fs.appendFileSync(
-        path.join(dir, "campaigns/welcome-postcard.csv"),
-        "C-2004,Katherine,Johnson,184 Elm Street,Springfield,IL,62701,Welcome aboard\n",
-      );
+      addRecipient(dir, "C-2004,Katherine,Johnson,184 Elm Street,Springfield,IL,62701,Welcome aboard\n");
     });
     const before = await ledger();
     const { result, comments, workDir } = await review("more-recipients", 14);
@@ -515,10 +522,7 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     timeout: 400_000,
   }, async () => {
     await branch("pay", (dir) => {
-      fs.appendFileSync(
-        path.join(dir, "campaigns/welcome-postcard.yaml"),
-        "  checkout:\n    postageType: Standard\n    productionSpeed: Normal\n    maxTotal: 100\n",
-      );
+      addCheckout(dir);
     });
     const before = await ledger();
     const { result, comments } = await review("pay", 19);
@@ -560,10 +564,7 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     await branch(
       "fork-recipients",
       (dir) => {
-        fs.appendFileSync(
-          path.join(dir, "campaigns/welcome-postcard.csv"),
-          "C-2005,Dorothy,Vaughan,9 Pine Road,Springfield,IL,62701,Welcome aboard\n",
-        );
+        addRecipient(dir, "C-2005,Dorothy,Vaughan,9 Pine Road,Springfield,IL,62701,Welcome aboard\n");
       },
       { repo: fork },
     );
