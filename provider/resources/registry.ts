@@ -11,6 +11,7 @@ import { reported } from "./boundary";
 import { checkoutImplementation } from "./checkout/provider";
 import { checkService, configure, context, type ResourceImplementation, serviceChecked } from "./context";
 import { conversionsImplementation } from "./conversions/provider";
+import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { encodeLongStringsInProviderHost } from "./long-strings";
 import { orderImplementation } from "./order/provider";
@@ -76,25 +77,28 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
       // Asked here, so its request precedes every hook's; a failure is the hooks' to report.
       if (asksService) await checkService();
     }),
+    // The engine stores inputs in its own form (engine-inputs.ts); the hooks see them as checked.
     check: guarded("check", async (olds: any, news: any) => {
       const i = impl();
-      return i.check ? i.check(olds, news) : { inputs: news };
+      const checked = i.check ? await i.check(fromEngineInputs(kind, olds), news) : { inputs: news };
+      return checked.inputs ? { ...checked, inputs: toEngineInputs(kind, checked.inputs, news) } : checked;
     }),
-    diff: guarded("diff", async (id: string, olds: any, news: any) => {
+    diff: guarded("diff", async (id: string, olds: any, stored: any) => {
       const i = impl();
+      const news = fromEngineInputs(kind, stored);
       return i.diff
         ? i.diff(id, olds, news)
         : { changes: JSON.stringify(declared(olds)) !== JSON.stringify(declared(news)) };
     }),
-    create: guarded("create", async (inputs: any) => impl().create(inputs)),
+    create: guarded("create", async (stored: any) => impl().create(fromEngineInputs(kind, stored))),
     read: guarded("read", async (id: string, props: any) => {
       const i = impl();
       return i.read ? i.read(id, props) : { id, props };
     }),
-    update: guarded("update", async (id: string, olds: any, news: any) => {
+    update: guarded("update", async (id: string, olds: any, stored: any) => {
       const i = impl();
       if (!i.update) throw new UserError(`${kind} ${id} cannot be updated in place`);
-      return i.update(id, olds, news);
+      return i.update(id, olds, fromEngineInputs(kind, stored));
     }),
     delete: guarded("delete", async (id: string, props: any) => {
       const i = impl();

@@ -68,15 +68,17 @@ const fileRows = () =>
     .sort();
 
 /**
- * `pulumi preview`, which must plan exactly one update, of the recipients, with these changed
- * inputs; and what it printed.
+ * `pulumi preview`, which must plan exactly one update, of the recipients; and what it printed. The
+ * list's digest and counts are inputs the engine does not show (provider/resources/engine-inputs.ts):
+ * the provider's "planned" line says what changes.
  */
-async function preview(inputs: string): Promise<string> {
+async function preview(): Promise<string> {
   const result = await t.stack.preview();
   expect(result.changeSummary).toEqual({ same: 2, update: 1 });
-  expect(result.stdout).toContain(
-    ` ~  pulumi-nodejs:dynamic/directmail:OrderRecipients recipients update [diff: ~${inputs}]\n`,
+  expect(result.stdout).toMatch(
+    / ~ {2}pulumi-nodejs:dynamic\/directmail:OrderRecipients recipients update *\n/,
   );
+  expect(result.stdout).not.toContain("[diff:");
   return result.stdout;
 }
 
@@ -119,42 +121,28 @@ describe("a list keyed by customerId under the real pulumi CLI", { timeout: 240_
     expect(await listing()).toEqual(fileRows());
   });
 
-  // The plan's diff names `declaredCount` too when the number of rows changes.
   it.each([
-    [
-      "an address alone",
-      () => edit("C-2", { address1: "9 ELM ST" }),
-      "digest",
-      "0 added, 0 removed, 1 changed",
-    ],
+    ["an address alone", () => edit("C-2", { address1: "9 ELM ST" }), "0 added, 0 removed, 1 changed"],
     [
       "an address, with a row added and one removed",
       () => [...edit("C-3", { address1: "17 OAK AVE" }).filter((c) => c.customerId !== "C-6"), customer(7)],
-      "digest",
       "1 added, 1 removed, 1 changed",
     ],
-    ["a name alone", () => edit("C-1", { firstName: "Augusta" }), "digest", "0 added, 0 removed, 1 changed"],
+    ["a name alone", () => edit("C-1", { firstName: "Augusta" }), "0 added, 0 removed, 1 changed"],
     [
       "a name, with a row added",
       () => [...edit("C-4", { lastName: "Byron" }), customer(8)],
-      "declaredCount,digest",
       "1 added, 0 removed, 1 changed",
     ],
-    [
-      "a merge field alone",
-      () => edit("C-5", { custom1: "20% OFF" }),
-      "digest",
-      "0 added, 0 removed, 1 changed",
-    ],
+    ["a merge field alone", () => edit("C-5", { custom1: "20% OFF" }), "0 added, 0 removed, 1 changed"],
     [
       "a merge field, with a row removed",
       () => edit("C-2", { custom1: "FREE SHIPPING" }).filter((c) => c.customerId !== "C-7"),
-      "declaredCount,digest",
       "0 added, 1 removed, 1 changed",
     ],
-  ])("changing %s shows in preview and is applied by up", async (_what, change, inputs, counts) => {
+  ])("changing %s shows in preview and is applied by up", async (_what, change, counts) => {
     write(change());
-    expect(await preview(inputs)).toContain(planned(counts));
+    expect(await preview()).toContain(planned(counts));
     await up();
   });
 
@@ -172,7 +160,7 @@ describe("a list keyed by customerId under the real pulumi CLI", { timeout: 240_
     ]);
     const refresh = await t.stack.refresh();
     expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
-    expect(await preview("digest")).toContain(
+    expect(await preview()).toContain(
       planned(
         "0 added, 0 removed, 0 changed, 1 whose content was not recorded (compared with the order's listing when applied)",
       ),

@@ -1,8 +1,9 @@
 /**
  * A refresh of an unchanged stack is quiet, under the real pulumi CLI: after `up` of a stack with
- * one resource of every kind, `pulumi refresh --expect-no-changes --diff` passes and shows no
- * `[diff:`. The engine keeps the inputs the state holds (no read returns inputs: the host does
- * not pass them to a read), and each read of an unchanged resource returns the stored outputs.
+ * one resource of every kind, `pulumi refresh --expect-no-changes` passes and shows no `[diff:`,
+ * with `--run-program` too (the README's way to bring delivery counts into the stack outputs). That
+ * one shows the stored inputs against the program's, unchecked: the engine stores only what the
+ * program declares in plain sight (provider/resources/engine-inputs.ts).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -93,8 +94,9 @@ describe("refresh of an unchanged stack under the real pulumi CLI", { timeout: 4
     expect(KINDS).toHaveLength(8);
 
     // As the user runs it: the CLI's own refresh, its preview included.
-    for (let i = 0; i < 2; i++) {
-      const refresh = await pulumi("refresh", "--yes", "--expect-no-changes", "--diff", "--stack", "e2e");
+    // Plain, with the program run (which registers its unchecked inputs), and each with --diff.
+    for (const options of [[], ["--diff"], ["--run-program"], ["--run-program", "--diff"]]) {
+      const refresh = await pulumi("refresh", "--yes", "--expect-no-changes", ...options, "--stack", "e2e");
       expect(refresh.code, refresh.output).toBe(0);
       expect(refresh.output).not.toContain("[diff:");
       // Every resource, the stack included, read and unchanged.

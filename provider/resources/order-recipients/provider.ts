@@ -32,7 +32,7 @@ import {
 import { UserError } from "../user-error";
 import { OrderRecipientsInputs } from "./inputs";
 import { namedChanges } from "./named";
-import { OrderRecipientsOutputFields, type OrderRecipientsOutputs } from "./outputs";
+import type { OrderRecipientsOutputs } from "./outputs";
 import {
   type Declared,
   deleteIds,
@@ -140,14 +140,6 @@ const recipientsFrozen = (order: OrderSummary, change: string) =>
  */
 function listFailure(inputs: OrderRecipientsInputs, reason: string) {
   return { property: inputs.file !== undefined ? "file" : "", reason };
-}
-
-/** Inputs recorded in a state (its outputs left out). */
-function inputsOf(props: OrderRecipientsOutputs): Record<string, unknown> {
-  const computed = new Set(Object.keys(OrderRecipientsOutputFields));
-  // digest, declaredCount and duplicateRows are inputs too: check computes them from the list.
-  for (const key of ["digest", "declaredCount", "duplicateRows"]) computed.delete(key);
-  return Object.fromEntries(Object.entries(props).filter(([key]) => !computed.has(key)));
 }
 
 export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImplementation {
@@ -415,7 +407,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
           ? { orderRecipientCount: expectedCount(current, unmanaged) }
           : {}),
       };
-      return { id, props: outs, inputs: inputsOf(outs) };
+      // No inputs: the engine keeps those it stored (engine-inputs.ts), and a list changed elsewhere
+      // shows as a change of the outputs' digest.
+      return { id, props: outs };
     },
 
     async delete(_id, props: OrderRecipientsOutputs) {

@@ -374,7 +374,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     ]);
     const read = await recipients.read(String(orderId), outs);
     expect(read.props).toMatchObject({ acceptedCount: 2, unmanagedCount: 1 });
-    expect(read.inputs?.digest).not.toBe(declared.digest);
+    expect(read.props?.digest).not.toBe(declared.digest);
     const diff = await recipients.diff(String(orderId), read.props, declared);
     expect(diff.changes).toBe(true);
     const { outs: healed } = await recipients.update(String(orderId), read.props, declared);
@@ -561,7 +561,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
       const { outs } = await recipients.create(declared);
       await moveElsewhere(orderId, "Ada2");
       const read = await recipients.read(String(orderId), outs);
-      expect(read.inputs?.digest).not.toBe(declared.digest);
+      expect(read.props?.digest).not.toBe(declared.digest);
       expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: true });
       const { outs: healed } = await recipients.update(String(orderId), read.props, declared);
       expect(healed).toMatchObject({ acceptedCount: 2, unmanagedCount: 0 });
@@ -585,7 +585,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
 
     const { result: read, requests } = await countingRequests(() => recipients.read(String(orderId), olds));
     expect(requests.map((r) => r.operationId)).toEqual(["listOrders", "listRecipients"]);
-    expect(read.inputs?.digest).toBe(declared.digest);
+    expect(read.props?.digest).toBe(declared.digest);
     expect(read.props?.index.startsWith("v3.")).toBe(true);
     expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: false });
     expect(await liveByCustomer(orderId, customers)).toEqual({
@@ -596,7 +596,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     // The hashes recorded by that refresh notice an edit made at the service afterwards.
     await moveElsewhere(orderId, "Ada2");
     const again = await recipients.read(String(orderId), read.props);
-    expect(again.inputs?.digest).not.toBe(declared.digest);
+    expect(again.props?.digest).not.toBe(declared.digest);
   });
 
   it("a record of an earlier version under a key column: the first update replaces only the rows that differ from the order", async () => {

@@ -9,13 +9,26 @@ import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, vi } from "vitest";
 import type { RequestEvent } from "../../../provider/api/client";
 import { observeRequests } from "../../../provider/resources/context";
+import { fromEngineInputs } from "../../../provider/resources/engine-inputs";
 import { providerFor } from "../../../provider/resources/implementation";
 import type { TestSandbox } from "../../support/sandbox";
 
 export type Provider = Required<pulumi.dynamic.ResourceProvider>;
 
+/**
+ * The provider of `kind`, configured for the sandbox. Its `check` answers the inputs as the hooks
+ * know them (engine-inputs.ts), so a test reads and passes on the computed fields by their names;
+ * the form the engine stores is the end-to-end refresh test's.
+ */
 export async function configuredProvider(kind: string, sb: TestSandbox, apiKey: string): Promise<Provider> {
-  const provider = providerFor(kind);
+  const engineProvider = providerFor(kind);
+  const provider: Provider = {
+    ...engineProvider,
+    check: async (olds, news) => {
+      const checked = await engineProvider.check(olds, news);
+      return checked.inputs ? { ...checked, inputs: fromEngineInputs(kind, checked.inputs) } : checked;
+    },
+  };
   const values: Record<string, string> = { "directmail:baseUrl": sb.url, "directmail:apiKey": apiKey };
   await provider.configure({
     config: {

@@ -1,0 +1,93 @@
+/**
+ * The inputs the engine stores are the program's declaration, as `check` normalized it, and
+ * nothing else in plain sight. `pulumi refresh --run-program` (and any step that runs the program
+ * beside a refresh) shows each stored input the program does not declare as removed. So what
+ * `check` adds goes to the engine in another form, and the hooks get it back unchanged:
+ * - what it computes from a list (digest, counts) is stored under `__`-prefixed names, which the
+ *   engine keeps but never shows;
+ * - a default it filled in for an input left out is not stored; the hooks get it filled again.
+ */
+import type { z } from "zod";
+import { AddressBookEntryInputFields, AddressBookEntryInputs } from "./address-book-entry/inputs";
+import { AutomationRecipientsInputFields, AutomationRecipientsInputs } from "./automation-recipients/inputs";
+import { CheckoutInputFields, CheckoutInputs } from "./checkout/inputs";
+import { ConversionsInputFields, ConversionsInputs } from "./conversions/inputs";
+import { OrderInputFields, OrderInputs } from "./order/inputs";
+import { OrderRecipientsInputFields, OrderRecipientsInputs } from "./order-recipients/inputs";
+import { ProviderInfoInputFields, ProviderInfoInputs } from "./provider-info/inputs";
+import { ProximitySearchInputFields, ProximitySearchInputs } from "./proximity-search/inputs";
+
+type Inputs = Record<string, unknown>;
+
+interface KindInputs {
+  /** Each input's schema: the declared fields and the computed ones. */
+  fields: Record<string, z.ZodType>;
+  /** The inputs `check` computes, not declared by the program. */
+  computed: ReadonlySet<string>;
+}
+
+/** A kind's inputs: its checked schema, and the fields a program declares. */
+function kindInputs(
+  checked: { shape: Record<string, z.ZodType> },
+  declared: Record<string, unknown>,
+): KindInputs {
+  return {
+    fields: checked.shape,
+    computed: new Set(Object.keys(checked.shape).filter((field) => !(field in declared))),
+  };
+}
+
+const KINDS: Record<string, KindInputs> = {
+  ProviderInfo: kindInputs(ProviderInfoInputs, ProviderInfoInputFields),
+  Order: kindInputs(OrderInputs, OrderInputFields),
+  OrderRecipients: kindInputs(OrderRecipientsInputs, OrderRecipientsInputFields),
+  Checkout: kindInputs(CheckoutInputs, CheckoutInputFields),
+  AddressBookEntry: kindInputs(AddressBookEntryInputs, AddressBookEntryInputFields),
+  Conversions: kindInputs(ConversionsInputs, ConversionsInputFields),
+  AutomationRecipients: kindInputs(AutomationRecipientsInputs, AutomationRecipientsInputFields),
+  ProximitySearch: kindInputs(ProximitySearchInputs, ProximitySearchInputFields),
+};
+
+const HIDDEN = "__";
+
+/** The default of an input left out, or `undefined` when it has none. */
+function defaultOf(field: z.ZodType): unknown {
+  const parsed = field.safeParse(undefined);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** What `check` returns, in the form the engine stores: `declared` is what the program registered. */
+export function toEngineInputs(kind: string, checked: Inputs, declared: Inputs): Inputs {
+  const known = KINDS[kind];
+  if (!known) return checked;
+  const stored: Inputs = {};
+  for (const [key, value] of Object.entries(checked)) {
+    if (known.computed.has(key)) stored[HIDDEN + key] = value;
+    else if (declared[key] !== undefined || !(key in known.fields)) stored[key] = value;
+    else if (JSON.stringify(value) !== JSON.stringify(defaultOf(known.fields[key] as z.ZodType)))
+      stored[key] = value;
+  }
+  return stored;
+}
+
+/**
+ * The inputs as the hooks know them, from what the engine stores (or what an earlier release
+ * stored, with plain names and its defaults written out).
+ */
+export function fromEngineInputs(kind: string, stored: Inputs): Inputs {
+  const known = KINDS[kind];
+  // No inputs at all: a resource still to be created, as `check` is told.
+  if (!known || Object.keys(stored).length === 0) return stored;
+  const inputs: Inputs = {};
+  for (const [key, value] of Object.entries(stored)) {
+    const plain = key.startsWith(HIDDEN) ? key.slice(HIDDEN.length) : key;
+    if (plain !== key && !known.computed.has(plain)) inputs[key] = value;
+    else inputs[plain] = value;
+  }
+  for (const [key, field] of Object.entries(known.fields)) {
+    if (inputs[key] !== undefined) continue;
+    const fallback = defaultOf(field);
+    if (fallback !== undefined) inputs[key] = fallback;
+  }
+  return inputs;
+}
