@@ -23,6 +23,45 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 /**
+ * Bounds on what a request carries, where the spec states none (docs/sandbox.md "Bounds"). Work
+ * that grows with a number (discovery, a clock step, delivery) stays bounded, and no stored value
+ * can reach a form the sandbox cannot load again (a date past year 9999, an infinite balance).
+ * Checked after each request's own schema, so the spec's own limits (5,000 recipients) keep their
+ * messages.
+ */
+export const BOUNDS = {
+  /** Any number: ids, counts, amounts, pages, in a body, a query or a path. */
+  maxMagnitude: 1_000_000_000,
+  /** Any text. The longest field of the interface (a letter's text) is a few thousand characters. */
+  maxStringLength: 10_000,
+  /** Any list, beyond the spec's own (5,000 recipients or conversions a request). */
+  maxArrayLength: 10_000,
+  /** Any object's properties (custom fields, records). */
+  maxObjectKeys: 1_000,
+  /** Per field (by name, wherever it stands), tighter than the above: [least, most]. */
+  fields: {
+    /** Neighbours a proximity request asks for around one address: discovery inserts each. */
+    DesiredCount: [1, 1_000],
+    /** A listing page: a page past this is past any account's data. */
+    pageNumber: [1, 1_000_000],
+    /** One clock step of the control API: ten years. */
+    seconds: [0, 10 * 365 * 24 * 3600],
+    /** A delay fault: ten minutes, longer than any client waits. */
+    delayMs: [0, 600_000],
+    /** A fault's count. */
+    times: [1, 1_000_000],
+    /** A 429 fault's Retry-After. */
+    retryAfterSeconds: [0, 86_400],
+  } as Readonly<Record<string, readonly [number, number]>>,
+};
+
+/** The most recipients one proximity request may discover over all its addresses. */
+export const MAX_DISCOVERED_PER_REQUEST = 5_000;
+
+/** The latest instant the sandbox clock may reach: far past any test, well inside JavaScript dates. */
+export const CLOCK_LIMIT_MS = Date.parse("2999-12-31T23:59:59Z");
+
+/**
  * Order statuses are the client's (`ORDER_STATUS` of provider/api/schemas/order.ts). After Paid (not
  * shown by the spec): Paid -> Ready For Production (at once, or at the hold date) -> In Production
  * (+1 h) -> Mailed (at the production estimate of the chosen speed) -> Complete (when the last

@@ -44,13 +44,17 @@ export class FastForward {
   ) {}
 
   /** Delivers one order of the account, or (no id) every order of the account on its way. */
-  deliver(accountId: number, orderId?: number): { from: string; now: string; orders: DeliveredOrder[] } {
+  async deliver(
+    accountId: number,
+    orderId?: number,
+  ): Promise<{ from: string; now: string; orders: DeliveredOrder[] }> {
     const from = this.scheduler.now();
     const ids = orderId === undefined ? this.onItsWay(accountId) : [this.deliverable(accountId, orderId)];
+    // Each step's work runs in slices (scheduler.ts): other requests are answered meanwhile.
     for (let step = 0; step < MAX_STEPS; step++) {
       const due = this.nextStepDue(ids);
       if (due === undefined) break;
-      this.scheduler.advanceTo(due);
+      await this.scheduler.advanceTo(due);
     }
     return { from, now: this.scheduler.now(), orders: ids.map((id) => this.delivered(id)) };
   }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { SandboxClock } from "../storage/clock";
 import type { Store } from "../storage/store";
 
@@ -6,9 +7,17 @@ export type EventHandler = (ref: number, due: string, data: any) => void;
 
 /**
  * Time-driven work (settlement, production, scans, ...), kept as rows of `events` and run by
- * `tick()`, which every request calls first, so what a client reads is always up to date with the
- * clock. Each domain part registers the handlers of its own kinds with `on`.
+ * `tick()`, which every request calls first, so what a client reads is up to date with the clock.
+ * Each domain part registers the handlers of its own kinds with `on`.
+ *
+ * A tick runs for at most `SLICE_MS`: a clock step that makes thousands of events due is worked
+ * off in slices between requests (a request meanwhile reads the work done so far, as on a busy
+ * service), so the server keeps answering. The control API's clock steps wait for all of it
+ * (`drain`).
  */
+/** The longest one tick runs before it lets the server answer other requests. */
+export const SLICE_MS = 20;
+
 export class Scheduler {
   private readonly handlers = new Map<string, EventHandler>();
   /**
@@ -16,6 +25,8 @@ export class Scheduler {
    * It spares most requests the events query (a rolled-back schedule only makes it lower: safe).
    */
   private nextDue: string | null | undefined;
+  /** A slice of due work is queued to run after the requests waiting now. */
+  private sliceQueued = false;
 
   constructor(
     private readonly store: Store,
@@ -59,17 +70,27 @@ export class Scheduler {
     this.nextDue = undefined;
   }
 
-  /** Moves the clock forward to `due` (never back) and runs what became due. */
-  advanceTo(due: string): void {
+  /** Moves the clock forward to `due` (never back) and runs all that became due. */
+  async advanceTo(due: string): Promise<void> {
     const ahead = Date.parse(due) - this.clock.nowMs();
     if (ahead > 0) this.clock.advance(ahead / 1000);
-    this.tick();
+    await this.drain();
   }
 
-  /** Runs every event that is due, in due order; an event may schedule more, which run too if due. */
-  tick(): void {
+  /** Runs every due event, a slice at a time, letting other requests in between. */
+  async drain(): Promise<void> {
+    while (!this.tick()) await nextTurn();
+  }
+
+  /**
+   * Runs the events that are due, in due order (an event may schedule more, which run too if due),
+   * for at most SLICE_MS. Returns true when none is left due; otherwise the rest runs in later
+   * slices, queued after the requests waiting now.
+   */
+  tick(): boolean {
     const now = this.now();
-    if (this.nextDue === null || (this.nextDue !== undefined && this.nextDue > now)) return;
+    if (this.nextDue === null || (this.nextDue !== undefined && this.nextDue > now)) return true;
+    const started = performance.now();
     for (;;) {
       const due = this.store.all<{ id: number; due: string; kind: string; ref: number; data: string }>(
         "SELECT * FROM events WHERE due <= ? ORDER BY due, id LIMIT 200",
@@ -78,9 +99,13 @@ export class Scheduler {
       if (due.length === 0) {
         this.nextDue =
           this.store.get<{ due: string | null }>("SELECT min(due) AS due FROM events")?.due ?? null;
-        return;
+        return true;
       }
       for (const event of due) {
+        if (performance.now() - started > SLICE_MS) {
+          this.queueSlice();
+          return false;
+        }
         try {
           this.store.tx(() => {
             this.handlers.get(event.kind)?.(event.ref, event.due, JSON.parse(event.data));
@@ -94,5 +119,19 @@ export class Scheduler {
         }
       }
     }
+  }
+
+  /** Runs the next slice once the requests waiting now are answered, and so on until done. */
+  private queueSlice(): void {
+    if (this.sliceQueued) return;
+    this.sliceQueued = true;
+    setImmediate(() => {
+      this.sliceQueued = false;
+      try {
+        this.tick();
+      } catch (error) {
+        this.onEventError({ kind: "slice", ref: 0 }, error);
+      }
+    });
   }
 }

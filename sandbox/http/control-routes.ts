@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest, FastifySchemaCompiler } from "fastify";
 import type { z } from "zod";
 import { formatPath } from "../../provider/api/schemas/issues";
+import { CLOCK_LIMIT_MS } from "../assumptions";
 import type { Accounts } from "../domain/accounts";
 import type { Automations } from "../domain/automations";
 import type { Engagement } from "../domain/engagement";
@@ -11,6 +12,7 @@ import type { Scheduler } from "../domain/scheduler";
 import type { Templates } from "../domain/templates";
 import type { SandboxClock } from "../storage/clock";
 import type { Account } from "../storage/rows";
+import { checkBounds } from "./bounds";
 import { ControlSchemas, ControlResults as R } from "./control-schemas";
 import type { FaultTable } from "./faults";
 import { serializerCompiler } from "./zod";
@@ -84,6 +86,11 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
       reply.code(403).send({ error: "the sandbox control API answers on loopback only" });
     }
   });
+  // The sandbox's bounds (a clock step, a delay), after each call's schema.
+  control.addHook("preHandler", async (request) => {
+    checkBounds(request.query);
+    checkBounds(request.body);
+  });
   control.setErrorHandler((error: unknown, _request, reply) => {
     if (error instanceof ControlError) return reply.code(error.statusCode).send({ error: error.message });
     if (error instanceof ApiError)
@@ -145,9 +152,15 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
     const order = orders.forceState(accountOf(body.apiKey).id, idParam(request), body);
     return { orderId: order.id, status: order.status, paidRecipientSearches: order.paid_recipient_searches };
   });
-  call("POST", "/clock/advance", S.advanceClock, R.clockAdvanced, (body) => {
+  call("POST", "/clock/advance", S.advanceClock, R.clockAdvanced, async (body) => {
+    if (body.seconds > clock.secondsLeft())
+      throw new ControlError(
+        400,
+        `seconds: the sandbox clock stops at ${new Date(CLOCK_LIMIT_MS).toISOString()}`,
+      );
     const now = clock.advance(body.seconds);
-    scheduler.tick();
+    // Answered once all the step made due has run; other requests are served meanwhile.
+    await scheduler.drain();
     return { now: now.toISOString() };
   });
   call("GET", "/clock", null, R.clock, () => ({ now: clock.iso(), speed: clock.speed }));

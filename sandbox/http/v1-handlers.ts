@@ -1,6 +1,6 @@
 import type { OperationId } from "../../provider/api/endpoints";
 import * as S from "../../provider/api/schemas";
-import { DEFAULT_PAGE_SIZE, MAX_CONVERSIONS_PER_REQUEST } from "../assumptions";
+import { DEFAULT_PAGE_SIZE, MAX_CONVERSIONS_PER_REQUEST, MAX_DISCOVERED_PER_REQUEST } from "../assumptions";
 import type { Accounts } from "../domain/accounts";
 import { type Automations, checkReturnAddress } from "../domain/automations";
 import type { Checkout } from "../domain/checkout";
@@ -158,6 +158,14 @@ export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => An
         }
       }
       const parsed = parseWith(S.ProximityRequest, body);
+      // Discovery queues every neighbour asked for: bounded per request (assumptions.ts).
+      const asked = parsed.Addresses.reduce((sum, a) => sum + a.DesiredCount, 0);
+      if (asked > MAX_DISCOVERED_PER_REQUEST) {
+        throw new ApiError(400, "INVALID_REQUEST", [
+          `Addresses: the DesiredCount of all addresses add up to ${asked}; at most ` +
+            `${MAX_DISCOVERED_PER_REQUEST} a request (a bound of the sandbox; the spec states none)`,
+        ]);
+      }
       const returnAddress = Object.fromEntries(
         Object.entries(parsed)
           .filter(([k]) => k.startsWith("Return"))

@@ -3,6 +3,7 @@ import { endpoints, type OperationId } from "../../provider/api/endpoints";
 import { ERROR_CODES } from "../../provider/api/schemas";
 import { ApiError } from "../domain/errors";
 import type { Account } from "../storage/rows";
+import { checkBounds } from "./bounds";
 import { envelope } from "./envelope";
 import { routePaths } from "./paths";
 import "./request";
@@ -19,6 +20,13 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
   app.setValidatorCompiler(v1ValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const impl = handlers(parts);
+  // The sandbox's own bounds, after each request's schema (a raw body is its handler's to parse,
+  // and bounded here all the same).
+  app.addHook("preHandler", async (request) => {
+    checkBounds(request.params);
+    checkBounds(request.query);
+    checkBounds(request.body);
+  });
 
   const authenticate = (request: FastifyRequest): Account => {
     const header = request.headers["x-api-key"];

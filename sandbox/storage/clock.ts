@@ -1,4 +1,10 @@
+import { CLOCK_LIMIT_MS } from "../assumptions";
 import type { Store } from "./store";
+
+/** A stored instant the clock can resume from: a finite time before the clock's limit. */
+function usable(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= 0 && ms <= CLOCK_LIMIT_MS;
+}
 
 /**
  * The sandbox clock: wall time at a configurable speed, plus whatever the control API has advanced.
@@ -19,12 +25,22 @@ export class SandboxClock {
     this.anchorWall = wall();
     const offset = Number(store.getMeta("clock.offsetMs") ?? "0");
     const last = Number(store.getMeta("clock.lastMs") ?? "0");
-    // Never go back before the last instant that was persisted (a restart at a later wall time is fine).
-    this.anchorSandbox = Math.max(this.anchorWall + offset, last);
+    // Never go back before the last instant that was persisted (a restart at a later wall time is
+    // fine). A stored value no clock can take (written before the clock had its limit) is dropped:
+    // the sandbox starts at wall time rather than failing every request.
+    const resumed = Math.max(
+      usable(this.anchorWall + offset) ? this.anchorWall + offset : 0,
+      usable(last) ? last : 0,
+    );
+    this.anchorSandbox = resumed > 0 ? resumed : this.anchorWall;
   }
 
   nowMs(): number {
-    return Math.floor(this.anchorSandbox + (this.wall() - this.anchorWall) * this.speed);
+    // A fast clock left running stops at its limit rather than leave the dates JavaScript has.
+    return Math.min(
+      Math.floor(this.anchorSandbox + (this.wall() - this.anchorWall) * this.speed),
+      CLOCK_LIMIT_MS,
+    );
   }
 
   now(): Date {
@@ -35,11 +51,16 @@ export class SandboxClock {
     return this.now().toISOString();
   }
 
-  /** Moves the clock forward; returns the new time. */
+  /** How far the clock may still go, in seconds: it stops at `CLOCK_LIMIT_MS`. */
+  secondsLeft(): number {
+    return (CLOCK_LIMIT_MS - this.nowMs()) / 1000;
+  }
+
+  /** Moves the clock forward (never past its limit); returns the new time. */
   advance(seconds: number): Date {
     const current = this.nowMs();
     this.anchorWall = this.wall();
-    this.anchorSandbox = current + seconds * 1000;
+    this.anchorSandbox = Math.min(current + Math.max(seconds, 0) * 1000, CLOCK_LIMIT_MS);
     this.persist();
     return this.now();
   }

@@ -1,0 +1,72 @@
+/**
+ * The sandbox's own bounds on every value of a request (assumptions.ts `BOUNDS`), checked after the
+ * request's schema: one walk over the parsed value, each node visited once, that stops at the
+ * first value out of bounds and names its field.
+ */
+import { formatPath } from "../../provider/api/schemas/issues";
+import { BOUNDS } from "../assumptions";
+import { ApiError } from "../domain/errors";
+
+/** Why `value` (at `key`) is out of bounds, or undefined. */
+function problemOf(value: unknown, key: PropertyKey | undefined): string | undefined {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return "must be a finite number";
+    const field = typeof key === "string" ? BOUNDS.fields[key] : undefined;
+    if (field) {
+      const [least, most] = field;
+      if (value < least || value > most)
+        return `must be from ${least} to ${most} (a bound of the sandbox; the spec states none)`;
+    } else if (Math.abs(value) > BOUNDS.maxMagnitude) {
+      return `must be at most ${BOUNDS.maxMagnitude} in size (a bound of the sandbox; the spec states none)`;
+    }
+  } else if (typeof value === "string") {
+    if (value.length > BOUNDS.maxStringLength)
+      return `at most ${BOUNDS.maxStringLength} characters (a bound of the sandbox; the spec states none)`;
+  } else if (Array.isArray(value)) {
+    if (value.length > BOUNDS.maxArrayLength)
+      return `at most ${BOUNDS.maxArrayLength} items (a bound of the sandbox; the spec states none)`;
+  } else if (typeof value === "object" && value !== null) {
+    let keys = 0;
+    for (const _ in value) if (++keys > BOUNDS.maxObjectKeys) break;
+    if (keys > BOUNDS.maxObjectKeys)
+      return `at most ${BOUNDS.maxObjectKeys} properties (a bound of the sandbox; the spec states none)`;
+  }
+  return undefined;
+}
+
+/** The path and problem of the first value out of bounds under `value`, depth first. */
+function firstOutOfBounds(
+  value: unknown,
+  key: PropertyKey | undefined,
+  path: PropertyKey[],
+): { path: PropertyKey[]; problem: string } | undefined {
+  const problem = problemOf(value, key);
+  if (problem) return { path: [...path], problem };
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      const found = firstOutOfBounds(value[i], key, path);
+      path.pop();
+      if (found) return found;
+    }
+  } else {
+    for (const name of Object.keys(value)) {
+      path.push(name);
+      const found = firstOutOfBounds((value as Record<string, unknown>)[name], name, path);
+      path.pop();
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Throws the spec's 400 naming the field when any value under `value` is out of bounds. */
+export function checkBounds(value: unknown, root = ""): void {
+  const found = firstOutOfBounds(value, undefined, []);
+  if (!found) return;
+  const field = formatPath(found.path, root) || root || "body";
+  throw new ApiError(400, "INVALID_REQUEST", [`${field}: ${found.problem}`], null, [
+    { field, code: "out_of_bounds", message: found.problem },
+  ]);
+}
