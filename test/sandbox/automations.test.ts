@@ -183,6 +183,26 @@ describe("POST /v1/integration-orders/{id}/recipients (entry 15)", () => {
     expect((await sb.control.integrationRecipients(a.apiKey, id)).recipients).toHaveLength(2);
   });
 
+  test("standardizes by position: a suffix word inside the street name is kept", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const add = (address1: string, address2?: string) =>
+      a.c.post(`/v1/integration-orders/${id}/recipients`, person({ address1, address2 }));
+    expect((await add("58 Gull Point Road")).status).toBe(200);
+    expect((await add("9 North Road")).status).toBe(200);
+    expect((await add("5 Suite Street Apartment 4")).status).toBe(200);
+    expect((await add("100 Main Street North", "Suite 2")).status).toBe(200);
+    const queued = (await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[];
+    expect(queued.map((q) => [q.address1, q.address2 ?? null])).toEqual([
+      ["58 GULL POINT RD", null],
+      ["9 NORTH RD", null],
+      ["5 SUITE ST APT 4", null],
+      ["100 MAIN ST N", "STE 2"],
+    ]);
+    // The same address written another way is the same recipient.
+    await rejected(a, id, person({ address1: "58 gull point rd." }), "DUPLICATE_RECIPIENT");
+  });
+
   test("a malformed body is 400 naming the field; an unknown automation is 404", async () => {
     const a = await newAccount(sb);
     const { id } = await automation(a);
@@ -273,6 +293,25 @@ describe("POST /v1/integration-orders/{id}-by-proximity (entry 16)", () => {
       (f) => f.address1,
     );
     expect(afterThird.slice(4)).toEqual(["102 MARKET ST", "104 MARKET ST"]);
+  });
+
+  test("discovery keeps the street name of the centre: the neighbours of 58 Gull Point Road are on GULL POINT RD", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    await a.c.post(
+      `/v1/integration-orders/${id}-by-proximity`,
+      request({
+        Addresses: [
+          { address1: "58 Gull Point Road", city: "Springfield", state: "IL", zip: "62701", DesiredCount: 2 },
+        ],
+      }),
+    );
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const found = (await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[];
+    expect(found.map((f) => [f.address1, f.radiusPinAddress])).toEqual([
+      ["60 GULL POINT RD", "58 GULL POINT RD"],
+      ["62 GULL POINT RD", "58 GULL POINT RD"],
+    ]);
   });
 
   test("return-address rules are 400 with the rule's reason code, naming the field", async () => {
