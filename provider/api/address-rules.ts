@@ -6,7 +6,12 @@
  * so the two cannot disagree (docs/sandbox.md, "Addresses", lists them). Each rule is a single
  * pass or an anchored regular expression without nested repetition: linear in a value's length.
  */
-import { standardizeCity, standardizeLine, standardizeState } from "./schemas/address-standard";
+import {
+  standardizeCity,
+  standardizeLine,
+  standardizeState,
+  standardizeUnitLine,
+} from "./schemas/address-standard";
 
 /** The reason code of a recipient dropped for its address (spec, "Errors"). */
 export const ADDRESS_NOT_VALID = "ADDRESS_NOT_VALID";
@@ -105,7 +110,7 @@ export function checkAddress(input: AddressInput): CheckedAddress {
     problems,
     parts: {
       address1,
-      address2: blank(input.address2) ? null : standardizeLine(input.address2 as string),
+      address2: blank(input.address2) ? null : standardizeUnitLine(input.address2 as string),
       city: cityOf(input.city as string),
       state,
       zip5: zip && zip[1] !== "00000" ? zip[1] : undefined,

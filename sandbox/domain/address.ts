@@ -96,12 +96,29 @@ export function doNotMailKey(a: { address1: string; city: string; state: string;
   return `${a.address1}|${a.city}|${a.state}|${a.zipCode}`;
 }
 
-/** Two recipients are duplicates when their names and standardized addresses, unit included, match. */
+/**
+ * Where a recipient is mailed: its standardized address, unit included. Two recipients at the same
+ * address key are at the same address, whatever their names.
+ */
+export function addressKey(a: {
+  address1: string;
+  address2?: string | null;
+  city: string;
+  state: string;
+  zipCode: string;
+}): string {
+  return `${a.address1}|${a.address2 ?? ""}|${a.city}|${a.state}|${a.zipCode}`;
+}
+
+/**
+ * Two recipients are duplicates when their names (first, last, organization; any case and spacing)
+ * and standardized addresses, unit included, match: the names, then the address key.
+ */
 export function duplicateKey(
   name: { firstName?: string | null; lastName?: string | null; toOrganization?: string | null },
-  a: StandardAddress,
+  a: Parameters<typeof addressKey>[0],
 ): string {
-  return `${nameKey(name.firstName)}|${nameKey(name.lastName)}|${nameKey(name.toOrganization)}|${a.address1}|${a.address2 ?? ""}|${a.city}|${a.state}|${a.zipCode}`;
+  return `${nameKey(name.firstName)}|${nameKey(name.lastName)}|${nameKey(name.toOrganization)}|${addressKey(a)}`;
 }
 
 const nameKey = (v: string | null | undefined) => (v ? v.trim().toUpperCase().replace(/\s+/g, " ") : "");

@@ -3,7 +3,14 @@ import type { Timings } from "../assumptions";
 import type { IntegrationOrderRow, OrderRow } from "../storage/rows";
 import type { Store } from "../storage/store";
 import type { Accounts } from "./accounts";
-import { type AddressInput, doNotMailKey, duplicateKey, stableHash, validateAddress } from "./address";
+import {
+  type AddressInput,
+  addressKey,
+  doNotMailKey,
+  duplicateKey,
+  stableHash,
+  validateAddress,
+} from "./address";
 import { ApiError, notFound } from "./errors";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";
@@ -227,13 +234,7 @@ export class Automations {
         );
       }
       const key = duplicateKey(input, std);
-      if (
-        this.store.get(
-          "SELECT 1 AS x FROM integration_recipients WHERE integration_order_id = ? AND dedupe_key = ?",
-          id,
-          key,
-        )
-      ) {
+      if (this.queued(id, "dedupe_key", key)) {
         throw reject(
           "DUPLICATE_RECIPIENT",
           `the same recipient at ${std.fullAddress} is already queued on integration order ${id}`,
@@ -245,9 +246,10 @@ export class Automations {
       const data = { ...input, ...std, zipCode: std.zipCode, dpvConfirmationCode: result.dpv };
       delete (data as { id?: unknown }).id;
       this.store.run(
-        "INSERT INTO integration_recipients(integration_order_id, source, dedupe_key, created, data) VALUES (?, 'api', ?, ?, ?)",
+        "INSERT INTO integration_recipients(integration_order_id, source, dedupe_key, address_key, created, data) VALUES (?, 'api', ?, ?, ?, ?)",
         id,
         key,
+        addressKey(std),
         now,
         JSON.stringify(data),
       );
@@ -324,9 +326,25 @@ export class Automations {
   }
 
   /**
+   * Whether the automation already queues a recipient of this duplicate key (`dedupe_key`: names and
+   * address) or address key (`address_key`), whichever path queued it: the recipients endpoint and
+   * discovery key their rows with the same functions (address.ts).
+   */
+  private queued(id: number, column: "dedupe_key" | "address_key", key: string): boolean {
+    return (
+      this.store.get(
+        `SELECT 1 AS x FROM integration_recipients WHERE integration_order_id = ? AND ${column} = ?`,
+        id,
+        key,
+      ) !== undefined
+    );
+  }
+
+  /**
    * Discovery, deterministic: for each centre address with house number N, the neighbours N+2,
    * N+4, ... on the same street (N-2, N-4, ... once past 20), DesiredCount of them. Without MultiUse,
-   * an address already queued on the automation is skipped and the next neighbour taken.
+   * an address already queued on the automation, by the recipients endpoint or by discovery, is
+   * skipped and the next neighbour taken.
    */
   private discover(searchId: number, due: string): void {
     const search = this.store.get<{ integration_order_id: number; data: string; status: string }>(
@@ -362,17 +380,8 @@ export class Automations {
           zipCode: centre.standard.zipCode,
         }).standard;
         if (!std) continue;
-        const key = duplicateKey({ firstName: "", lastName: "" }, std);
-        if (
-          !body.MultiUse &&
-          this.store.get(
-            "SELECT 1 AS x FROM integration_recipients WHERE integration_order_id = ? AND dedupe_key = ?",
-            search.integration_order_id,
-            key,
-          )
-        ) {
-          continue;
-        }
+        const address = addressKey(std);
+        if (!body.MultiUse && this.queued(search.integration_order_id, "address_key", address)) continue;
         const data = {
           firstName,
           lastName,
@@ -382,10 +391,11 @@ export class Automations {
           searchName: body.Name,
         };
         this.store.run(
-          "INSERT INTO integration_recipients(integration_order_id, source, dedupe_key, created, data) VALUES (?, ?, ?, ?, ?)",
+          "INSERT INTO integration_recipients(integration_order_id, source, dedupe_key, address_key, created, data) VALUES (?, ?, ?, ?, ?, ?)",
           search.integration_order_id,
           `proximity:${searchId}`,
-          key,
+          duplicateKey({ firstName, lastName }, std),
+          address,
           due,
           JSON.stringify(data),
         );

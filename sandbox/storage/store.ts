@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { addressKey, duplicateKey } from "../domain/address";
 import { recipientSearchText } from "./rows";
 
 /**
@@ -130,6 +131,7 @@ CREATE TABLE IF NOT EXISTS integration_recipients (
   integration_order_id INTEGER NOT NULL,
   source TEXT NOT NULL,
   dedupe_key TEXT NOT NULL,
+  address_key TEXT NOT NULL,
   created TEXT NOT NULL,
   data TEXT NOT NULL
 );
@@ -255,7 +257,9 @@ export class Store {
   /**
    * Brings a file of an earlier version to this schema, once: the orders get their recipient
    * counts (counted here), and the recipients lose the `search` column (searches compute it). Their
-   * rows keep the whole wire object as JSON, which `unpackRecipient` still reads.
+   * rows keep the whole wire object as JSON, which `unpackRecipient` still reads. The recipients
+   * queued on automations get their address key, and their duplicate key is computed again from
+   * the row (recipients found by proximity were keyed without their names).
    */
   private migrate(): void {
     const columns = (table: string) =>
@@ -267,20 +271,35 @@ export class Store {
       );
     const orders = columns("orders");
     const recipients = columns("recipients");
-    if (orders.has("recipient_count") && orders.has("deleted_recipients") && !recipients.has("search"))
-      return;
-    this.tx(() => {
-      if (!orders.has("recipient_count")) {
-        this.db.exec("ALTER TABLE orders ADD COLUMN recipient_count INTEGER NOT NULL DEFAULT 0");
-        this.db.exec(
-          "UPDATE orders SET recipient_count = (SELECT count(*) FROM recipients WHERE order_id = orders.id)",
+    if (!orders.has("recipient_count") || !orders.has("deleted_recipients") || recipients.has("search")) {
+      this.tx(() => {
+        if (!orders.has("recipient_count")) {
+          this.db.exec("ALTER TABLE orders ADD COLUMN recipient_count INTEGER NOT NULL DEFAULT 0");
+          this.db.exec(
+            "UPDATE orders SET recipient_count = (SELECT count(*) FROM recipients WHERE order_id = orders.id)",
+          );
+        }
+        if (!orders.has("deleted_recipients")) {
+          this.db.exec("ALTER TABLE orders ADD COLUMN deleted_recipients INTEGER NOT NULL DEFAULT 0");
+        }
+        if (recipients.has("search")) this.db.exec("ALTER TABLE recipients DROP COLUMN search");
+      });
+    }
+    if (!columns("integration_recipients").has("address_key")) {
+      this.tx(() => {
+        this.db.exec("ALTER TABLE integration_recipients ADD COLUMN address_key TEXT NOT NULL DEFAULT ''");
+        const update = this.db.prepare(
+          "UPDATE integration_recipients SET dedupe_key = ?, address_key = ? WHERE id = ?",
         );
-      }
-      if (!orders.has("deleted_recipients")) {
-        this.db.exec("ALTER TABLE orders ADD COLUMN deleted_recipients INTEGER NOT NULL DEFAULT 0");
-      }
-      if (recipients.has("search")) this.db.exec("ALTER TABLE recipients DROP COLUMN search");
-    });
+        for (const row of this.db.prepare("SELECT id, data FROM integration_recipients").all()) {
+          const data = JSON.parse(String(row.data));
+          update.run(duplicateKey(data, data), addressKey(data), row.id as number);
+        }
+      });
+    }
+    this.db.exec(
+      "CREATE INDEX IF NOT EXISTS integration_recipients_address ON integration_recipients(integration_order_id, address_key)",
+    );
   }
 
   private seedSequences(): void {

@@ -1,3 +1,7 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   IntegrationOrderListResponse,
@@ -5,6 +9,8 @@ import {
   IntegrationRecipientResult,
 } from "../../provider/api/schemas";
 import { DEFAULT_TIMINGS } from "../../sandbox/assumptions";
+import { ApiError } from "../../sandbox/domain/errors";
+import { Sandbox } from "../../sandbox/sandbox";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { type Account, expectError, newAccount, newOrder, parsed } from "./fixtures";
 
@@ -183,6 +189,26 @@ describe("POST /v1/integration-orders/{id}/recipients (entry 15)", () => {
     expect((await sb.control.integrationRecipients(a.apiKey, id)).recipients).toHaveLength(2);
   });
 
+  test("standardizes by position: a suffix word inside the street name is kept", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const add = (address1: string, address2?: string) =>
+      a.c.post(`/v1/integration-orders/${id}/recipients`, person({ address1, address2 }));
+    expect((await add("58 Gull Point Road")).status).toBe(200);
+    expect((await add("9 North Road")).status).toBe(200);
+    expect((await add("5 Suite Street Apartment 4")).status).toBe(200);
+    expect((await add("100 Main Street North", "Suite 2")).status).toBe(200);
+    const queued = (await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[];
+    expect(queued.map((q) => [q.address1, q.address2 ?? null])).toEqual([
+      ["58 GULL POINT RD", null],
+      ["9 NORTH RD", null],
+      ["5 SUITE ST APT 4", null],
+      ["100 MAIN ST N", "STE 2"],
+    ]);
+    // The same address written another way is the same recipient.
+    await rejected(a, id, person({ address1: "58 gull point rd." }), "DUPLICATE_RECIPIENT");
+  });
+
   test("a malformed body is 400 naming the field; an unknown automation is 404", async () => {
     const a = await newAccount(sb);
     const { id } = await automation(a);
@@ -275,6 +301,71 @@ describe("POST /v1/integration-orders/{id}-by-proximity (entry 16)", () => {
     expect(afterThird.slice(4)).toEqual(["102 MARKET ST", "104 MARKET ST"]);
   });
 
+  test("a recipient discovery queued, added again through the recipients endpoint, is DUPLICATE_RECIPIENT", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    const one = {
+      Addresses: [
+        { address1: "100 Market St", city: "Springfield", state: "IL", zip: "62701", DesiredCount: 1 },
+      ],
+    };
+    await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request(one));
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const [found] = (await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[];
+    expect(found).toMatchObject({ firstName: "Current", address1: "102 MARKET ST" });
+    expect(found.lastName).toMatch(/^Resident \d+$/);
+    const again = person({ firstName: "current", lastName: found.lastName, address1: "102 Market Street" });
+    const payload = await rejected(a, id, again, "DUPLICATE_RECIPIENT");
+    expect(payload.recipientDetails.processedAddress).toMatch(/^102 MARKET ST, SPRINGFIELD, IL 62701-\d{4}$/);
+    // Someone else at that address is another recipient.
+    expect(
+      (await a.c.post(`/v1/integration-orders/${id}/recipients`, person({ address1: "102 Market St" })))
+        .status,
+    ).toBe(200);
+    expect((await sb.control.integrationRecipients(a.apiKey, id)).recipients).toHaveLength(2);
+  });
+
+  test("without MultiUse, discovery skips an address the recipients endpoint queued; with MultiUse it uses it", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    expect(
+      (await a.c.post(`/v1/integration-orders/${id}/recipients`, person({ address1: "102 Market Street" })))
+        .status,
+    ).toBe(200);
+    const two = {
+      Addresses: [
+        { address1: "100 Market St", city: "Springfield", state: "IL", zip: "62701", DesiredCount: 2 },
+      ],
+    };
+    await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request(two));
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const addresses = async () =>
+      ((await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[]).map((f) => f.address1);
+    expect(await addresses()).toEqual(["102 MARKET ST", "104 MARKET ST", "106 MARKET ST"]);
+    await a.c.post(`/v1/integration-orders/${id}-by-proximity`, request({ ...two, MultiUse: true }));
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    expect((await addresses()).slice(3)).toEqual(["102 MARKET ST", "104 MARKET ST"]);
+  });
+
+  test("discovery keeps the street name of the centre: the neighbours of 58 Gull Point Road are on GULL POINT RD", async () => {
+    const a = await newAccount(sb);
+    const { id } = await automation(a);
+    await a.c.post(
+      `/v1/integration-orders/${id}-by-proximity`,
+      request({
+        Addresses: [
+          { address1: "58 Gull Point Road", city: "Springfield", state: "IL", zip: "62701", DesiredCount: 2 },
+        ],
+      }),
+    );
+    await sb.control.advanceClock(DEFAULT_TIMINGS.proximitySeconds);
+    const found = (await sb.control.integrationRecipients(a.apiKey, id)).recipients as any[];
+    expect(found.map((f) => [f.address1, f.radiusPinAddress])).toEqual([
+      ["60 GULL POINT RD", "58 GULL POINT RD"],
+      ["62 GULL POINT RD", "58 GULL POINT RD"],
+    ]);
+  });
+
   test("return-address rules are 400 with the rule's reason code, naming the field", async () => {
     const a = await newAccount(sb);
     const { id } = await automation(a);
@@ -351,5 +442,128 @@ describe("POST /v1/integration-orders/{id}-by-proximity (entry 16)", () => {
     const orderId = await newOrder(a, 1);
     await sb.control.createIntegrationOrder({ apiKey: a.apiKey, name: "uses order", templateId: orderId });
     expect((await a.c.get(`/v1/order?id=${orderId}`)).json.payload.orders[0].orderStatus).toBe("Draft");
+  });
+});
+
+describe("the queue of an automation, in the domain (docs/sandbox.md, Integration orders)", () => {
+  /** The recipients endpoint, a discovery run to its end, and the queue of automation `id`. */
+  function queue(sandbox: Sandbox, accountId: number, id: number) {
+    const add = (recipient: Record<string, string>) =>
+      sandbox.automations.addRecipient(accountId, id, {
+        city: "Springfield",
+        state: "IL",
+        zipCode: "62701",
+        ...recipient,
+      });
+    const discover = (address1: string, DesiredCount: number, MultiUse = false) => {
+      sandbox.automations.requestProximity(accountId, id, {
+        Name: "Around",
+        Addresses: [{ address1, city: "Springfield", state: "IL", zip: "62701", DesiredCount }],
+        MultiUse,
+        returnAddress: {},
+        filters: {},
+      });
+      sandbox.clock.advance(DEFAULT_TIMINGS.proximitySeconds);
+      sandbox.scheduler.tick();
+    };
+    const queued = () => sandbox.automations.recipients(accountId, id) as Record<string, any>[];
+    return { add, discover, queued };
+  }
+
+  /** A sandbox without HTTP, an account, and an Active automation with a template. */
+  function domain(storage = ":memory:") {
+    const sandbox = new Sandbox({ storage, requestLog: false, log: () => {} });
+    const { account } = sandbox.accounts.create({ email: "queue@sandbox.test" });
+    const template = sandbox.templates.create(account.id, {
+      name: "Auto card",
+      product: "Handwritten Postcard",
+    });
+    const { id } = sandbox.automations.create(account.id, { name: "Welcome", templateId: template.id });
+    return { sandbox, accountId: account.id, id, ...queue(sandbox, account.id, id) };
+  }
+
+  /** The reason code `fn` is rejected with, or undefined when it is accepted. */
+  const reasonOf = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof ApiError) return error.errorCode;
+      throw error;
+    }
+    return undefined;
+  };
+
+  test("a recipient discovery queued is a duplicate for the recipients endpoint, by name and address", () => {
+    const { sandbox, add, discover, queued } = domain();
+    try {
+      discover("100 Market Street", 1);
+      const [found] = queued();
+      expect(found).toMatchObject({ firstName: "Current", address1: "102 MARKET ST" });
+      const again = { firstName: "CURRENT", lastName: ` ${found?.lastName} `, address1: "102 market st." };
+      expect(reasonOf(() => add(again))).toBe("DUPLICATE_RECIPIENT");
+      expect(reasonOf(() => add({ ...again, address2: "Apt 1" }))).toBeUndefined();
+      expect(queued()).toHaveLength(2);
+    } finally {
+      sandbox.close();
+    }
+  });
+
+  test("without MultiUse, discovery skips the addresses the recipients endpoint queued, under any name", () => {
+    const { sandbox, add, discover, queued } = domain();
+    try {
+      add({ firstName: "Ann", lastName: "Lee", address1: "102 Market Street" });
+      add({ firstName: "Bo", lastName: "Ng", address1: "106 market st" });
+      discover("100 Market St", 3);
+      expect(queued().map((q) => q.address1)).toEqual([
+        "102 MARKET ST",
+        "106 MARKET ST",
+        "104 MARKET ST",
+        "108 MARKET ST",
+        "110 MARKET ST",
+      ]);
+      // An address with a unit is another address.
+      add({ firstName: "Cy", lastName: "Oh", address1: "112 Market St", address2: "Apt 2" });
+      discover("110 Market St", 1);
+      expect(queued().at(-1)).toMatchObject({ address1: "112 MARKET ST", firstName: "Current" });
+      discover("100 Market St", 1, true);
+      expect(queued().at(-1)).toMatchObject({ address1: "102 MARKET ST", firstName: "Current" });
+    } finally {
+      sandbox.close();
+    }
+  });
+
+  test("a file of the earlier layout (no address key, discovery keyed without names) is keyed again when opened", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-queue-"));
+    const file = path.join(dir, "sandbox.db");
+    try {
+      const first = domain(file);
+      first.discover("100 Market St", 1);
+      const [found] = first.queued();
+      first.sandbox.close();
+      // Back to the earlier layout: no address_key column, discovery's rows keyed with blank names.
+      const db = new DatabaseSync(file);
+      db.exec("DROP INDEX integration_recipients_address");
+      db.exec("ALTER TABLE integration_recipients DROP COLUMN address_key");
+      db.exec(
+        "UPDATE integration_recipients SET dedupe_key = '|||102 MARKET ST||SPRINGFIELD|IL|62701' WHERE source LIKE 'proximity:%'",
+      );
+      db.close();
+
+      const sandbox = new Sandbox({ storage: file, requestLog: false, log: () => {} });
+      try {
+        const { add, discover, queued } = queue(sandbox, first.accountId, first.id);
+        const again = { firstName: "Current", lastName: String(found?.lastName), address1: "102 Market St" };
+        expect(reasonOf(() => add(again))).toBe("DUPLICATE_RECIPIENT");
+        expect(
+          reasonOf(() => add({ firstName: "Ann", lastName: "Lee", address1: "104 Market St" })),
+        ).toBeUndefined();
+        discover("100 Market St", 1);
+        expect(queued().map((q) => q.address1)).toEqual(["102 MARKET ST", "104 MARKET ST", "106 MARKET ST"]);
+      } finally {
+        sandbox.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

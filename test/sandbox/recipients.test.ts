@@ -68,6 +68,28 @@ describe("PUT /v1/order/{id}/recipients (entry 5)", () => {
     expect(ada?.metadata.deliveryStatus).toBeNull();
   });
 
+  test("standardizes each word in its place: the suffix, the directionals, the unit designators", async () => {
+    const a = await newAccount(sb);
+    const orderId = await newOrder(a);
+    const lines: [string, string | undefined, string, string | null][] = [
+      ["58 Gull Point Road", undefined, "58 GULL POINT RD", null],
+      ["7 Avenue Road", undefined, "7 AVENUE RD", null],
+      ["9 North Road", undefined, "9 NORTH RD", null],
+      ["100 Main Street North", "Suite 200", "100 MAIN ST N", "STE 200"],
+      ["5 Suite Street Apartment 4", undefined, "5 SUITE ST APT 4", null],
+    ];
+    await a.c.put(`/v1/order/${orderId}/recipients`, {
+      recipients: lines.map(([address1, address2], i) =>
+        recipient({ firstName: `R${i}`, address1, address2 }),
+      ),
+    });
+    const listed = parsed(RecipientListResponse, await a.c.get(`/v1/order/${orderId}/recipients`)).payload
+      .recipients;
+    expect(listed.map((r) => [r.address.address1, r.address.address2])).toEqual(
+      lines.map(([, , address1, address2]) => [address1, address2]),
+    );
+  });
+
   test("at most 5,000 recipients per request: 5,000 pass, 5,001 are a 400 that changes nothing", async () => {
     const a = await newAccount(sb);
     const orderId = await newOrder(a);

@@ -1,6 +1,6 @@
 /** The deterministic rules of docs/sandbox.md, one table each: addresses, images, fault paths. */
 import { describe, expect, test } from "vitest";
-import { standardizeLine } from "../../provider/api/schemas/address-standard";
+import { standardizeLine, standardizeUnitLine } from "../../provider/api/schemas/address-standard";
 import { doNotMailKey, validateAddress } from "../../sandbox/domain/address";
 import { checkImage } from "../../sandbox/domain/images";
 import { FaultTable } from "../../sandbox/http/faults";
@@ -13,12 +13,73 @@ describe("address standardization (docs/sandbox.md, Addresses)", () => {
     ["  45   Elm   Avenue. ", "45 ELM AVE"],
     ["9 Sunset Boulevard", "9 SUNSET BLVD"],
     ["700 South-West Parkway", "700 SOUTH-WEST PKWY"],
-    ["12 Northeast Circle Drive", "12 NE CIR DR"],
+    // CIRCLE is a word of the street name here; only the suffix (DRIVE) is abbreviated.
+    ["12 Northeast Circle Drive", "12 NE CIRCLE DR"],
     ["1 Park Place, Suite 200", "1 PARK PL STE 200"],
     ["5 Oak Rd # 4", "5 OAK RD #4"],
     ["PO Box 77", "PO BOX 77"],
   ])("%j -> %j", (input, expected) => {
     expect(standardizeLine(input)).toBe(expected);
+  });
+
+  test.each([
+    // The suffix is the last word of the street; a suffix word inside the name stays.
+    ["58 Gull Point Road", "58 GULL POINT RD"],
+    ["7 Avenue Road", "7 AVENUE RD"],
+    ["3 Lane Court Drive", "3 LANE COURT DR"],
+    ["14 Center Street", "14 CENTER ST"],
+    ["20 Harbor Point", "20 HARBOR PT"],
+    // A street of one word keeps it: there is no name before it to be a suffix of.
+    ["1 Parkway", "1 PARKWAY"],
+    // Pre-directional: right after the house number, when a word of the name follows.
+    ["12 North Main Street", "12 N MAIN ST"],
+    ["12 North Main", "12 N MAIN"],
+    ["9 North Road", "9 NORTH RD"],
+    // Post-directional: after the suffix, last.
+    ["100 Main Street North", "100 MAIN ST N"],
+    ["100 Main St Southwest", "100 MAIN ST SW"],
+    ["12 North Street East", "12 NORTH ST E"],
+    ["100 North Main Street South", "100 N MAIN ST S"],
+    ["4 Main North", "4 MAIN NORTH"],
+    ["6 Sunset North Road", "6 SUNSET NORTH RD"],
+    // Unit designators only where a unit stands: the designator followed by its number.
+    ["5 Suite Street Apartment 4", "5 SUITE ST APT 4"],
+    ["8 Building Lane Floor 3", "8 BUILDING LN FL 3"],
+    ["1 Main Street Suite B", "1 MAIN ST STE B"],
+    ["1 Main Street Apartment #4", "1 MAIN ST APT #4"],
+    ["2 Park Road # 7", "2 PARK RD #7"],
+    ["3 Oak Avenue Room 12 Building C", "3 OAK AVE RM 12 BLDG C"],
+    ["6 Oak Road Suite", "6 OAK ROAD SUITE"],
+  ])("positional rules: %j -> %j", (input, expected) => {
+    expect(standardizeLine(input)).toBe(expected);
+  });
+
+  test.each([
+    ["Suite 200", "STE 200"],
+    ["apartment 4b", "APT 4B"],
+    ["Floor 3, Room 301", "FL 3 RM 301"],
+    ["apt # 4", "APT #4"],
+    ["rear house", "REAR HOUSE"],
+    ["North Wing", "NORTH WING"],
+    ["Suite", "SUITE"],
+  ])("address2 is a unit line: %j -> %j", (input, expected) => {
+    expect(standardizeUnitLine(input)).toBe(expected);
+    expect(validateAddress({ ...base, address2: input }).standard?.address2).toBe(expected);
+  });
+
+  test("a standardized line stands as it is: standardizing it again changes nothing", () => {
+    for (const line of [
+      "58 Gull Point Road",
+      "9 North Road",
+      "12 Northeast Circle Drive",
+      "100 North Main Street South",
+      "5 Suite Street Apartment 4",
+      "2 Park Road # 7",
+      "PO Box 77",
+    ]) {
+      const once = standardizeLine(line);
+      expect(standardizeLine(once)).toBe(once);
+    }
   });
 
   test("state names become codes, ZIP+4 is split, zip4 and zip2 are derived deterministically", () => {

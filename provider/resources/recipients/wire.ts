@@ -5,7 +5,12 @@
 import { newOrderRecipient, type OrderRecipientInput, orderRecipientJson } from "../../api/recipients";
 // The service standardizes addresses per USPS Publication 28; the rules live with the wire schemas,
 // shared with the sandbox.
-import { standardizeCity, standardizeLine, standardizeState } from "../../api/schemas/address-standard";
+import {
+  standardizeCity,
+  standardizeLine,
+  standardizeState,
+  standardizeUnitLine,
+} from "../../api/schemas/address-standard";
 import { type OrderRecipient, RecipientAddress, RecipientPersonal } from "../../api/schemas/recipient";
 import { DECLARED_FIELDS, type DeclaredRecipient, type IdentityField } from "./declared";
 import { UNKNOWN_CONTENT } from "./index-codec";
@@ -118,8 +123,9 @@ function sameValue(field: keyof DeclaredRecipient, declared: string, listed: Ord
   const have = listedValue(listed, field);
   switch (field) {
     case "address1":
-    case "address2":
       return standardizeLine(declared) === standardizeLine(have);
+    case "address2":
+      return standardizeUnitLine(declared) === standardizeUnitLine(have);
     case "city":
       return standardizeCity(declared) === standardizeCity(have);
     case "state":
