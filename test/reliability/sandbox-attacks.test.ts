@@ -211,6 +211,27 @@ const bases = (): Attack[] => [
   },
 ];
 
+/**
+ * What the sweep puts in each value of a valid request: the largest values the bounds allow (where
+ * the work is largest), past them, at the ends of doubles, and texts and lists past their bounds.
+ */
+const SWEEP: unknown[] = [
+  1_000,
+  5_000,
+  100_000,
+  600_000,
+  315_360_000,
+  1e7,
+  2 ** 53 - 1,
+  1e308,
+  -1,
+  0.5,
+  "",
+  "x".repeat(10_001),
+  "constructor",
+  "grow",
+];
+
 /** The paths of a value's leaves and lists. */
 function placesOf(value: unknown, path: (string | number)[] = []): (string | number)[][] {
   if (typeof value !== "object" || value === null) return [path];
@@ -308,17 +329,7 @@ describe("the sandbox under hostile requests (real server process)", () => {
       // Every value of the valid requests at each extreme of its type, then random cases.
       sweep: for (const base of bases()) {
         for (const place of placesOf(base.body).filter((p) => p.length > 0)) {
-          for (const extreme of [
-            1e7,
-            2 ** 53 - 1,
-            1e308,
-            -1,
-            0.5,
-            "",
-            "x".repeat(10_001),
-            "constructor",
-            "grow",
-          ]) {
+          for (const extreme of SWEEP) {
             const body = replaced(base.body, place, (old) =>
               extreme === "grow"
                 ? Array.isArray(old)
