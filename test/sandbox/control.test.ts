@@ -386,3 +386,37 @@ describe("delivery and scans (extensions behind `directmail sandbox deliver` and
     expect(noQr.json).toEqual({ error: `order ${plain} prints no QR code, so nobody can scan it` });
   });
 });
+
+describe("timed work in slices", () => {
+  test("a clock step that makes a second of work due runs it in slices: /v1/me answers meanwhile, and the step answers once all of it ran", async () => {
+    const own = await startTestSandbox();
+    try {
+      const a = await newAccount(own);
+      let ran = 0;
+      own.sandbox.scheduler.on("slow", () => {
+        const until = performance.now() + 2;
+        while (performance.now() < until) {
+          // Work that holds the process, as settling a large order does.
+        }
+        ran += 1;
+      });
+      const due = new Date(Date.now() + 30_000).toISOString();
+      for (let i = 0; i < 500; i++) own.sandbox.scheduler.schedule(due, "slow", i);
+      const step = own.control.advanceClock(60);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const t0 = performance.now();
+      const me = await http(own.url, "GET", "/v1/me", { apiKey: a.apiKey });
+      const answered = performance.now() - t0;
+      const meanwhile = ran;
+      await step;
+      expect(me.status).toBe(200);
+      // Answered between slices, while the step's work was under way.
+      expect(meanwhile).toBeGreaterThan(0);
+      expect(meanwhile).toBeLessThan(500);
+      expect(answered).toBeLessThan(500);
+      expect(ran).toBe(500);
+    } finally {
+      await own.close();
+    }
+  });
+});
