@@ -9,6 +9,7 @@ import { type ControlParts, controlRoutes } from "./control-routes";
 import { envelope } from "./envelope";
 import { httpLayerError, unknownRoute, unsupportedMediaType } from "./errors";
 import type { Fault } from "./faults";
+import { redactUrl } from "./log-redaction";
 import "./request";
 import type { V1Parts } from "./v1-handlers";
 import { v1Routes } from "./v1-routes";
@@ -244,8 +245,8 @@ export function buildApp(parts: AppParts): FastifyInstance {
     // One line per request: time, method, path and query (keys masked), status, duration.
     app.addHook("onResponse", async (request, reply) => {
       const ms = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e6 : 0;
-      // The control API takes apiKey in its query: never log a key.
-      const url = request.url.replace(/([?&]apikey=)[^&]*/gi, "$1***");
+      // The control API takes apiKey in its query: never log a key, however its name is encoded.
+      const url = redactUrl(request.url);
       log(`${new Date().toISOString()} ${request.method} ${url} ${reply.statusCode} ${ms.toFixed(1)}ms`);
     });
   }

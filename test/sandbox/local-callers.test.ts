@@ -4,8 +4,10 @@
  * local tools keep working, keys are compared exactly, and the request log never shows a key
  * however its query parameter is spelled.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CliSandbox, spawnCliSandbox } from "../support/cli-sandbox";
+import { controlClient } from "../support/sandbox";
 import { http, rawHttp } from "./http";
 
 const DEMO_KEY = "sbx_demo_key";
@@ -51,5 +53,41 @@ describe("keys are compared exactly", () => {
     const lookAlike = await http(s.url, "POST", "/_sandbox/accounts", { body: { apiKey: `${DEMO_KEY} ` } });
     expect(lookAlike.status).toBe(400);
     expect(lookAlike.json.error).toMatch(/^apiKey: a key is visible ASCII characters/);
+  });
+});
+
+describe("the request log never shows a key", () => {
+  test("however the query names it (case, %XX, +, double encoding, repeats, brackets), and never X-API-KEY", async () => {
+    const key = `dm_log_${randomBytes(12).toString("hex")}`;
+    await controlClient(s.url).createAccount({ apiKey: key, balance: 1 });
+    const accepted = [`%61piKey=${key}`, `api%4Bey=${key}`, `api%4bey=${key}`];
+    for (const query of accepted) {
+      // fastify decodes the name: these reach the account.
+      const r = await http(s.url, "GET", `/_sandbox/ledger?${query}`);
+      expect(r.status, query).toBe(200);
+    }
+    const others = [
+      `APIKEY=${key}`,
+      `ApiKey=${key}&apiKey=${key}`,
+      `apiKey[]=${key}`,
+      `apikey%5B%5D=${key}`,
+      `api+Key=${key}`,
+      `%2561piKey=${key}`,
+      `%252561piKey=${key}`,
+      `x=1&api_key=${key}&y=2`,
+      `%41%50%49%4B%45%59=${key}`,
+      `apiKey=${key}&apiKey=${key}`,
+    ];
+    for (const query of others) await http(s.url, "GET", `/_sandbox/ledger?${query}`);
+    await http(s.url, "GET", "/v1/me", { apiKey: key });
+    await http(s.url, "GET", "/v1/order?pageSize=5", { apiKey: key });
+    await new Promise((r) => setTimeout(r, 150));
+    const log = s.stderr();
+    expect(log).toContain("GET /_sandbox/ledger?%61piKey=*** 200");
+    expect(log).toContain("GET /_sandbox/ledger?api%4Bey=*** 200");
+    expect(log).toContain("GET /_sandbox/ledger?x=1&api_key=***&y=2 ");
+    expect(log).toContain("GET /v1/order?pageSize=5 200");
+    expect(log).not.toContain(key);
+    expect(log).not.toContain(key.slice(7));
   });
 });
