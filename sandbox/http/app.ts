@@ -9,6 +9,7 @@ import { type ControlParts, controlRoutes } from "./control-routes";
 import { envelope } from "./envelope";
 import { httpLayerError, unknownRoute, unsupportedMediaType } from "./errors";
 import type { Fault } from "./faults";
+import { apiRefusal, controlRefusal, isControlRequest } from "./local-callers";
 import { redactUrl } from "./log-redaction";
 import "./request";
 import type { V1Parts } from "./v1-handlers";
@@ -182,11 +183,16 @@ export function buildApp(parts: AppParts): FastifyInstance {
 
   app.addHook("onRequest", async (request, reply) => {
     request.startedAt = process.hrtime.bigint();
-    if (request.url.startsWith("/_sandbox/")) {
+    // Before anything runs: a web page (a cross-site form or fetch, a rebound DNS name) is refused.
+    if (isControlRequest(request)) {
+      const refusal = controlRefusal(request);
+      if (refusal) return reply.code(refusal.status).send({ error: refusal.message });
       // The control API is never faulted, but what it reads (the ledger) is as current as the API.
       scheduler.tick();
       return;
     }
+    const refusal = apiRefusal(request);
+    if (refusal) throw new ApiError(refusal.status, refusal.errorCode, [refusal.message]);
     const path = request.url.split("?")[0] ?? request.url;
     const fault = faults.take(request.method, path);
     if (fault && !fault.after) {
