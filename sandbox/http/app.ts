@@ -9,6 +9,8 @@ import { type ControlParts, controlRoutes } from "./control-routes";
 import { envelope } from "./envelope";
 import { httpLayerError, unknownRoute, unsupportedMediaType } from "./errors";
 import type { Fault } from "./faults";
+import { apiRefusal, controlRefusal, isControlRequest } from "./local-callers";
+import { redactUrl } from "./log-redaction";
 import "./request";
 import type { V1Parts } from "./v1-handlers";
 import { v1Routes } from "./v1-routes";
@@ -181,11 +183,16 @@ export function buildApp(parts: AppParts): FastifyInstance {
 
   app.addHook("onRequest", async (request, reply) => {
     request.startedAt = process.hrtime.bigint();
-    if (request.url.startsWith("/_sandbox/")) {
+    // Before anything runs: a web page (a cross-site form or fetch, a rebound DNS name) is refused.
+    if (isControlRequest(request)) {
+      const refusal = controlRefusal(request);
+      if (refusal) return reply.code(refusal.status).send({ error: refusal.message });
       // The control API is never faulted, but what it reads (the ledger) is as current as the API.
       scheduler.tick();
       return;
     }
+    const refusal = apiRefusal(request);
+    if (refusal) throw new ApiError(refusal.status, refusal.errorCode, [refusal.message]);
     const path = request.url.split("?")[0] ?? request.url;
     const fault = faults.take(request.method, path);
     if (fault && !fault.after) {
@@ -244,8 +251,8 @@ export function buildApp(parts: AppParts): FastifyInstance {
     // One line per request: time, method, path and query (keys masked), status, duration.
     app.addHook("onResponse", async (request, reply) => {
       const ms = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e6 : 0;
-      // The control API takes apiKey in its query: never log a key.
-      const url = request.url.replace(/([?&]apikey=)[^&]*/gi, "$1***");
+      // The control API takes apiKey in its query: never log a key, however its name is encoded.
+      const url = redactUrl(request.url);
       log(`${new Date().toISOString()} ${request.method} ${url} ${reply.statusCode} ${ms.toFixed(1)}ms`);
     });
   }

@@ -56,11 +56,10 @@ const controlValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
     };
   };
 
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
-
 /**
- * The control API of the design brief, under /_sandbox/ (the prefix it is registered with), on
- * loopback only, without X-API-KEY. Its answers are written through `ControlResults`.
+ * The control API of the design brief, under /_sandbox/ (the prefix it is registered with), for
+ * local tools only (loopback peers, Host, Origin and content type: local-callers.ts, checked by the
+ * app before anything runs), without X-API-KEY. Its answers are written through `ControlResults`.
  */
 export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, parts) => {
   const { accounts, templates, orders, automations, engagement, fastForward, scheduler, clock, faults } =
@@ -81,11 +80,6 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
     payment: a.payment,
   });
 
-  control.addHook("onRequest", async (request, reply) => {
-    if (!LOOPBACK.test(request.socket.remoteAddress ?? "127.0.0.1")) {
-      reply.code(403).send({ error: "the sandbox control API answers on loopback only" });
-    }
-  });
   // The sandbox's bounds (a clock step, a delay), after each call's schema.
   control.addHook("preHandler", async (request) => {
     checkBounds(request.query);

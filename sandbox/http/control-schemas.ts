@@ -10,6 +10,16 @@ import { Profile } from "../../provider/api/schemas";
 const tier = z.enum(["basic", "pro"]);
 const payment = z.enum(["succeed", "fail", "hang"]);
 const apiKey = z.string().min(1);
+/**
+ * A key chosen for a new account: what an X-API-KEY header carries unchanged (HTTP drops spaces
+ * around a header's value), so that a key is always compared exactly as it was made.
+ */
+const chosenKey = z
+  .string()
+  .regex(
+    /^[\x21-\x7e]+$/,
+    "a key is visible ASCII characters, without spaces (an X-API-KEY header carries it)",
+  );
 /** The most scans one control call records: a whole campaign's worth, and a bound on the numbers. */
 export const MAX_SCANS_AT_ONCE = 100_000;
 
@@ -24,7 +34,7 @@ export const ControlSchemas = {
     lastName: z.string().optional(),
     company: z.string().optional(),
     /** extension: the account's key, chosen (a distinctive one a test searches for); a new one otherwise. */
-    apiKey: apiKey.optional(),
+    apiKey: chosenKey.optional(),
   }),
   /** extension: change an account's tier, balance or payment behaviour. */
   updateAccount: z.object({

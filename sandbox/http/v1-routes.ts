@@ -31,7 +31,8 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
   const authenticate = (request: FastifyRequest): Account => {
     const header = request.headers["x-api-key"];
     const key = Array.isArray(header) ? header[0] : header;
-    const account = key ? parts.accounts.authenticate(key.trim()) : undefined;
+    // Compared exactly: a key with other characters around it is another (unknown) key.
+    const account = key ? parts.accounts.authenticate(key) : undefined;
     if (!account) {
       throw new ApiError(401, ERROR_CODES.unauthenticated, [
         key ? "the X-API-KEY header does not name a valid key" : "the X-API-KEY header is missing",

@@ -256,12 +256,14 @@ describe("control API (design brief contract)", () => {
       const r = await remote.app.inject({
         method: "POST",
         url: "/_sandbox/reset",
+        headers: { "content-type": "application/json" },
         remoteAddress: "192.0.2.10",
       });
       expect(r.statusCode).toBe(403);
       const local = await remote.app.inject({
         method: "POST",
         url: "/_sandbox/reset",
+        headers: { "content-type": "application/json" },
         remoteAddress: "127.0.0.1",
       });
       expect(local.statusCode).toBe(200);

@@ -52,13 +52,14 @@ export async function http(
  * One request written byte for byte on a fresh connection (for what fetch will not send: a body on
  * a GET, a false Content-Length, a malformed path or header). `head` is the request line and header
  * lines without the final blank line; Content-Length is added for a body unless `head` has one.
- * `halfClose` ends the sending side after the bytes (a request cut short).
+ * `halfClose` ends the sending side after the bytes (a request cut short); `latin1` writes each
+ * character as one byte (a header byte such as 0xA0, which UTF-8 would write as two).
  */
 export async function rawHttp(
   url: string,
   head: string,
   body = "",
-  options: { halfClose?: boolean } = {},
+  options: { halfClose?: boolean; latin1?: boolean } = {},
 ): Promise<HttpResult> {
   const { hostname, port } = new URL(url);
   const withLength =
@@ -66,7 +67,8 @@ export async function rawHttp(
   const response = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(Number(port), hostname, () => {
-      const bytes = `${withLength}\r\nConnection: close\r\n\r\n${body}`;
+      const text = `${withLength}\r\nConnection: close\r\n\r\n${body}`;
+      const bytes = options.latin1 ? Buffer.from(text, "latin1") : text;
       if (options.halfClose) socket.end(bytes);
       else socket.write(bytes);
     });

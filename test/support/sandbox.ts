@@ -83,12 +83,15 @@ export interface TestSandbox {
   close(): Promise<void>;
 }
 
-/** Calls the control API; a non-2xx answer throws with the sandbox's message. */
+/**
+ * Calls the control API; a non-2xx answer throws with the sandbox's message. Every write says
+ * `content-type: application/json`, with a body or without (the control API refuses it otherwise).
+ */
 export function controlClient(url: string): SandboxControl {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${url}/_sandbox${path}`, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: method === "GET" ? {} : { "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

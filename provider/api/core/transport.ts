@@ -341,7 +341,9 @@ export class Transport {
       accept: def.response.kind === "pdf" ? "application/pdf, application/json" : "application/json",
       "user-agent": this.#userAgent,
     };
-    if (prepared.body !== undefined) headers["content-type"] = "application/json";
+    // Every write says JSON, with a body or without: a sandbox on a network address refuses a write
+    // without it (what a web page's form or no-cors fetch would send).
+    if (prepared.body !== undefined || def.method !== "GET") headers["content-type"] = "application/json";
 
     for (let attempt = 1; ; attempt++) {
       const details: ErrorDetails = {

@@ -1,0 +1,177 @@
+import type { FastifyRequest } from "fastify";
+
+/**
+ * Who may call the sandbox: the checks that keep a web page out of it. A page can send a "simple"
+ * request to any address without asking (no-cors `fetch`, a form): a POST with `text/plain`, no
+ * custom header. Through DNS rebinding it can even read the answers, under a name of its own that
+ * resolves to this machine. So the control API (and, when the sandbox listens on a network
+ * address, every /v1 write) answers only a request that:
+ *
+ * - names the sandbox in `Host` by the address it listens on (on loopback: `127.0.0.1`,
+ *   `localhost` or `[::1]`, with the port): a rebound name is refused;
+ * - has no `Origin`, or the sandbox's own (`http://` + one of those hosts): a page is refused;
+ * - for a write (POST, PUT, PATCH, DELETE), has `Content-Type: application/json`, even without a
+ *   body: a page cannot send that type without a CORS preflight, which the sandbox never approves.
+ *
+ * Local tools (curl, Node's fetch, the provider, the CLI) send a matching `Host`, no `Origin`, and
+ * the content type. The control API also answers loopback clients only (the peer's address).
+ */
+
+/** The `errorCode`s of a /v1 request refused by these checks (the control API answers `{ error }`). */
+export const CALLER_ERROR_CODES = {
+  host: "HOST_NOT_ALLOWED",
+  origin: "ORIGIN_NOT_ALLOWED",
+  mediaType: "UNSUPPORTED_MEDIA_TYPE",
+} as const;
+
+/** A refused request: its status, the /v1 envelope's `errorCode`, and a message saying what to send. */
+export interface Refusal {
+  status: 403 | 415;
+  errorCode: (typeof CALLER_ERROR_CODES)[keyof typeof CALLER_ERROR_CODES];
+  message: string;
+}
+
+/**
+ * Whether a request is for the control API: by the route it matched (`/%5Fsandbox/reset` is
+ * routed to `/_sandbox/reset`), or by its path when it matched none.
+ */
+export function isControlRequest(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith("/_sandbox/") === true || request.url.startsWith("/_sandbox/");
+}
+
+/** The methods that change something; GET and HEAD only read, OPTIONS is never approved. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+
+/** Whether an IP address (as Node reports a socket's) is this machine's loopback interface. */
+export function isLoopbackAddress(address: string): boolean {
+  return LOOPBACK.test(address);
+}
+
+/** The loopback names a local tool may use for the sandbox (`Host` and `Origin`). */
+export const LOOPBACK_HOSTS: readonly string[] = ["127.0.0.1", "localhost", "[::1]"];
+
+/** An address as it is written in a URL's host: IPv6 in brackets, an IPv4-mapped one as IPv4. */
+function hostForm(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  return address.includes(":") ? `[${address.toLowerCase()}]` : address.toLowerCase();
+}
+
+/**
+ * How a request reaches the sandbox: whether it listens on loopback only, the port, and the host
+ * names that are its own on this connection. Not listening (fastify's `inject`, in-process tests):
+ * loopback, any port.
+ */
+export function ownAddress(request: FastifyRequest): {
+  loopback: boolean;
+  port: number | undefined;
+  hosts: ReadonlySet<string>;
+} {
+  const listening = request.server.server.address();
+  const listenAddress = listening && typeof listening === "object" ? listening.address : undefined;
+  const loopback = listenAddress === undefined || isLoopbackAddress(listenAddress);
+  const local = request.socket.localAddress;
+  const hosts = new Set<string>();
+  if (local) hosts.add(hostForm(local));
+  // On loopback (or a connection that came in through it, when listening on every interface).
+  if (loopback || (local !== undefined && isLoopbackAddress(local)))
+    for (const name of LOOPBACK_HOSTS) hosts.add(name);
+  const port =
+    request.socket.localPort ?? (listening && typeof listening === "object" ? listening.port : undefined);
+  return { loopback, port, hosts };
+}
+
+/** `host[:port]` split, lowercased; undefined when it is not one host and an optional port. */
+function splitAuthority(text: string): { host: string; port: number } | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(text);
+  if (!match) return undefined;
+  return { host: (match[1] as string).toLowerCase(), port: match[2] === undefined ? 80 : Number(match[2]) };
+}
+
+function names(own: ReturnType<typeof ownAddress>, scheme = ""): string {
+  const port = own.port === undefined ? "" : `:${own.port}`;
+  return [...own.hosts].map((h) => `${scheme}${h}${port}`).join(", ");
+}
+
+const shown = (value: string) => JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
+
+function hostRefusal(request: FastifyRequest, own: ReturnType<typeof ownAddress>): Refusal | undefined {
+  const header = request.headers.host;
+  const authority = header === undefined ? undefined : splitAuthority(header);
+  if (authority && own.hosts.has(authority.host) && (own.port === undefined || authority.port === own.port))
+    return undefined;
+  return {
+    status: 403,
+    errorCode: CALLER_ERROR_CODES.host,
+    message:
+      `Host ${header === undefined ? "missing" : shown(header)} is not this sandbox: ` +
+      `call it by the address it listens on (Host: ${names(own)})`,
+  };
+}
+
+function originRefusal(request: FastifyRequest, own: ReturnType<typeof ownAddress>): Refusal | undefined {
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  const match = /^http:\/\/(.*)$/i.exec(origin);
+  const authority = match ? splitAuthority(match[1] as string) : undefined;
+  if (authority && own.hosts.has(authority.host) && (own.port === undefined || authority.port === own.port))
+    return undefined;
+  return {
+    status: 403,
+    errorCode: CALLER_ERROR_CODES.origin,
+    message:
+      `Origin ${shown(origin)} is not this sandbox: it answers local tools, not web pages ` +
+      `(send no Origin header, or ${names(own, "http://")})`,
+  };
+}
+
+/** Whether a Content-Type header names JSON (`application/json`, with any parameters). */
+export function isJsonType(contentType: string | undefined): boolean {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
+function mediaTypeRefusal(request: FastifyRequest, what: string): Refusal | undefined {
+  if (!WRITE_METHODS.has(request.method) || isJsonType(request.headers["content-type"])) return undefined;
+  const type = request.headers["content-type"];
+  return {
+    status: 415,
+    errorCode: CALLER_ERROR_CODES.mediaType,
+    message:
+      `Content-Type ${type === undefined ? "missing" : shown(type)}: ${what} takes a ${request.method} ` +
+      "only with Content-Type: application/json, even without a body (curl: -H 'content-type: application/json')",
+  };
+}
+
+/**
+ * Why a request to the control API is refused, or undefined when a local tool sent it. The peer
+ * first (loopback only), then Host, Origin, and for a write the content type.
+ */
+export function controlRefusal(request: FastifyRequest): Refusal | undefined {
+  if (!isLoopbackAddress(request.socket.remoteAddress ?? "127.0.0.1")) {
+    return {
+      status: 403,
+      errorCode: CALLER_ERROR_CODES.host,
+      message: "the sandbox control API answers on loopback only",
+    };
+  }
+  const own = ownAddress(request);
+  return (
+    hostRefusal(request, own) ??
+    originRefusal(request, own) ??
+    mediaTypeRefusal(request, "the sandbox control API")
+  );
+}
+
+/**
+ * Why a request to the service's interface (/v1) is refused, or undefined. On loopback nothing is
+ * checked here (a page cannot send X-API-KEY without a preflight, and the provider and tests call
+ * from Node); on a network address, a write gets the same checks as the control API.
+ */
+export function apiRefusal(request: FastifyRequest): Refusal | undefined {
+  if (!WRITE_METHODS.has(request.method)) return undefined;
+  const own = ownAddress(request);
+  if (own.loopback) return undefined;
+  return hostRefusal(request, own) ?? originRefusal(request, own) ?? mediaTypeRefusal(request, "the sandbox");
+}
