@@ -1,6 +1,6 @@
 /**
  * Hostile campaign and recipients files of a chosen size, for the tests of the campaign loader
- * (test/unit/campaign/hostile.test.ts) and for scripts/bench/validate.ts: each one once made the
+ * (test/integration/campaign/hostile.test.ts) and for scripts/bench/validate.ts: each one once made the
  * loader's time grow with the square of its size, crash, or report nonsense.
  *
  * Each case is a set of files (name → text) whose campaign file is `campaign.yaml`.

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { githubAnnotation } from "../../../cli/validate-command";
 import { MAX_NESTING } from "../../../provider/campaign/loader";
 import { hostile } from "../../../scripts/hostile-files";
-import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
+import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "../../unit/campaign/fixtures";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const BIN = path.join(ROOT, "bin/directmail.js");

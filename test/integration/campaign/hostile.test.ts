@@ -20,7 +20,7 @@ import {
 import { flowNestingBeyond } from "../../../provider/campaign/yaml-document";
 import { LineTracker } from "../../../provider/text";
 import { CSV_HEADER, campaignHead, type HostileFiles, hostile } from "../../../scripts/hostile-files";
-import { tempDir } from "./fixtures";
+import { tempDir } from "../../unit/campaign/fixtures";
 
 const tmp = tempDir("directmail-hostile-");
 afterAll(tmp.remove);
