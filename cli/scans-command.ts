@@ -13,15 +13,17 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { Readable } from "node:stream";
 import { type Command, InvalidArgumentError } from "commander";
 import { CsvError, parse as parseCsv } from "csv-parse";
 import type { z } from "zod";
 import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
+import { parsing } from "../provider/files/csv";
+import { jsonLinesOf } from "../provider/files/json";
+import { textOf } from "../provider/files/text";
 import { decodeIndex, idOf, isAccepted } from "../provider/resources/recipients/index-codec";
-import { columnKey, jsonLinesOf, textOf } from "../provider/resources/recipients/source";
+import { columnKey } from "../provider/resources/recipients/source";
 import { shown as shownText } from "../provider/text";
 import { note, say } from "./output";
 import { deployedResources } from "./review/plan";
@@ -155,10 +157,10 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
   if (ext === ".csv") {
     // Read as recipient files are (a binary file is one error at its line and column); values
     // are not trimmed: a scan value with a space is a problem of its line.
-    const parser = parseCsv({ columns: true, skip_empty_lines: true, info: true, trim: false });
-    Readable.from(textOf(file, file))
-      .on("error", (error) => parser.destroy(error))
-      .pipe(parser);
+    const parser = parsing(
+      textOf(file, file),
+      parseCsv({ columns: true, skip_empty_lines: true, info: true, trim: false }),
+    );
     try {
       for await (const { record, info } of parser as AsyncIterable<{
         record: Record<string, string>;

@@ -2,15 +2,19 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { DEFAULT_TIMINGS, type Timings } from "./assumptions";
 import { Accounts } from "./domain/accounts";
+import { AddressBook } from "./domain/address-book";
+import { Analytics } from "./domain/analytics";
 import { Automations } from "./domain/automations";
 import { Checkout } from "./domain/checkout";
+import { Conversions } from "./domain/conversions";
 import { Delivery } from "./domain/delivery";
-import { Engagement } from "./domain/engagement";
 import { FastForward } from "./domain/fast-forward";
 import { Orders } from "./domain/orders";
 import { Recipients } from "./domain/recipients";
+import { Scans } from "./domain/scans";
 import { Scheduler } from "./domain/scheduler";
 import { Templates } from "./domain/templates";
+import { Transactions } from "./domain/transactions";
 import { buildApp } from "./http/app";
 import { FaultTable } from "./http/faults";
 import { SandboxClock } from "./storage/clock";
@@ -45,7 +49,11 @@ export class Sandbox {
   readonly recipients: Recipients;
   readonly checkout: Checkout;
   readonly automations: Automations;
-  readonly engagement: Engagement;
+  readonly scans: Scans;
+  readonly analytics: Analytics;
+  readonly transactions: Transactions;
+  readonly conversions: Conversions;
+  readonly addressBook: AddressBook;
   readonly fastForward: FastForward;
   readonly faults: FaultTable;
   readonly app: FastifyInstance;
@@ -79,7 +87,11 @@ export class Sandbox {
       this.delivery,
     );
     this.automations = new Automations(store, scheduler, timings, this.orders, this.accounts);
-    this.engagement = new Engagement(store, scheduler, timings, this.accounts, this.orders);
+    this.scans = new Scans(store, scheduler, timings, this.accounts, this.orders);
+    this.analytics = new Analytics(store, scheduler);
+    this.transactions = new Transactions(store, this.accounts);
+    this.conversions = new Conversions(store, scheduler, timings);
+    this.addressBook = new AddressBook(store, scheduler);
     this.fastForward = new FastForward(store, scheduler, this.orders);
     this.faults = new FaultTable(options.random);
     this.app = buildApp({
@@ -90,14 +102,19 @@ export class Sandbox {
         recipients: this.recipients,
         checkout: this.checkout,
         automations: this.automations,
-        engagement: this.engagement,
+        scans: this.scans,
+        analytics: this.analytics,
+        transactions: this.transactions,
+        conversions: this.conversions,
+        addressBook: this.addressBook,
       },
       control: {
         accounts: this.accounts,
         templates: this.templates,
         orders: this.orders,
         automations: this.automations,
-        engagement: this.engagement,
+        scans: this.scans,
+        addressBook: this.addressBook,
         fastForward: this.fastForward,
         scheduler,
         clock: this.clock,

@@ -7,13 +7,13 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
+import { SourceFileError, wholeTextOf } from "../files/text";
 import { type CsvDelimiter, canonicalFieldName } from "../resources/recipients/declared";
 import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
   formatOf,
   type LoadedRecipients,
   loadRecipients,
-  RecipientFileError,
   type RecipientFormat,
   type RecipientSourceOptions,
 } from "../resources/recipients/source";
@@ -257,7 +257,7 @@ export async function checkRecipientsFile(
   } catch (error) {
     // The file's own format is broken (a CSV row with an extra column, JSON that does not parse,
     // binary data): at its place in the file when it has one, else at the file value.
-    if (!(error instanceof RecipientFileError)) throw error;
+    if (!(error instanceof SourceFileError)) throw error;
     const { line, column = 1, reason } = error;
     if (line !== undefined) late.push({ file, line, column, message: reason });
     else atFileValue.push((declared) => `${declared} cannot be read: ${reason}`);
@@ -266,7 +266,7 @@ export async function checkRecipientsFile(
 }
 
 /** A JSON recipients file's text, as the loader decoded it. */
-const jsonText = async (file: string) => (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
+const jsonText = (file: string) => wholeTextOf(file, file);
 
 /** Warnings numbered by row, at their elements when the file is a JSON array (else a row is a line). */
 async function placedInJson(file: string, warnings: CampaignProblem[]): Promise<CampaignProblem[]> {

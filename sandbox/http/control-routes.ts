@@ -3,11 +3,12 @@ import type { z } from "zod";
 import { formatPath } from "../../provider/api/schemas/issues";
 import { CLOCK_LIMIT_MS } from "../assumptions";
 import type { Accounts } from "../domain/accounts";
+import type { AddressBook } from "../domain/address-book";
 import type { Automations } from "../domain/automations";
-import type { Engagement } from "../domain/engagement";
 import { ApiError } from "../domain/errors";
 import type { FastForward } from "../domain/fast-forward";
 import type { Orders } from "../domain/orders";
+import type { Scans } from "../domain/scans";
 import type { Scheduler } from "../domain/scheduler";
 import type { Templates } from "../domain/templates";
 import type { SandboxClock } from "../storage/clock";
@@ -23,7 +24,8 @@ export interface ControlParts {
   templates: Templates;
   orders: Orders;
   automations: Automations;
-  engagement: Engagement;
+  scans: Scans;
+  addressBook: AddressBook;
   fastForward: FastForward;
   scheduler: Scheduler;
   clock: SandboxClock;
@@ -62,8 +64,18 @@ const controlValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
  * app before anything runs), without X-API-KEY. Its answers are written through `ControlResults`.
  */
 export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, parts) => {
-  const { accounts, templates, orders, automations, engagement, fastForward, scheduler, clock, faults } =
-    parts;
+  const {
+    accounts,
+    templates,
+    orders,
+    automations,
+    scans,
+    addressBook,
+    fastForward,
+    scheduler,
+    clock,
+    faults,
+  } = parts;
   control.setValidatorCompiler(controlValidatorCompiler);
   control.setSerializerCompiler(serializerCompiler);
 
@@ -162,7 +174,7 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
     fastForward.deliver(accountOf(body.apiKey).id, body.orderId),
   );
   call("POST", "/orders/:id/scans", S.scans, R.scanned, (body, request) =>
-    engagement.simulateScans(accountOf(body.apiKey).id, idParam(request), body.count),
+    scans.simulate(accountOf(body.apiKey).id, idParam(request), body.count),
   );
   call("POST", "/faults", S.addFault, R.id, (body) => {
     if (body.kind === "status" && body.status === undefined)
@@ -199,7 +211,7 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
     };
   });
   call("GET", "/address-book", null, R.addressBook, (_, request) => ({
-    entries: engagement.addressBook(queryAccount(request).id),
+    entries: addressBook.list(queryAccount(request).id),
   }));
   call("POST", "/reset", null, R.nothing, () => {
     parts.reset();

@@ -2,14 +2,18 @@ import type { OperationId } from "../../provider/api/endpoints";
 import * as S from "../../provider/api/schemas";
 import { DEFAULT_PAGE_SIZE, MAX_CONVERSIONS_PER_REQUEST, MAX_DISCOVERED_PER_REQUEST } from "../assumptions";
 import type { Accounts } from "../domain/accounts";
+import type { AddressBook } from "../domain/address-book";
+import type { Analytics } from "../domain/analytics";
 import { type Automations, checkReturnAddress } from "../domain/automations";
 import type { Checkout } from "../domain/checkout";
-import type { Engagement } from "../domain/engagement";
+import type { Conversions } from "../domain/conversions";
 import { ApiError } from "../domain/errors";
 import type { Orders } from "../domain/orders";
 import { renderProof } from "../domain/proof";
 import type { Recipients } from "../domain/recipients";
+import type { Scans } from "../domain/scans";
 import type { Templates } from "../domain/templates";
+import type { Transactions } from "../domain/transactions";
 import type { Account } from "../storage/rows";
 import { parseWith } from "./zod";
 
@@ -21,7 +25,11 @@ export interface V1Parts {
   recipients: Recipients;
   checkout: Checkout;
   automations: Automations;
-  engagement: Engagement;
+  scans: Scans;
+  analytics: Analytics;
+  transactions: Transactions;
+  conversions: Conversions;
+  addressBook: AddressBook;
 }
 
 /** What a handler gets: the account of the key, and the request parts parsed by the shared schemas. */
@@ -59,7 +67,8 @@ const page = (q: { pageNumber?: number; pageSize?: number }) => ({
 
 /** One handler per operation of the endpoint table. */
 export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => Answer | Promise<Answer>> {
-  const { accounts, templates, orders, recipients, checkout, automations, engagement } = parts;
+  const { accounts, templates, orders, recipients, checkout, automations } = parts;
+  const { scans, analytics, transactions, conversions, addressBook } = parts;
   return {
     me: ({ account }) => ({ payload: accounts.profile(account) }),
 
@@ -122,11 +131,11 @@ export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => An
     },
 
     getAnalytics: ({ account, query }) => ({
-      payload: engagement.analytics(account.id, S.parseOrderIds(query.id)),
+      payload: analytics.report(account.id, S.parseOrderIds(query.id)),
     }),
 
     getTransactions: ({ account, query }) => ({
-      payload: engagement.transactions(account.id, S.parseOrderIds(query.id)),
+      payload: transactions.report(account.id, S.parseOrderIds(query.id)),
     }),
 
     listIntegrationOrders: ({ account }) => ({ payload: automations.list(account.id) }),
@@ -194,7 +203,7 @@ export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => An
           "statisticValue",
         );
       }
-      return { payload: engagement.recordScan(account.id, parseWith(S.RecipientStatistic, body)) };
+      return { payload: scans.record(account.id, parseWith(S.RecipientStatistic, body)) };
     },
 
     submitConversions: ({ account, body }) => {
@@ -214,7 +223,7 @@ export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => An
         if (result.success) valid.push(result.data);
         else errors.push(...S.formatIssues(result.error.issues, `[${i}]`));
       });
-      const id = engagement.submitConversions(account.id, valid, body.length);
+      const id = conversions.submit(account.id, valid, body.length);
       if (id === null) throw new ApiError(400, "INVALID_REQUEST", errors, body);
       const rejected = body.length - valid.length;
       return {
@@ -227,20 +236,20 @@ export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => An
     },
 
     deleteConversion: ({ account, params }) => ({
-      payload: engagement.deleteConversion(account.id, params.id),
+      payload: conversions.delete(account.id, params.id),
     }),
 
     getConversionStatus: ({ account, params }) => ({
-      payload: engagement.conversionStatus(account.id, params.id),
+      payload: conversions.status(account.id, params.id),
     }),
 
     createAddressBookEntry: ({ account, body }) => ({
-      payload: engagement.createAddressBookEntry(account.id, body),
+      payload: addressBook.create(account.id, body),
       bare: true,
     }),
 
     createAddressBookEntryLegacy: ({ account, body }) => ({
-      payload: engagement.createAddressBookEntry(account.id, body),
+      payload: addressBook.create(account.id, body),
       bare: true,
     }),
 

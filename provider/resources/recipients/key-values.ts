@@ -3,14 +3,14 @@
  * hash of each key, which is all an update needs; a plan names the recipients it changes by the
  * value itself (a customer id), so it reads the column again for those few rows, numbering rows as
  * the loader does: the line of a CSV or JSON Lines file, the position in a JSON array or inline
- * list. The source was validated by the loader already.
+ * list. The source was validated by the loader already, and is read as the loader reads it
+ * (provider/files/).
  */
-import { createReadStream } from "node:fs";
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import { Readable } from "node:stream";
-import { type CsvRecord, csvReader, formatOf, type RecipientSource } from "./source";
+import { type CsvRecord, csvReader } from "../../files/csv";
+import { jsonArrayOf, jsonLinesOf } from "../../files/json";
+import { textOf } from "../../files/text";
+import { formatOf, type RecipientSource } from "./source";
 
 /**
  * Row → the key column's value (trimmed), for the `rows` asked for (every row when undefined) that
@@ -38,26 +38,16 @@ export async function keyValuesByRow(
   if ("inline" in source) return fromList(source.inline);
   const file = path.resolve(source.relativeTo ?? process.cwd(), source.file);
   const format = formatOf(file);
-  if (format === "json") {
-    const parsed: unknown = JSON.parse(withoutBom(await fs.readFile(file, "utf8")));
-    return Array.isArray(parsed) ? fromList(parsed) : values;
-  }
-  const text = Readable.from(decoded(file));
+  if (format === "json") return fromList(await jsonArrayOf(file, source.file, "recipients"));
   if (format === "jsonl") {
-    const lines = readline.createInterface({ input: text, crlfDelay: Infinity });
-    let line = 0;
-    for await (const content of lines) {
-      line += 1;
-      if (line > last) break;
-      if (content.trim() !== "") keep(line, JSON.parse(content));
+    for await (const { row, value } of jsonLinesOf(file, source.file)) {
+      if (row > last) break;
+      if (!(value instanceof Error)) keep(row, value);
     }
-    lines.close();
-    text.destroy();
     return values;
   }
   // The loader's reader, so that rows are numbered alike.
-  const { parser } = csvReader(source.delimiter);
-  text.pipe(parser);
+  const { parser } = csvReader(textOf(file, source.file), source.delimiter);
   let column: number | undefined;
   for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
     if (column === undefined) {
@@ -69,17 +59,5 @@ export async function keyValuesByRow(
     keepValue(line, record[column]);
   }
   parser.destroy();
-  text.destroy();
   return values;
-}
-
-const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-
-/** The file's text without its byte-order mark, as the loader decodes it. */
-async function* decoded(file: string): AsyncGenerator<string> {
-  let first = true;
-  for await (const chunk of createReadStream(file, { encoding: "utf8" })) {
-    yield first ? withoutBom(chunk as string) : (chunk as string);
-    first = false;
-  }
 }

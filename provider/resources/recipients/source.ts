@@ -11,14 +11,12 @@
  * the same key with another content digest is a changed recipient.
  */
 import { createHash, hash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import { Readable } from "node:stream";
-import { CsvError, type InfoRecord, type Options, type Parser, parse as parseCsv } from "csv-parse";
 import { type FileRoot, resolveInside } from "../../file-root";
-import { LineTracker, notTextAt, shown } from "../../text";
+import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
+import { jsonArrayOf, jsonLinesOf } from "../../files/json";
+import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
+import { shown } from "../../text";
 import {
   CSV_DELIMITERS,
   type CsvDelimiter,
@@ -104,28 +102,6 @@ export function formatOf(file: string): RecipientFormat {
 }
 
 /**
- * A recipients file that cannot be read in its format, or at all: what is wrong (`reason`) and,
- * when the problem is at a place in the file (a CSV row with an extra value, a quote never
- * closed, binary data), its line and column. `message` names the file and the place too.
- */
-export class RecipientFileError extends Error {
-  override readonly name = "RecipientFileError";
-
-  constructor(
-    /** The file as the source names it. */
-    readonly file: string,
-    /** What is wrong, without the file's name. */
-    readonly reason: string,
-    /** 1-based; unset when the problem is the whole file (not found, not JSON). */
-    readonly line?: number,
-    /** 1-based; set with `line`. */
-    readonly column?: number,
-  ) {
-    super(`${file}${line !== undefined ? `:${line}:${column ?? 1}` : ""}: ${reason}`);
-  }
-}
-
-/**
  * Where recipients come from: a list, or a file. A relative `file` is resolved against
  * `relativeTo` (default: the working directory) and named as written in messages. With a `root`,
  * a file outside it (after following links) is refused with an OutsideRootError, unread. A CSV
@@ -134,139 +110,6 @@ export class RecipientFileError extends Error {
 export type RecipientSource =
   | { file: string; relativeTo?: string; root?: FileRoot; delimiter?: CsvDelimiter }
   | { inline: unknown[] };
-
-/**
- * The text of a recipients (or records) file, decoded as it is read, without its byte-order mark.
- * A binary file (a spreadsheet, say) fails at its first byte that is not UTF-8 or is a control
- * character, with that line and column, so it is one clear problem.
- */
-export async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8");
-  const at = new LineTracker();
-  const checked = (text: string) => {
-    const bad = notTextAt(text);
-    if (bad) {
-      const { line, column } = at.positionOf(text, bad.index);
-      throw new RecipientFileError(shownAs, bad.message, line, column);
-    }
-    at.advance(text);
-    return text;
-  };
-  try {
-    for await (const bytes of createReadStream(file)) yield checked(decoder.decode(bytes, { stream: true }));
-  } catch (error) {
-    if (error instanceof RecipientFileError) throw error;
-    // Gone or locked after it was found readable.
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new RecipientFileError(shownAs, `cannot be read (${code ?? message})`);
-  }
-  yield checked(decoder.decode());
-}
-
-/**
- * The values of a JSON Lines file, one a non-blank line, with their line numbers; a line that is
- * not JSON is a SyntaxError value at its line (a problem of that row, not of the file).
- */
-export async function* jsonLinesOf(
-  file: string,
-  shownAs: string,
-): AsyncGenerator<{ row: number; value: unknown }> {
-  const input = Readable.from(textOf(file, shownAs));
-  const lines = readline.createInterface({ input, crlfDelay: Infinity });
-  // readline does not pass a read error on: it ends the lines, and is thrown after them.
-  let failure: unknown;
-  input.on("error", (error) => {
-    failure = error;
-    lines.close();
-  });
-  let line = 0;
-  for await (const text of lines) {
-    line += 1;
-    if (text.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      value = new SyntaxError(`not valid JSON: ${shown((error as Error).message, 200)}`);
-    }
-    yield { row: line, value };
-  }
-  if (failure !== undefined) throw failure;
-}
-
-/** A CSV record with the line it starts on. */
-export interface CsvRecord {
-  record: string[];
-  line: number;
-}
-
-/** Where a CsvReader was after the last record it read: its last line, and the empty lines skipped so far. */
-interface CsvPosition {
-  line: number;
-  emptyLines: number;
-  /** Line ends csv-parse counted twice so far: a CR LF inside a quoted value is one line end. */
-  extraLines: number;
-}
-
-/**
- * The one way recipients CSV files are read (the loader, and keyValuesByRow for the same rows):
- * any line end, even mixed in one file (csv-parse would keep to the first one it sees), empty lines
- * skipped, values trimmed. Records come as CsvRecord objects, numbered by the line each starts
- * on. csv-parse counts a CR LF inside a quoted value as two lines: counted once here.
- */
-export function csvReader(delimiter: CsvDelimiter = ","): { parser: Parser; position: CsvPosition } {
-  const position: CsvPosition = { line: 0, emptyLines: 0, extraLines: 0 };
-  // Called as each record is read, before an error further on drops the records not yet taken.
-  const numbered = ({ record }: { record: string[] }, { lines, empty_lines }: InfoRecord): CsvRecord => {
-    let lineEnds = 0;
-    for (const value of record) {
-      // Most values have no line end: counted only in those that do.
-      if (!value.includes("\n") && !value.includes("\r")) continue;
-      position.extraLines += value.split("\r\n").length - 1;
-      lineEnds += value.split(/\r\n|\r|\n/).length - 1;
-    }
-    position.line = lines - position.extraLines;
-    position.emptyLines = empty_lines;
-    return { record, line: position.line - lineEnds };
-  };
-  const parser = parseCsv({
-    delimiter,
-    skip_empty_lines: true,
-    trim: true,
-    info: true,
-    record_delimiter: ["\r\n", "\n", "\r"],
-    // With `info`, a record comes as { record, info }; csv-parse's types do not say so.
-    on_record: numbered as unknown as Options["on_record"],
-  });
-  return { parser, position };
-}
-
-/**
- * A CSV file's own format broken, as csv-parse reports it, at the line where the row in error
- * starts: the line after the last row read (`last`), past the empty lines skipped since.
- * csv-parse's own line count is off after a CR LF inside quotes, and it notices an unclosed quote
- * only at the end of the file.
- */
-export function csvFileError(error: unknown, file: string, last: CsvPosition): unknown {
-  if (!(error instanceof CsvError)) return error;
-  const { empty_lines, record } = error as CsvError & { empty_lines?: number; record?: unknown };
-  const line = last.line + 1 + (empty_lines ?? 0) - last.emptyLines;
-  const reasons: Record<string, string> = {
-    CSV_RECORD_INCONSISTENT_FIELDS_LENGTH:
-      `this row has ${Array.isArray(record) ? record.length : "a different number of"} values but the header ` +
-      'has a different number of columns (a comma inside a value needs "quotes")',
-    CSV_QUOTE_NOT_CLOSED: 'a quoted value starts here and is never closed (a " is missing)',
-    CSV_INVALID_CLOSING_QUOTE:
-      'a quoted value in this row has more text after its closing quote (a " inside a quoted value is written "")',
-    INVALID_OPENING_QUOTE:
-      'a value in this row has a " inside it: put the whole value in "quotes" and write the " as ""',
-  };
-  reasons.CSV_RECORD_INCONSISTENT_COLUMNS = reasons.CSV_RECORD_INCONSISTENT_FIELDS_LENGTH as string;
-  reasons.CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE = reasons.CSV_INVALID_CLOSING_QUOTE as string;
-  // Another error: csv-parse's text, without its line (counted its way) and with user text shown safely.
-  const reason = reasons[error.code] ?? shown(error.message.replace(/,? (at|on) line \d+/g, ""), 200);
-  return new RecipientFileError(file, reason, line);
-}
 
 /** A row of a source before validation; `fields` are already canonical for CSV files. */
 interface RawRow {
@@ -296,23 +139,9 @@ async function* rowsOf(
   const file = source.root
     ? await resolveInside(source.root, source.file, base)
     : path.resolve(base, source.file);
-  // A missing or unreadable file is one clear error, before any stream is opened.
-  await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-    const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;
-    throw new RecipientFileError(source.file, `${why} (paths are relative to ${base})`);
-  });
+  await mustBeReadable(file, source.file, base);
   if (format === "json") {
-    let text = "";
-    for await (const piece of textOf(file, source.file)) text += piece;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      // JSON.parse quotes the text it could not read, line ends and all: shown on one line.
-      throw new RecipientFileError(source.file, `not valid JSON: ${shown((error as Error).message, 200)}`);
-    }
-    if (!Array.isArray(parsed))
-      throw new RecipientFileError(source.file, "expected a JSON array of recipients");
+    const parsed = await jsonArrayOf(file, source.file, "recipients");
     yield parsed.map((value, index) => ({ row: index + 1, value }));
     return;
   }
@@ -329,11 +158,8 @@ async function* rowsOf(
     return;
   }
   const delimiter = source.delimiter ?? ",";
-  const { parser, position } = csvReader(delimiter);
-  // pipe() does not pass a read error on: without this the parser would wait forever.
-  Readable.from(headerChecked(textOf(file, source.file), source.file, delimiter, keyColumn))
-    .on("error", (error) => parser.destroy(error))
-    .pipe(parser);
+  const text = headerChecked(textOf(file, source.file), source.file, delimiter, keyColumn);
+  const { parser, position } = csvReader(text, delimiter);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
   let plainRows = true;
@@ -383,7 +209,7 @@ const HEADER_LOOKED_AT = 64 * 1024;
  * The text of a CSV file, unchanged, once its header line was found to be separated by `delimiter`.
  * A header with no `delimiter` that another one splits into known columns is a file saved with
  * that other one (a spreadsheet in a language that writes `;`, a tab-separated export): one
- * RecipientFileError at its line, rather than an unknown column and a problem on every row.
+ * SourceFileError at its line, rather than an unknown column and a problem on every row.
  */
 async function* headerChecked(
   text: AsyncGenerator<string>,
@@ -398,14 +224,14 @@ async function* headerChecked(
     if (end >= 0 || start.length >= HEADER_LOOKED_AT) {
       const header = end >= 0 ? start.slice(0, end) : "";
       const other = header === "" ? undefined : otherDelimiter(header, delimiter, keyColumn);
-      if (other !== undefined) throw new RecipientFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
+      if (other !== undefined) throw new SourceFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
       yield start;
       yield* text;
       return;
     }
   }
   const other = otherDelimiter(start, delimiter, keyColumn);
-  if (other !== undefined) throw new RecipientFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
+  if (other !== undefined) throw new SourceFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
   yield start;
 }
 

@@ -6,21 +6,14 @@
  * keys and content digests (recipients/index-codec.ts), never the records of a file.
  */
 import { createHash } from "node:crypto";
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { Readable } from "node:stream";
 import { OutsideRootError, projectFileRoot, resolveInside } from "../../file-root";
+import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
+import { jsonArrayOf, jsonLinesOf } from "../../files/json";
+import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
 import { projectRoot } from "../../project";
 import { shown } from "../../text";
-import {
-  type CsvRecord,
-  csvFileError,
-  csvReader,
-  jsonLinesOf,
-  KEY_HEX_LENGTH,
-  RecipientFileError,
-  textOf,
-} from "../recipients/source";
+import { KEY_HEX_LENGTH } from "../recipients/table";
 import { UserError } from "../user-error";
 
 export interface LoadedRecord<T> {
@@ -84,7 +77,7 @@ function canonical(value: unknown): unknown {
 
 /**
  * Rows of a source as plain values with their row numbers. Errors of the file itself are thrown.
- * Files are read as recipient files are (recipients/source.ts): a binary file, a CSV file's broken
+ * Files are read as recipient files are (provider/files/): a binary file, a CSV file's broken
  * format and a JSON Lines line are reported at the same lines, in the same words.
  */
 async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; value: unknown }> {
@@ -96,7 +89,7 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
     yield* fileRowsOf(source.file);
   } catch (error) {
     // What is wrong with the file itself: one line, naming it, without a stack trace.
-    if (error instanceof RecipientFileError) throw new UserError(error.message);
+    if (error instanceof SourceFileError) throw new UserError(error.message);
     if (error instanceof OutsideRootError) throw new UserError(`file: ${error.message}`);
     throw error;
   }
@@ -106,22 +99,10 @@ async function* fileRowsOf(shownAs: string): AsyncGenerator<{ row: number; value
   // A file of the project only, relative to its folder: the state stays the same on every machine.
   const file = await resolveInside(projectFileRoot(projectRoot()), shownAs, projectRoot());
   const ext = path.extname(file).toLowerCase();
-  await fs.access(file, fs.constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-    const why = error.code === "ENOENT" ? "no such file" : `cannot be read (${error.code})`;
-    throw new RecipientFileError(shownAs, `${why} (paths are relative to ${projectRoot()})`);
-  });
+  await mustBeReadable(file, shownAs, projectRoot());
   if (ext === ".json") {
-    let text = "";
-    for await (const piece of textOf(file, shownAs)) text += piece;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      // JSON.parse quotes the text it could not read, line ends and all: shown on one line.
-      throw new RecipientFileError(shownAs, `not valid JSON: ${shown((error as Error).message, 200)}`);
-    }
-    if (!Array.isArray(parsed)) throw new RecipientFileError(shownAs, "expected a JSON array of records");
-    for (const [index, value] of (parsed as unknown[]).entries()) yield { row: index + 1, value };
+    const parsed = await jsonArrayOf(file, shownAs, "records");
+    for (const [index, value] of parsed.entries()) yield { row: index + 1, value };
     return;
   }
   if (ext === ".jsonl" || ext === ".ndjson") {
@@ -129,15 +110,11 @@ async function* fileRowsOf(shownAs: string): AsyncGenerator<{ row: number; value
     return;
   }
   if (ext !== ".csv")
-    throw new RecipientFileError(
+    throw new SourceFileError(
       shownAs,
       `unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`,
     );
-  const { parser, position } = csvReader();
-  // pipe() does not pass a read error on: without this the parser would wait forever.
-  Readable.from(textOf(file, shownAs))
-    .on("error", (error) => parser.destroy(error))
-    .pipe(parser);
+  const { parser, position } = csvReader(textOf(file, shownAs));
   let columns: string[] | undefined;
   try {
     for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {

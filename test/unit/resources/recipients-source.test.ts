@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { SourceFileError } from "../../../provider/files/text";
 import {
   decodeIndex,
   encodeIndex,
@@ -19,7 +20,6 @@ import {
   digestOf,
   loadRecipients,
   otherDelimiter,
-  RecipientFileError,
   scanRecipients,
 } from "../../../provider/resources/recipients/source";
 
@@ -106,8 +106,8 @@ describe("loading declared recipients", () => {
       ];
       const csv = file(`multi-line-${what}.csv`.replaceAll(" ", ""), lines.join(end) + end);
       const error = await loadRecipients({ file: csv }, opts).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(RecipientFileError);
-      expect((error as RecipientFileError).line).toBe(8);
+      expect(error).toBeInstanceOf(SourceFileError);
+      expect((error as SourceFileError).line).toBe(8);
       const valid = file(
         `multi-line-valid-${what}.csv`.replaceAll(" ", ""),
         lines.slice(0, -1).join(end) + end,
@@ -223,11 +223,11 @@ describe("loading declared recipients", () => {
     );
   });
 
-  it("throws a RecipientFileError for a file whose format is broken, with its line and column when it has one", async () => {
+  it("throws a SourceFileError for a file whose format is broken, with its line and column when it has one", async () => {
     const failure = async (name: string, text: string) => {
       const error = await loadRecipients({ file: file(name, text) }, opts).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(RecipientFileError);
-      const { line, column, reason, message } = error as RecipientFileError;
+      expect(error).toBeInstanceOf(SourceFileError);
+      const { line, column, reason, message } = error as SourceFileError;
       return { line, column, reason, message };
     };
     const header = "firstName,address1,city,state,zipCode\n";
@@ -362,7 +362,7 @@ describe("a CSV separated by another character than `,`", () => {
     ] as const) {
       const csv = file(name, text);
       const attempt = loadRecipients({ file: csv }, keyed);
-      await expect(attempt).rejects.toThrow(RecipientFileError);
+      await expect(attempt).rejects.toThrow(SourceFileError);
       await expect(attempt).rejects.toMatchObject({
         line: 1,
         column: 1,
