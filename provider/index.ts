@@ -42,7 +42,7 @@ export {
   getTemplates,
   getTemplatesOutput,
   type ServiceOptions,
-} from "./lookups/index";
+} from "./lookups/data-functions";
 export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
 export { AddressBookEntryOutputFields } from "./resources/address-book-entry/outputs";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry/resource";

@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { DirectMailClient } from "../api/client";
 import { DirectMailError } from "../api/errors";
 import type { DeliveryProgress } from "../api/schemas/order";
-import { lookupSettings, serviceFacts } from "../lookups/index";
+import { lookupSettings, serviceFacts } from "../lookups/data-functions";
 import { projectRoot } from "../project";
 import { AutomationRecipients } from "../resources/automation-recipients/resource";
 import { Conversions, type ConversionsArgs } from "../resources/conversions/resource";
