@@ -20,6 +20,7 @@ import type { z } from "zod";
 import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
+import { KIND } from "../provider/campaign/names";
 import { decodeIndex, idOf, isAccepted } from "../provider/resources/recipients/index-codec";
 import { columnKey, jsonLinesOf, textOf } from "../provider/resources/recipients/source";
 import { shown as shownText } from "../provider/text";
@@ -278,7 +279,7 @@ function stackLookup(settings: ServiceSettings): CampaignLookup {
     }
     resources ??= stackOf(selection).then(deployedResources);
     const outputs = (await resources).find(
-      (r) => r.kind === "OrderRecipients" && r.campaign === campaign,
+      (r) => r.kind === KIND.OrderRecipients && r.campaign === campaign,
     )?.outputs;
     if (outputs === undefined || typeof outputs.orderId !== "number" || typeof outputs.index !== "string")
       return undefined;
