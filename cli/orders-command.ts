@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { ORDER_STATUS } from "../provider/api/schemas/order";
+import { KIND } from "../provider/campaign/names";
 import { note, say } from "./output";
 import { deployedResources } from "./review/plan";
 import { type StackOptions, withStackOptions } from "./service-commands";
@@ -58,7 +59,7 @@ async function heldByStacks(settings: ServiceSettings): Promise<Set<number>> {
     // Exported by name: the user's stack selection stays as it is.
     const stack = { name, exportStack: () => workspace.exportStack(name) };
     for (const r of await deployedResources(stack))
-      if (r.kind === "Order" && typeof r.outputs.orderId === "number") held.add(r.outputs.orderId);
+      if (r.kind === KIND.Order && typeof r.outputs.orderId === "number") held.add(r.outputs.orderId);
   }
   return held;
 }

@@ -19,6 +19,7 @@ import type { z } from "zod";
 import type { DirectMailClient } from "../provider/api/client";
 import { NotFoundError } from "../provider/api/errors";
 import { plainWords, RecipientStatistic, wholeNumberFromText } from "../provider/api/schemas";
+import { KIND } from "../provider/campaign/names";
 import { parsing } from "../provider/files/csv";
 import { jsonLinesOf } from "../provider/files/json";
 import { textOf } from "../provider/files/text";
@@ -280,7 +281,7 @@ function stackLookup(settings: ServiceSettings): CampaignLookup {
     }
     resources ??= stackOf(selection).then(deployedResources);
     const outputs = (await resources).find(
-      (r) => r.kind === "OrderRecipients" && r.campaign === campaign,
+      (r) => r.kind === KIND.OrderRecipients && r.campaign === campaign,
     )?.outputs;
     if (outputs === undefined || typeof outputs.orderId !== "number" || typeof outputs.index !== "string")
       return undefined;

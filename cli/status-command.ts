@@ -15,6 +15,7 @@ import {
   type OrderTransactionEntry,
   type RecipientDeliveryStatus,
 } from "../provider/api/schemas";
+import { KIND } from "../provider/campaign/names";
 import { usd } from "../provider/money";
 import { terminalSafe } from "../provider/text";
 import { note, say } from "./output";
@@ -131,7 +132,7 @@ async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
     );
   }
   return (await deployedResources(await stackOf(selection)))
-    .filter((r) => r.kind === "Order" && typeof r.outputs.orderId === "number")
+    .filter((r) => r.kind === KIND.Order && typeof r.outputs.orderId === "number")
     .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
     .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));
 }

@@ -3,6 +3,7 @@
  * and, for each order, the service's analytics (entry 12: delivery counts, QR scans) and
  * transactions (entry 13: what it cost). All reads; nothing changes anywhere.
  */
+import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient } from "../../provider/index";
 import { type DropReport, dropReportOf } from "../review/model";
 import { type DeployedResource, deployedResources } from "../review/plan";
@@ -28,10 +29,10 @@ export async function ordersOfStack(selection: StackSelection): Promise<OrderRef
 
 export function ordersOf(resources: DeployedResource[]): OrderRef[] {
   const recipientsOf = new Map<unknown, DeployedResource>();
-  for (const r of resources) if (r.kind === "OrderRecipients") recipientsOf.set(r.outputs.orderId, r);
+  for (const r of resources) if (r.kind === KIND.OrderRecipients) recipientsOf.set(r.outputs.orderId, r);
   const refs: OrderRef[] = [];
   for (const r of resources) {
-    if (r.kind !== "Order" || typeof r.outputs.orderId !== "number") continue;
+    if (r.kind !== KIND.Order || typeof r.outputs.orderId !== "number") continue;
     const recipients = recipientsOf.get(r.outputs.orderId);
     refs.push({
       orderId: r.outputs.orderId,

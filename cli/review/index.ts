@@ -13,6 +13,7 @@ import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { chargesThisMonth } from "../../provider/api/charges";
 import { isEditable } from "../../provider/api/schemas/order";
+import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import {
   clientFor,
@@ -271,15 +272,8 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
   const bases = byName(base);
   const orderIds = new Map<string, number>();
   for (const r of state) {
-    if (r.kind === "Order" && r.campaign && typeof r.outputs.orderId === "number")
+    if (r.kind === KIND.Order && r.campaign && typeof r.outputs.orderId === "number")
       orderIds.set(r.campaign, r.outputs.orderId);
-  }
-  // The provider's messages name the order, not the resource: they go to the campaign of that order.
-  const byOrder = new Map([...orderIds].map(([name, id]) => [id, name]));
-  for (const d of plan.diagnostics) {
-    if (d.campaign !== undefined) continue;
-    const id = /\border (\d+)\b/i.exec(d.message)?.[1];
-    if (id !== undefined) d.campaign = byOrder.get(Number(id));
   }
   const serviceProblem = (error: unknown) => {
     const message = `the service at ${client?.baseUrl} could not be asked: ${(error as Error).message}`;
@@ -311,9 +305,9 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
         : undefined;
     const steps = plan.steps.filter((s) => s.campaign === name);
     const diagnostics = plan.diagnostics.filter((d) => d.campaign === name);
-    const recipientsOutputs = resources.find((r) => r.kind === "OrderRecipients")?.outputs;
+    const recipientsOutputs = resources.find((r) => r.kind === KIND.OrderRecipients)?.outputs;
     const headSide = sideOf(head, headCampaign);
-    const checkout = resources.find((r) => r.kind === "Checkout")?.outputs;
+    const checkout = resources.find((r) => r.kind === KIND.Checkout)?.outputs;
     const facts: CampaignFacts = {
       name,
       file: fileOf(headCampaign, head) ?? fileOf(baseCampaign, base),

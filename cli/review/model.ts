@@ -7,6 +7,7 @@ import { reasonCounts, sumReasons } from "../../provider/api/reasons";
 import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
 import { isCheckedOut } from "../../provider/api/schemas/order";
 import { aboveBudget, type BudgetFigures, budgetLeft } from "../../provider/budget";
+import { COMPONENT_TYPE, KIND } from "../../provider/campaign/names";
 import type { CampaignDocument, PredictedDrops } from "../../provider/index";
 import { aboveMaxTotal, CURRENCY, roundCents, sumCents, usd } from "../../provider/money";
 import { overDropLimit } from "../../provider/resources/recipients/predicted-drops";
@@ -258,9 +259,9 @@ const UPDATES = new Set(["update", "import", "import-replacement"]);
 /**
  * Resources that send recipients to an automation (integration order), which mails them:
  * AutomationRecipients, and ProximitySearch (the addresses it finds). Resources only: the
- * `directmail:index:Automation` component that groups them is not one.
+ * Automation component that groups them is not one.
  */
-const AUTOMATION_TYPE = /\/directmail:(?:(?:Integration|Automation)\w*|ProximitySearch)$/;
+const AUTOMATION_KINDS: ReadonlySet<string> = new Set([KIND.AutomationRecipients, KIND.ProximitySearch]);
 
 /**
  * The actions of a campaign. From the plan when the preview reached the campaign; else from its
@@ -279,14 +280,14 @@ export function actionsOf(
   if (facts.planned) {
     for (const step of facts.steps) {
       const { op, kind } = step;
-      if (kind === "Campaign") continue;
-      if (kind === "Order") {
+      if (step.type === COMPONENT_TYPE.Campaign) continue;
+      if (kind === KIND.Order) {
         if (CREATES.has(op)) actions.add("create");
         if (UPDATES.has(op)) actions.add("update");
         // retainOnDelete (`retain: true`): the order leaves the stack and stays at the service.
         if (DELETES.has(op)) actions.add(step.retained ? "retire" : leaving());
       } else if (
-        kind === "Checkout" &&
+        kind === KIND.Checkout &&
         !isCheckedOut(facts.orderStatus) &&
         (CREATES.has(op) || UPDATES.has(op))
       ) {
@@ -326,7 +327,7 @@ function changedSpec(
 
 /** The checkout terms the plan will use: the planned Checkout's inputs, else the head file's. */
 export function checkoutTerms(facts: Pick<CampaignFacts, "steps" | "head">): CheckoutTerms | undefined {
-  const planned = facts.steps.find((s) => s.kind === "Checkout" && s.newInputs)?.newInputs;
+  const planned = facts.steps.find((s) => s.kind === KIND.Checkout && s.newInputs)?.newInputs;
   const source = (planned ?? facts.head?.spec.checkout) as Record<string, unknown> | undefined;
   if (!source || typeof source.postageType !== "string" || typeof source.productionSpeed !== "string")
     return undefined;
@@ -426,11 +427,11 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
 
   for (const step of facts.steps) {
     const detail = `${step.kind} ${step.name} (${step.op})`;
-    if (AUTOMATION_TYPE.test(step.type) && (CREATES.has(step.op) || UPDATES.has(step.op))) {
+    if (AUTOMATION_KINDS.has(step.kind) && (CREATES.has(step.op) || UPDATES.has(step.op))) {
       flags.push({ kind: "automation-recipients", detail });
     }
     // The service has no delete for an entry; a replacement is a create too (any changed input).
-    if (step.kind === "AddressBookEntry" && CREATES.has(step.op)) {
+    if (step.kind === KIND.AddressBookEntry && CREATES.has(step.op)) {
       flags.push({ kind: "address-book-entry", detail });
     }
   }
@@ -455,7 +456,7 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
   const refusedAboveMax = price.kind === "quote" && price.quote.aboveMaxTotal;
   for (const diagnostic of facts.diagnostics) {
     if (diagnostic.severity !== "error") messages.push(diagnostic.message);
-    else if (!(refusedAboveMax && diagnostic.kind === "Checkout"))
+    else if (!(refusedAboveMax && diagnostic.kind === KIND.Checkout))
       problems.push(`preview: ${diagnostic.message}`);
   }
 
@@ -466,7 +467,7 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
     orderStatus: facts.orderStatus,
     actions,
     steps: facts.steps
-      .filter((s) => s.kind !== "Campaign")
+      .filter((s) => s.type !== COMPONENT_TYPE.Campaign)
       .map((s) => ({ resource: s.name, kind: s.kind, op: s.op })),
     recipients: facts.recipients,
     drops: facts.drops,

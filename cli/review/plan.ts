@@ -4,13 +4,14 @@
  * resources' outputs, each grouped under the campaign it belongs to.
  */
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import {
+  campaignOfChild,
+  isCampaignGroup,
+  kindOfType,
+  STATE_OUTPUTS,
+  type StateOutput,
+} from "../../provider/campaign/names";
 import { pulumiMessage } from "../stack-settings";
-
-/** The type of the `Campaign` component: its resource name is the campaign's `metadata.name`. */
-export const CAMPAIGN_TYPE = "directmail:index:Campaign";
-/** The component of a campaign file's `kind: Automation` document, reviewed as a campaign of that name. */
-export const AUTOMATION_COMPONENT_TYPE = "directmail:index:Automation";
-const GROUP_TYPES = new Set([CAMPAIGN_TYPE, AUTOMATION_COMPONENT_TYPE]);
 
 export interface PlannedStep {
   op: string;
@@ -18,7 +19,7 @@ export interface PlannedStep {
   type: string;
   /** The resource's name (the last part of its URN). */
   name: string;
-  /** The kind of a directmail resource (`Order`, `OrderRecipients`, `Checkout`, ...), else the type. */
+  /** The kind of a directmail resource (`Order`, `OrderRecipients`, `Checkout`, ...), else the type (kindOfType). */
   kind: string;
   /** The campaign whose component is the resource's parent; undefined for other resources. */
   campaign: string | undefined;
@@ -31,7 +32,7 @@ export interface Diagnostic {
   severity: "info" | "warning" | "error";
   message: string;
   urn: string | undefined;
-  /** The kind of the resource it is about (see kindOf); undefined for the stack's own messages. */
+  /** The kind of the resource it is about (kindOfType); undefined for the stack's own messages. */
   kind: string | undefined;
   campaign: string | undefined;
 }
@@ -49,7 +50,8 @@ export interface DeployedResource {
   name: string;
   kind: string;
   campaign: string | undefined;
-  outputs: Record<string, unknown>;
+  /** The outputs the CLI reads (STATE_OUTPUTS of the naming contract); nothing else. */
+  outputs: Partial<Record<StateOutput, unknown>>;
 }
 
 /** The name of a resource: the part of its URN after the last `::`. */
@@ -57,16 +59,10 @@ export function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
 
-/** `pulumi-nodejs:dynamic/directmail:Order` → `Order`; a type of another package stays whole. */
-export function kindOf(type: string): string {
-  const match = /(?:^|[/:])directmail:(?:index:)?([A-Za-z]+)$/.exec(type);
-  return match?.[1] ?? type;
-}
-
-/** The campaign a resource belongs to: its parent's name when the parent is a Campaign. */
+/** The campaign a resource belongs to: its parent's name when the parent is a Campaign (or an Automation). */
 function campaignOf(urn: string, type: string, parent: string | undefined): string | undefined {
-  if (GROUP_TYPES.has(type)) return nameOf(urn);
-  if (parent && GROUP_TYPES.has(typeOf(parent))) return nameOf(parent);
+  if (isCampaignGroup(type)) return nameOf(urn);
+  if (parent && isCampaignGroup(typeOf(parent))) return nameOf(parent);
   return undefined;
 }
 
@@ -106,7 +102,7 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
         urn: pre.urn,
         type: pre.type,
         name: nameOf(pre.urn),
-        kind: kindOf(pre.type),
+        kind: kindOfType(pre.type),
         campaign: campaignOf(pre.urn, pre.type, state?.parent),
         newInputs: pre.new ? withoutProvider(pre.new.inputs) : undefined,
         retained: state?.retainOnDelete === true,
@@ -123,7 +119,7 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
         severity,
         message,
         urn,
-        kind: urn ? kindOf(typeOf(urn)) : undefined,
+        kind: urn ? kindOfType(typeOf(urn)) : undefined,
         campaign: undefined,
       });
     }
@@ -134,7 +130,9 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
   } catch (error) {
     failure = pulumiMessage(error);
   }
-  // The campaign of a diagnostic is known once its resource's step is.
+  // The campaign of a diagnostic is that of the resource its URN names, known once its step is.
+  // (The lines a dynamic provider prints on stderr reach the engine without a URN: they stay
+  // the stack's, tied to no campaign.)
   for (const diagnostic of diagnostics) {
     const step = diagnostic.urn ? steps.get(diagnostic.urn) : undefined;
     diagnostic.campaign = step?.campaign ?? (diagnostic.urn ? campaignFromUrn(diagnostic.urn) : undefined);
@@ -143,16 +141,16 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
 }
 
 /**
- * The campaign of a resource from its URN alone: a resource directly under a Campaign is named
- * after it (`spring`, `spring-recipients`, `spring-checkout`, `spring-address-…`).
+ * The campaign of a resource from its URN alone: a resource directly under a Campaign (or an
+ * Automation) is named after it by the naming contract (`spring`, `spring-recipients`, ...).
  */
 function campaignFromUrn(urn: string): string | undefined {
   const parts = urn.split("::");
   const chain = (parts[parts.length - 2] ?? "").split("$");
-  if (GROUP_TYPES.has(chain[chain.length - 1] ?? "")) return nameOf(urn);
-  if (!GROUP_TYPES.has(chain[chain.length - 2] ?? "")) return undefined;
-  const name = nameOf(urn);
-  return name.replace(/-(recipients|checkout|address-[0-9a-f]+|search-[a-z0-9-]+)$/, "");
+  const type = chain[chain.length - 1] ?? "";
+  if (isCampaignGroup(type)) return nameOf(urn);
+  if (!isCampaignGroup(chain[chain.length - 2] ?? "")) return undefined;
+  return campaignOfChild(kindOfType(type), nameOf(urn));
 }
 
 /** Inputs without the serialized provider (`__provider`), which is code, not data of the resource. */
@@ -184,31 +182,18 @@ export async function deployedResources(
       urn: r.urn,
       type: r.type,
       name: nameOf(r.urn),
-      kind: kindOf(r.type),
+      kind: kindOfType(r.type),
       campaign: campaignOf(r.urn, r.type, r.parent),
-      // Only what the review reads is kept: the export shows secrets (the provider's API key) in clear.
-      outputs: pick(r.outputs ?? {}, OUTPUTS_READ),
+      // Only what the CLI reads is kept: the export shows secrets (the provider's API key) in clear.
+      outputs: pick(r.outputs ?? {}, STATE_OUTPUTS),
     }));
 }
 
-/** The outputs the review reads from the state; nothing else leaves deployedResources. */
-const OUTPUTS_READ = [
-  "orderId",
-  "status",
-  "orderStatus",
-  "acceptedCount",
-  "droppedCount",
-  "dropReasons",
-  "droppedSample",
-  "totalCharges",
-  // OrderRecipients' index of keys (hashes) and fates, and how they are keyed: the prediction of a draft.
-  "index",
-  "keyColumn",
-  "identityField",
-] as const;
-
-function pick(outputs: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const picked: Record<string, unknown> = {};
+function pick<K extends string>(
+  outputs: Record<string, unknown>,
+  keys: readonly K[],
+): Partial<Record<K, unknown>> {
+  const picked: Partial<Record<K, unknown>> = {};
   for (const key of keys) if (Object.hasOwn(outputs, key)) picked[key] = outputs[key];
   return picked;
 }

@@ -12,6 +12,7 @@ import { Conversions, type ConversionsArgs } from "../resources/conversions/reso
 import { Order, type OrderArgs } from "../resources/order/resource";
 import type { DropSample } from "../resources/order-recipients/outputs";
 import { OrderRecipients, type RecipientListArgs } from "../resources/order-recipients/resource";
+import { COMPONENT_TYPE, childName } from "./names";
 
 /** The arguments of a {@link Campaign}. `Key` is the recipients' `keyColumn`, inferred from it. */
 export interface CampaignArgs<Key extends string = never> {
@@ -79,11 +80,11 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
   readonly qrScans: pulumi.Output<number>;
 
   constructor(name: string, args: CampaignArgs<Key>, opts?: pulumi.ComponentResourceOptions) {
-    super("directmail:index:Campaign", name, {}, opts);
+    super(COMPONENT_TYPE.Campaign, name, {}, opts);
     const child = { parent: this, ...(args.retain ? { retainOnDelete: true } : {}) };
-    this.order = new Order(name, args.order, child);
+    this.order = new Order(childName(name, "order"), args.order, child);
     this.recipients = new OrderRecipients(
-      `${name}-recipients`,
+      childName(name, "recipients"),
       { ...args.recipients, orderId: this.order.orderId },
       child,
     );
@@ -91,7 +92,7 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
     // would mail (and charge for) the wrong set.
     this.checkout = args.checkout
       ? new Checkout(
-          `${name}-checkout`,
+          childName(name, "checkout"),
           {
             ...args.checkout,
             orderId: this.order.orderId,
@@ -104,11 +105,11 @@ export class Campaign<Key extends string = never> extends pulumi.ComponentResour
       : undefined;
     // Entries are named after their address, so reordering the list changes nothing.
     this.addressBook = (args.addressBook ?? []).map(
-      (entry) => new AddressBookEntry(`${name}-address-${entryName(entry)}`, entry, child),
+      (entry) => new AddressBookEntry(childName(name, "address", entryName(entry)), entry, child),
     );
 
     this.conversions = args.conversions
-      ? new Conversions(`${name}-conversions`, args.conversions, child)
+      ? new Conversions(childName(name, "conversions"), args.conversions, child)
       : undefined;
 
     this.orderId = this.order.orderId;

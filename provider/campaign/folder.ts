@@ -26,6 +26,7 @@ import {
   type LoadedResourceDocument,
   loadCampaignsDir,
 } from "./loader";
+import { COMPONENT_TYPE, childName } from "./names";
 import { checkCampaignsOnline } from "./online-check";
 import type { CampaignConversions } from "./schema";
 
@@ -93,7 +94,7 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
     // super() records what it is given as the component's inputs and hands it to initialize().
     // A function is not recorded (the SDK's own Stack passes its program this way): the folder's
     // path stays out of the state, and pointing the stack at another folder changes only campaigns.
-    super("directmail:index:CampaignFolder", name, { args: () => args }, opts);
+    super(COMPONENT_TYPE.CampaignFolder, name, { args: () => args }, opts);
     this.outputs = this.getData().then((campaigns) =>
       Object.fromEntries(Object.entries(campaigns).map(([key, campaign]) => [key, outputsOf(campaign)])),
     );
@@ -183,12 +184,12 @@ function declareResources(loaded: LoadedResourceDocument, root: string, folder: 
   }
   const { integrationOrderId, recipients, proximitySearches } = document.spec;
   // One component per automation, named after it: `directmail review` reports it as one entry.
-  const group = new pulumi.ComponentResource("directmail:index:Automation", name, {}, { parent });
+  const group = new pulumi.ComponentResource(COMPONENT_TYPE.Automation, name, {}, { parent });
   parent = group;
   if (recipients) {
     const { file: _file, inline, ...options } = recipients;
     new AutomationRecipients(
-      `${name}-recipients`,
+      childName(name, "recipients"),
       { integrationOrderId, ...options, ...(file !== undefined ? { file } : { recipients: inline ?? [] }) },
       { parent },
     );
@@ -198,7 +199,7 @@ function declareResources(loaded: LoadedResourceDocument, root: string, folder: 
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, "-")
       .replace(/^-|-$/g, "");
-    new ProximitySearch(`${name}-search-${slug}`, { integrationOrderId, ...search }, { parent });
+    new ProximitySearch(childName(name, "search", slug), { integrationOrderId, ...search }, { parent });
   }
 }
 

@@ -12,6 +12,7 @@ import { AddressBookEntryInputFields, AddressBookEntryInputs } from "./address-b
 import { AutomationRecipientsInputFields, AutomationRecipientsInputs } from "./automation-recipients/inputs";
 import { CheckoutInputFields, CheckoutInputs } from "./checkout/inputs";
 import { ConversionsInputFields, ConversionsInputs } from "./conversions/inputs";
+import { KIND, type ResourceKind } from "./kinds";
 import { OrderInputFields, OrderInputs } from "./order/inputs";
 import { OrderRecipientsInputFields, OrderRecipientsInputs } from "./order-recipients/inputs";
 import { ProviderInfoInputFields, ProviderInfoInputs } from "./provider-info/inputs";
@@ -38,15 +39,15 @@ function kindInputs(
 }
 
 const KINDS: Record<string, KindInputs> = {
-  ProviderInfo: kindInputs(ProviderInfoInputs, ProviderInfoInputFields),
-  Order: kindInputs(OrderInputs, OrderInputFields),
-  OrderRecipients: kindInputs(OrderRecipientsInputs, OrderRecipientsInputFields),
-  Checkout: kindInputs(CheckoutInputs, CheckoutInputFields),
-  AddressBookEntry: kindInputs(AddressBookEntryInputs, AddressBookEntryInputFields),
-  Conversions: kindInputs(ConversionsInputs, ConversionsInputFields),
-  AutomationRecipients: kindInputs(AutomationRecipientsInputs, AutomationRecipientsInputFields),
-  ProximitySearch: kindInputs(ProximitySearchInputs, ProximitySearchInputFields),
-};
+  [KIND.ProviderInfo]: kindInputs(ProviderInfoInputs, ProviderInfoInputFields),
+  [KIND.Order]: kindInputs(OrderInputs, OrderInputFields),
+  [KIND.OrderRecipients]: kindInputs(OrderRecipientsInputs, OrderRecipientsInputFields),
+  [KIND.Checkout]: kindInputs(CheckoutInputs, CheckoutInputFields),
+  [KIND.AddressBookEntry]: kindInputs(AddressBookEntryInputs, AddressBookEntryInputFields),
+  [KIND.Conversions]: kindInputs(ConversionsInputs, ConversionsInputFields),
+  [KIND.AutomationRecipients]: kindInputs(AutomationRecipientsInputs, AutomationRecipientsInputFields),
+  [KIND.ProximitySearch]: kindInputs(ProximitySearchInputs, ProximitySearchInputFields),
+} satisfies Record<ResourceKind, KindInputs>;
 
 const HIDDEN = "__";
 

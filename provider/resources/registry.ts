@@ -13,6 +13,7 @@ import { checkService, configure, context, type ResourceImplementation, serviceC
 import { conversionsImplementation } from "./conversions/provider";
 import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
+import { KIND, type ResourceKind } from "./kinds";
 import { encodeLongStringsInProviderHost } from "./long-strings";
 import { orderImplementation } from "./order/provider";
 import { orderRecipientsImplementation } from "./order-recipients/provider";
@@ -27,15 +28,15 @@ exitWithEngine();
 encodeLongStringsInProviderHost();
 
 const implementations: Record<string, ResourceImplementation> = {
-  ProviderInfo: providerInfoImplementation(context),
-  Order: orderImplementation(context),
-  OrderRecipients: orderRecipientsImplementation(context),
-  Checkout: checkoutImplementation(context),
-  AddressBookEntry: addressBookEntryImplementation(context),
-  Conversions: conversionsImplementation(context),
-  AutomationRecipients: automationRecipientsImplementation(context),
-  ProximitySearch: proximitySearchImplementation(context),
-};
+  [KIND.ProviderInfo]: providerInfoImplementation(context),
+  [KIND.Order]: orderImplementation(context),
+  [KIND.OrderRecipients]: orderRecipientsImplementation(context),
+  [KIND.Checkout]: checkoutImplementation(context),
+  [KIND.AddressBookEntry]: addressBookEntryImplementation(context),
+  [KIND.Conversions]: conversionsImplementation(context),
+  [KIND.AutomationRecipients]: automationRecipientsImplementation(context),
+  [KIND.ProximitySearch]: proximitySearchImplementation(context),
+} satisfies Record<ResourceKind, ResourceImplementation>;
 
 /** Inputs as the user declared them, without the engine's bookkeeping property. */
 function declared(inputs: Record<string, unknown>): Record<string, unknown> {
@@ -44,7 +45,7 @@ function declared(inputs: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Kinds whose hooks never call the service: a silent service or a refused key is not theirs to report. */
-const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set(["ProviderInfo"]);
+const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
 
 export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
   const found = implementations[kind];

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AddressBookEntryInputFields } from "./inputs";
@@ -20,12 +21,12 @@ export interface AddressBookEntry
 export class AddressBookEntry extends pulumi.dynamic.Resource {
   constructor(name: string, args: AddressBookEntryArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("AddressBookEntry"),
+      thinProvider(KIND.AddressBookEntry),
       name,
       { ...args, ...outputPlaceholders(AddressBookEntryOutputFields) },
       opts,
-      "directmail",
-      "AddressBookEntry",
+      RESOURCE_MODULE,
+      KIND.AddressBookEntry,
     );
   }
 }

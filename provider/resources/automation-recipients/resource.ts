@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AutomationRecipientsInputFields } from "./inputs";
@@ -21,12 +22,12 @@ export interface AutomationRecipients
 export class AutomationRecipients extends pulumi.dynamic.Resource {
   constructor(name: string, args: AutomationRecipientsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("AutomationRecipients"),
+      thinProvider(KIND.AutomationRecipients),
       name,
       { ...args, ...outputPlaceholders(AutomationRecipientsOutputFields) },
       opts,
-      "directmail",
-      "AutomationRecipients",
+      RESOURCE_MODULE,
+      KIND.AutomationRecipients,
     );
   }
 }

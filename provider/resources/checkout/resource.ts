@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { CheckoutInputFields } from "./inputs";
@@ -22,12 +23,12 @@ export interface Checkout extends OutputProperties<typeof CheckoutOutputFields, 
 export class Checkout extends pulumi.dynamic.Resource {
   constructor(name: string, args: CheckoutArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("Checkout"),
+      thinProvider(KIND.Checkout),
       name,
       { ...args, ...outputPlaceholders(CheckoutOutputFields) },
       opts,
-      "directmail",
-      "Checkout",
+      RESOURCE_MODULE,
+      KIND.Checkout,
     );
   }
 }

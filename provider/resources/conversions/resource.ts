@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ConversionsInputFields } from "./inputs";
@@ -22,12 +23,12 @@ export interface Conversions
 export class Conversions extends pulumi.dynamic.Resource {
   constructor(name: string, args: ConversionsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("Conversions"),
+      thinProvider(KIND.Conversions),
       name,
       { ...args, ...outputPlaceholders(ConversionsOutputFields) },
       opts,
-      "directmail",
-      "Conversions",
+      RESOURCE_MODULE,
+      KIND.Conversions,
     );
   }
 }

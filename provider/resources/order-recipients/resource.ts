@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderRecipientsInputFields, Recipient } from "./inputs";
@@ -48,12 +49,12 @@ export interface OrderRecipients<Key extends string = never>
 export class OrderRecipients<Key extends string = never> extends pulumi.dynamic.Resource {
   constructor(name: string, args: OrderRecipientsArgs<Key>, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("OrderRecipients"),
+      thinProvider(KIND.OrderRecipients),
       name,
       { ...args, ...outputPlaceholders(OrderRecipientsOutputFields) },
       opts,
-      "directmail",
-      "OrderRecipients",
+      RESOURCE_MODULE,
+      KIND.OrderRecipients,
     );
   }
 }

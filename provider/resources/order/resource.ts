@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderInputFields } from "./inputs";
@@ -23,12 +24,12 @@ export interface Order extends OutputProperties<typeof OrderOutputFields, typeof
 export class Order extends pulumi.dynamic.Resource {
   constructor(name: string, args: OrderArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("Order"),
+      thinProvider(KIND.Order),
       name,
       { ...args, ...outputPlaceholders(OrderOutputFields) },
       opts,
-      "directmail",
-      "Order",
+      RESOURCE_MODULE,
+      KIND.Order,
     );
   }
 }

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ProviderInfoInputFields } from "./inputs";
@@ -20,12 +21,12 @@ export interface ProviderInfo
 export class ProviderInfo extends pulumi.dynamic.Resource {
   constructor(name: string, args: ProviderInfoArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("ProviderInfo"),
+      thinProvider(KIND.ProviderInfo),
       name,
       { label: args.label, ...outputPlaceholders(ProviderInfoOutputFields) },
       opts,
-      "directmail",
-      "ProviderInfo",
+      RESOURCE_MODULE,
+      KIND.ProviderInfo,
     );
   }
 }

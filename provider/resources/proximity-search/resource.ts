@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KIND, RESOURCE_MODULE } from "../kinds";
 import { thinProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ProximitySearchInputFields } from "./inputs";
@@ -20,12 +21,12 @@ export interface ProximitySearch
 export class ProximitySearch extends pulumi.dynamic.Resource {
   constructor(name: string, args: ProximitySearchArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider("ProximitySearch"),
+      thinProvider(KIND.ProximitySearch),
       name,
       { ...args, ...outputPlaceholders(ProximitySearchOutputFields) },
       opts,
-      "directmail",
-      "ProximitySearch",
+      RESOURCE_MODULE,
+      KIND.ProximitySearch,
     );
   }
 }

@@ -173,10 +173,10 @@ describe("flags, problems and the exit code", () => {
     expect(reviewCampaign(facts({ steps: leaving, orderStatus: "Draft" })).flags).toEqual([]);
   });
 
-  it("a resource that sends recipients to an automation is flagged", () => {
-    const steps = [step("IntegrationRecipient", "create", { name: "x-walk-ins" })];
+  it("a resource that sends recipients to an automation is flagged by its kind, whatever its name", () => {
+    const steps = [step("AutomationRecipients", "update", { name: "x-walk-ins" })];
     expect(reviewCampaign(facts({ steps })).flags).toEqual([
-      { kind: "automation-recipients", detail: "IntegrationRecipient x-walk-ins (create)" },
+      { kind: "automation-recipients", detail: "AutomationRecipients x-walk-ins (update)" },
     ]);
   });
 
