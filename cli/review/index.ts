@@ -15,6 +15,7 @@ import { chargesThisMonth } from "../../provider/api/charges";
 import { isEditable } from "../../provider/api/schemas/order";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
+import { orderOfProgress } from "../../provider/resources/progress";
 import {
   clientFor,
   findProject,
@@ -274,6 +275,14 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
   for (const r of state) {
     if (r.kind === KIND.Order && r.campaign && typeof r.outputs.orderId === "number")
       orderIds.set(r.campaign, r.outputs.orderId);
+  }
+  // A diagnostic with a URN is its resource's campaign's (plan.ts). The provider's progress lines
+  // have none: each names its order, which is the campaign's by the state.
+  const byOrder = new Map([...orderIds].map(([name, id]) => [id, name]));
+  for (const d of plan.diagnostics) {
+    if (d.campaign !== undefined) continue;
+    const id = orderOfProgress(d.message);
+    if (id !== undefined) d.campaign = byOrder.get(id);
   }
   const serviceProblem = (error: unknown) => {
     const message = `the service at ${client?.baseUrl} could not be asked: ${(error as Error).message}`;

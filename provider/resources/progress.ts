@@ -5,7 +5,24 @@
  * (a plan names a recipient by its key column value or its row only).
  */
 export function progress(subject: string, message: string): void {
-  process.stderr.write(`[directmail] ${subject}: ${message}\n`);
+  process.stderr.write(`${PREFIX}${subject}: ${message}\n`);
+}
+
+const PREFIX = "[directmail] ";
+
+/**
+ * The order a progress line is about, or undefined. The engine gives the lines of a dynamic
+ * provider's stderr no URN (its hooks are not told theirs), so each line about an order names it
+ * in its subject, as `order <id>` in any case ("Recipients of order 12", "Order 12 is \"Paid\"");
+ * the review ties such a line to the campaign of that order by this, the one reading of the
+ * format `progress` writes.
+ */
+export function orderOfProgress(line: string): number | undefined {
+  if (!line.startsWith(PREFIX)) return undefined;
+  const end = line.indexOf(": ", PREFIX.length);
+  const subject = line.slice(PREFIX.length, end === -1 ? undefined : end);
+  const id = /\border (\d+)\b/i.exec(subject)?.[1];
+  return id === undefined ? undefined : Number(id);
 }
 
 /**
