@@ -11,7 +11,7 @@ import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { projectFileRoot } from "../../file-root";
 import { projectRoot } from "../../project";
 import { rowsText } from "../../text";
-import { checkInputs, isUnknown } from "../check";
+import { checkInputs, isUnknown, UNKNOWN } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { notEditable } from "../order-status";
 import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
@@ -142,7 +142,9 @@ function listFailure(inputs: OrderRecipientsInputs, reason: string) {
   return { property: inputs.file !== undefined ? "file" : "", reason };
 }
 
-export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImplementation {
+export function orderRecipientsImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<OrderRecipientsInputs, OrderRecipientsOutputs> {
   const editableOrder = async (orderId: number, change: string): Promise<OrderSummary> => {
     const order = await ctx.client().getOrder(orderId);
     if (!order)
@@ -237,9 +239,10 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       // A new order's id is not known during the first preview; the list is checked all the same.
       const orderUnknown = isUnknown(news.orderId);
       const checked = checkInputs(OrderRecipientsInputs, orderUnknown ? { ...news, orderId: 1 } : news);
-      if (checked.failures?.length) return checked;
-      const inputs = checked.inputs as OrderRecipientsInputs;
-      if (orderUnknown) inputs.orderId = news.orderId;
+      if (checked.failures) return checked;
+      const { inputs } = checked;
+      // The engine's marker, as it came: the order is made when applied (see CheckResult).
+      if (orderUnknown) inputs.orderId = UNKNOWN as unknown as number;
       let loaded: ScannedRecipients;
       try {
         loaded = await load(inputs);
@@ -260,7 +263,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       };
     },
 
-    async diff(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
+    async diff(_id, olds, news) {
       if (isUnknown(news.orderId) || olds.orderId !== news.orderId) {
         return { changes: true, replaces: ["orderId"] };
       }
@@ -305,7 +308,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { changes: listChanged || settingsChanged };
     },
 
-    async create(inputs: OrderRecipientsInputs) {
+    async create(inputs) {
       const client = ctx.client();
       const declared = await loadChecked(inputs);
       const identity = identityOfInputs(inputs);
@@ -327,7 +330,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { id: String(order.orderId), outs };
     },
 
-    async update(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
+    async update(_id, olds, news) {
       if (olds.digest === news.digest) {
         const outs = { ...olds, ...news, ...redactedDrops(olds) };
         guardDrops(outs);
@@ -374,7 +377,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { outs };
     },
 
-    async read(id, props: OrderRecipientsOutputs) {
+    async read(id, props) {
       const client = ctx.client();
       const order = await client.getOrder(props.orderId ?? Number(id));
       if (!order) return {};
@@ -412,7 +415,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { id, props: outs };
     },
 
-    async delete(_id, props: OrderRecipientsOutputs) {
+    async delete(_id, props) {
       const client = ctx.client();
       const order = await client.getOrder(props.orderId);
       if (!order) return; // the order is gone, and its recipients with it
