@@ -21,7 +21,7 @@ export type EngineValues = Record<string, unknown>;
  * came. In a preview, a value not known yet is the engine's marker (check.ts, `isUnknown`) in either.
  */
 export type CheckResult<Inputs> =
-  | { readonly inputs: Inputs; readonly failures?: undefined }
+  | { readonly inputs: Inputs; readonly failures?: never }
   | { readonly inputs: EngineValues; readonly failures: pulumi.dynamic.CheckFailure[] };
 
 /** What `create` answers: the resource's id and its state (its inputs and outputs). */
@@ -41,7 +41,7 @@ export interface UpdateResult<Outputs> {
  */
 export type ReadResult<Outputs> =
   | { readonly id: string; readonly props: Outputs }
-  | { readonly id?: undefined; readonly props?: undefined };
+  | { readonly id?: never; readonly props?: never };
 
 /**
  * What one kind of resource implements, on its own inputs (what `check` made of the declaration)

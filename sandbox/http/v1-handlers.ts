@@ -84,7 +84,7 @@ export type Handler<K extends OperationId> = (call: Call<K>) => Answer<K> | Prom
 /** One handler per operation of the endpoint table. */
 export type Handlers = { [K in OperationId]: Handler<K> };
 
-const page = (q: { pageNumber?: number; pageSize?: number }) => ({
+const page = (q: { pageNumber?: number | undefined; pageSize?: number | undefined }) => ({
   pageNumber: q.pageNumber ?? 1,
   pageSize: q.pageSize ?? DEFAULT_PAGE_SIZE,
 });

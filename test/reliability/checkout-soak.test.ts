@@ -75,7 +75,7 @@ const PAYMENT_FAILED = /Payment for order \d+ failed: .* run `pulumi up` again/s
 interface Run {
   run: string;
   fault: Fault;
-  orderId?: number;
+  orderId?: number | undefined;
   /** What happened, step by step: the failures and the recovery. */
   steps: string[];
   paid?: number;

@@ -70,6 +70,21 @@ function redactedDrops(...sources: (Drops | undefined)[]): Drops {
   };
 }
 
+/**
+ * The list's figures of a state brought to `news` without sending anything: those `check` computed,
+ * or the recorded ones where it computed none (a state's figures are never left out).
+ */
+function figuresOf(
+  olds: OrderRecipientsOutputs,
+  news: OrderRecipientsInputs,
+): Pick<OrderRecipientsOutputs, "digest" | "declaredCount" | "duplicateRows"> {
+  return {
+    digest: news.digest ?? olds.digest,
+    declaredCount: news.declaredCount ?? olds.declaredCount,
+    duplicateRows: news.duplicateRows ?? olds.duplicateRows,
+  };
+}
+
 /** Where the declared recipients are, and how they are read. */
 function sourceOf(inputs: OrderRecipientsInputs): {
   source: RecipientSource;
@@ -332,7 +347,7 @@ export function orderRecipientsImplementation(
 
     async update(_id, olds, news) {
       if (olds.digest === news.digest) {
-        const outs = { ...olds, ...news, ...redactedDrops(olds) };
+        const outs = { ...olds, ...news, ...figuresOf(olds, news), ...redactedDrops(olds) };
         guardDrops(outs);
         return { outs };
       }
@@ -345,7 +360,13 @@ export function orderRecipientsImplementation(
         // As in diff: on an order past Draft only a settings change gets here; nothing to send.
         const live = await client.getOrder(news.orderId);
         if (live && !isEditable(live.orderStatus)) {
-          const outs = { ...olds, ...news, digest: olds.digest, ...redactedDrops(olds) };
+          const outs = {
+            ...olds,
+            ...news,
+            ...figuresOf(olds, news),
+            digest: olds.digest,
+            ...redactedDrops(olds),
+          };
           guardDrops(outs);
           return { outs };
         }

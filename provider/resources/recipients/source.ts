@@ -53,7 +53,7 @@ export interface LoadedRecipient extends DeclaredKey {
 
 export interface RecipientProblem {
   row: number;
-  field?: string;
+  field?: string | undefined;
   message: string;
 }
 
@@ -236,7 +236,7 @@ export function csvReader(delimiter: CsvDelimiter = ","): { parser: Parser; posi
     info: true,
     record_delimiter: ["\r\n", "\n", "\r"],
     // With `info`, a record comes as { record, info }; csv-parse's types do not say so.
-    on_record: numbered as unknown as Options["on_record"],
+    on_record: numbered as unknown as NonNullable<Options["on_record"]>,
   });
   return { parser, position };
 }
