@@ -44,7 +44,10 @@ export {
   type ServiceOptions,
 } from "./lookups/data-functions";
 export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
-export { AddressBookEntryOutputFields } from "./resources/address-book-entry/outputs";
+export {
+  AddressBookEntryOutputFields,
+  type AddressBookEntryOutputs,
+} from "./resources/address-book-entry/outputs";
 export { AddressBookEntry, type AddressBookEntryArgs } from "./resources/address-book-entry/resource";
 export {
   AutomationRecipientsInputFields,
@@ -95,7 +98,7 @@ export {
   type RecipientListArgs,
 } from "./resources/order-recipients/resource";
 export { ProviderInfoInputFields, ProviderInfoInputs } from "./resources/provider-info/inputs";
-export { ProviderInfoOutputFields } from "./resources/provider-info/outputs";
+export { ProviderInfoOutputFields, type ProviderInfoOutputs } from "./resources/provider-info/outputs";
 export { ProviderInfo, type ProviderInfoArgs } from "./resources/provider-info/resource";
 export {
   ProximityAddressFields,

@@ -14,6 +14,7 @@ const repoRoot = path.resolve(__dirname, "../..");
  */
 export async function startSandboxProcess(
   args: string[],
+  // biome-ignore lint/suspicious/noExplicitAny: the first line's fields depend on the options (a seed adds the key and template ids); callers read those they asked for.
 ): Promise<{ url: string; first: Record<string, any>; child: ChildProcess }> {
   const child = spawn(
     process.execPath,

@@ -17,12 +17,12 @@ import {
 export const ADDRESS_NOT_VALID = "ADDRESS_NOT_VALID";
 
 export interface AddressInput {
-  address1?: string | null;
-  address2?: string | null;
-  city?: string | null;
-  state?: string | null;
-  zipCode?: string | null;
-  country?: string | null;
+  address1?: string | null | undefined;
+  address2?: string | null | undefined;
+  city?: string | null | undefined;
+  state?: string | null | undefined;
+  zipCode?: string | null | undefined;
+  country?: string | null | undefined;
 }
 
 /** A rule an address breaks: the wire field (of the `address` group) and why. */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { type EndpointDef, errorStatusesOf, operations } from "./endpoints";
 import * as S from "./schemas";
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects are walked by their keywords, whose values are any JSON.
 type Json = Record<string, any>;
 
 const REF = "#/components/schemas/";

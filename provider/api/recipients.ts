@@ -8,17 +8,18 @@ import {
 
 /** The parts of an order recipient you have; everything else is filled in as the wire format wants. */
 export interface OrderRecipientInput {
-  id?: number;
-  address?: Partial<RecipientAddress>;
-  personal?: Partial<RecipientPersonal>;
-  metadata?: Partial<RecipientMetadata>;
+  id?: number | undefined;
+  /** Some keys of the group; one left out or undefined is filled in blank (so for the others). */
+  address?: { [K in keyof RecipientAddress]?: RecipientAddress[K] | undefined } | undefined;
+  personal?: { [K in keyof RecipientPersonal]?: RecipientPersonal[K] | undefined } | undefined;
+  metadata?: { [K in keyof RecipientMetadata]?: RecipientMetadata[K] | undefined } | undefined;
 }
 
 /**
  * Every key of a group, from its schema: the given value, else null where the schema allows it
  * and "" where it wants a string (`text`, `text2`, `fullAddress`).
  */
-function fill<T>(group: z.ZodObject, given: Partial<T> | undefined): T {
+function fill<T>(group: z.ZodObject, given: { [K in keyof T]?: T[K] | undefined } | undefined): T {
   const out: Record<string, unknown> = {};
   for (const [key, blank] of blanksOf(group)) {
     out[key] = (given as Record<string, unknown> | undefined)?.[key] ?? blank;

@@ -21,17 +21,17 @@ export interface CampaignArgs<Key extends string = never> {
   /** The recipients: `file` (relative to the Pulumi project's folder) or `recipients` inline, and options. */
   recipients: RecipientListArgs<Key>;
   /** Pays for the order, once. Leave it out to keep the order a draft for review. */
-  checkout?: Omit<CheckoutArgs, "orderId" | "expectedRecipientCount">;
+  checkout?: Omit<CheckoutArgs, "orderId" | "expectedRecipientCount"> | undefined;
   /** Address-book entries to create with the campaign; each is named after its address. */
-  addressBook?: AddressBookEntryArgs[];
+  addressBook?: AddressBookEntryArgs[] | undefined;
   /** Conversion records uploaded with the campaign (`<name>-conversions`), for matchback. See {@link ConversionsArgs}. */
-  conversions?: ConversionsArgs;
+  conversions?: ConversionsArgs | undefined;
   /**
    * true: when the campaign leaves the stack, its resources stay at the service as they are, even a
    * draft order (`retainOnDelete` on each of them). Without it a draft is deleted at the service; an
    * order past draft stays there in any case.
    */
-  retain?: boolean;
+  retain?: boolean | undefined;
 }
 
 /**

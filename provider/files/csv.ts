@@ -64,7 +64,7 @@ export function csvReader(
     info: true,
     record_delimiter: ["\r\n", "\n", "\r"],
     // With `info`, a record comes as { record, info }; csv-parse's types do not say so.
-    on_record: numbered as unknown as Options["on_record"],
+    on_record: numbered as unknown as NonNullable<Options["on_record"]>,
   });
   return { parser: parsing(text, parser), position };
 }

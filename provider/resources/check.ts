@@ -1,6 +1,6 @@
-import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { formatPath, plainWords } from "../api/schemas/issues";
+import type { CheckResult, EngineValues } from "./context";
 
 /**
  * The value the engine sends during a preview for an input not known yet (the output of a resource
@@ -13,6 +13,16 @@ export function isUnknown(value: unknown): boolean {
 }
 
 /**
+ * The names of a kind's inputs, typed as its inputs' keys: `Object.keys` of the schema's shape,
+ * which holds exactly those (a strict object admits no other).
+ */
+export function inputKeys<Shape extends z.ZodRawShape>(schema: {
+  shape: Shape;
+}): (keyof z.output<z.ZodObject<Shape>>)[] {
+  return Object.keys(schema.shape) as (keyof z.output<z.ZodObject<Shape>>)[];
+}
+
+/**
  * Validates a resource's inputs with its zod schema. Each failure names the property and says what
  * is allowed, in the schema's words or else in plain words (api/schemas/issues.ts). Properties not known yet (preview) are not judged; the engine checks again once they
  * are. On failure the inputs go back unchanged, so the engine reports the failures and stops.
@@ -22,10 +32,13 @@ export function isUnknown(value: unknown): boolean {
  * reported without a property, its path leading the reason: the engine would otherwise print the
  * whole list as the value.
  */
-export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckResult {
+export function checkInputs<Schema extends z.ZodType>(
+  schema: Schema,
+  news: EngineValues,
+): CheckResult<z.output<Schema>> {
   const { __provider: _provider, ...declared } = news;
   const parsed = schema.safeParse(declared, { error: plainWords });
-  if (parsed.success) return { inputs: parsed.data as Record<string, unknown> };
+  if (parsed.success) return { inputs: parsed.data };
   const failures = parsed.error.issues
     .filter((issue) => !isUnknown(declared[String(issue.path[0])]))
     .map((issue) =>
@@ -37,8 +50,9 @@ export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): p
           },
     );
   // Only inputs not known yet failed: the known ones still get their defaults, so that a preview
-  // compares the same inputs as `up` will (an `autoBill` left out is `true` either way).
-  if (failures.length === 0) return { inputs: withDefaults(schema, news) };
+  // compares the same inputs as `up` will (an `autoBill` left out is `true` either way). They are the
+  // inputs as far as they are known: the others hold the engine's marker.
+  if (failures.length === 0) return { inputs: withDefaults(schema, news) as z.output<Schema> };
   return { inputs: news, failures };
 }
 

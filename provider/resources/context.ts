@@ -10,14 +10,55 @@ import { DEFAULT_SANDBOX_URL, isLocalSandbox, type ProviderSettings, resolveSett
 import { engineStackName } from "./stack-name";
 import { UserError } from "./user-error";
 
-/** What one kind of resource implements; the rest falls back to the registry's defaults. */
-export interface ResourceImplementation {
-  check?(olds: any, news: any): Promise<pulumi.dynamic.CheckResult>;
-  diff?(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult>;
-  create(inputs: any): Promise<pulumi.dynamic.CreateResult>;
-  read?(id: string, props: any): Promise<pulumi.dynamic.ReadResult>;
-  update?(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult>;
-  delete?(id: string, props: any): Promise<void>;
+/**
+ * Values as the engine sends and stores them: a property bag nothing has checked. The registry
+ * (registry.ts) is where they become a kind's inputs and outputs, once; the hooks see only those.
+ */
+export type EngineValues = Record<string, unknown>;
+
+/**
+ * What `check` answers: the checked inputs, or the failures, with the declaration sent back as it
+ * came. In a preview, a value not known yet is the engine's marker (check.ts, `isUnknown`) in either.
+ */
+export type CheckResult<Inputs> =
+  | { readonly inputs: Inputs; readonly failures?: never }
+  | { readonly inputs: EngineValues; readonly failures: pulumi.dynamic.CheckFailure[] };
+
+/** What `create` answers: the resource's id and its state (its inputs and outputs). */
+export interface CreateResult<Outputs> {
+  readonly id: string;
+  readonly outs: Outputs;
+}
+
+/** What `update` answers: the resource's new state. */
+export interface UpdateResult<Outputs> {
+  readonly outs: Outputs;
+}
+
+/**
+ * What `read` answers: the resource's id and its state as read, or, for a resource that no longer
+ * exists at the service, neither (the engine then removes it from the stack).
+ */
+export type ReadResult<Outputs> =
+  | { readonly id: string; readonly props: Outputs }
+  | { readonly id?: never; readonly props?: never };
+
+/**
+ * What one kind of resource implements, on its own inputs (what `check` made of the declaration)
+ * and outputs (its state: the inputs and what the service reported); the rest falls back to the
+ * registry's defaults. None of them sees the engine's `__provider` property.
+ */
+export interface ResourceImplementation<Inputs, Outputs> {
+  /**
+   * `olds`: the inputs checked before, or undefined for a resource still to be created; `news`:
+   * the declaration, unchecked.
+   */
+  check?(olds: Inputs | undefined, news: EngineValues): Promise<CheckResult<Inputs>>;
+  diff?(id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult>;
+  create(inputs: Inputs): Promise<CreateResult<Outputs>>;
+  read?(id: string, props: Outputs): Promise<ReadResult<Outputs>>;
+  update?(id: string, olds: Outputs, news: Inputs): Promise<UpdateResult<Outputs>>;
+  delete?(id: string, props: Outputs): Promise<void>;
 }
 
 /** The context every implementation runs with: settings from `configure`, or the environment. */

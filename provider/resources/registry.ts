@@ -9,7 +9,15 @@ import { addressBookEntryImplementation } from "./address-book-entry/provider";
 import { automationRecipientsImplementation } from "./automation-recipients/provider";
 import { reported } from "./boundary";
 import { checkoutImplementation } from "./checkout/provider";
-import { checkService, configure, context, type ResourceImplementation, serviceChecked } from "./context";
+import {
+  type CheckResult,
+  checkService,
+  configure,
+  context,
+  type EngineValues,
+  type ResourceImplementation,
+  serviceChecked,
+} from "./context";
 import { conversionsImplementation } from "./conversions/provider";
 import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
@@ -27,22 +35,59 @@ import { UserError } from "./user-error";
 exitWithEngine();
 encodeLongStringsInProviderHost();
 
-const implementations: Record<string, ResourceImplementation> = {
-  [KIND.ProviderInfo]: providerInfoImplementation(context),
-  [KIND.Order]: orderImplementation(context),
-  [KIND.OrderRecipients]: orderRecipientsImplementation(context),
-  [KIND.Checkout]: checkoutImplementation(context),
-  [KIND.AddressBookEntry]: addressBookEntryImplementation(context),
-  [KIND.Conversions]: conversionsImplementation(context),
-  [KIND.AutomationRecipients]: automationRecipientsImplementation(context),
-  [KIND.ProximitySearch]: proximitySearchImplementation(context),
-} satisfies Record<ResourceKind, ResourceImplementation>;
-
-/** Inputs as the user declared them, without the engine's bookkeeping property. */
-function declared(inputs: Record<string, unknown>): Record<string, unknown> {
-  const { __provider: _provider, ...rest } = inputs;
+/** Inputs or a state as the user declared them, without the engine's bookkeeping property. */
+function declared(values: EngineValues): EngineValues {
+  const { __provider: _provider, ...rest } = values;
   return rest;
 }
+
+/** A kind's hooks on the engine's values (the registry's defaults stand in for those it lacks). */
+type EngineHooks = Omit<ResourceImplementation<EngineValues, EngineValues>, "check"> & {
+  check?(olds: EngineValues, news: EngineValues): Promise<CheckResult<EngineValues>>;
+};
+
+/**
+ * The hooks of `implementation` on the engine's values. The engine's values are untyped: this is
+ * where they become the kind's inputs and outputs, the one place they are taken on trust. Inputs
+ * are what `check` made of the declaration, stored in the engine's form (engine-inputs.ts); a state
+ * is what `create`, `update` or `read` answered. Neither carries `__provider` to the hooks.
+ */
+function engineHooks<Inputs extends EngineValues, Outputs extends EngineValues>(
+  kind: string,
+  implementation: ResourceImplementation<Inputs, Outputs>,
+): EngineHooks {
+  const { check, diff, create, read, update, delete: remove } = implementation;
+  const inputs = (stored: EngineValues) => declared(fromEngineInputs(kind, stored)) as Inputs;
+  const state = (stored: EngineValues) => declared(stored) as Outputs;
+  return {
+    create: (stored) => create(inputs(stored)),
+    ...(check && {
+      // No inputs stored: a resource still to be created.
+      check: (olds, news) => {
+        const before = inputs(olds);
+        return check(Object.keys(before).length === 0 ? undefined : before, declared(news));
+      },
+    }),
+    ...(diff && { diff: (id, olds, stored) => diff(id, state(olds), inputs(stored)) }),
+    ...(read && { read: (id, props) => read(id, state(props)) }),
+    ...(update && { update: (id, olds, stored) => update(id, state(olds), inputs(stored)) }),
+    ...(remove && { delete: (id, props) => remove(id, state(props)) }),
+  };
+}
+
+const implementations: Record<string, EngineHooks> = {
+  [KIND.ProviderInfo]: engineHooks(KIND.ProviderInfo, providerInfoImplementation(context)),
+  [KIND.Order]: engineHooks(KIND.Order, orderImplementation(context)),
+  [KIND.OrderRecipients]: engineHooks(KIND.OrderRecipients, orderRecipientsImplementation(context)),
+  [KIND.Checkout]: engineHooks(KIND.Checkout, checkoutImplementation(context)),
+  [KIND.AddressBookEntry]: engineHooks(KIND.AddressBookEntry, addressBookEntryImplementation(context)),
+  [KIND.Conversions]: engineHooks(KIND.Conversions, conversionsImplementation(context)),
+  [KIND.AutomationRecipients]: engineHooks(
+    KIND.AutomationRecipients,
+    automationRecipientsImplementation(context),
+  ),
+  [KIND.ProximitySearch]: engineHooks(KIND.ProximitySearch, proximitySearchImplementation(context)),
+} satisfies Record<ResourceKind, EngineHooks>;
 
 /** Kinds whose hooks never call the service: a silent service or a refused key is not theirs to report. */
 const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
@@ -50,7 +95,7 @@ const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
 export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
   const found = implementations[kind];
   const asksService = !SERVICE_FREE_KINDS.has(kind);
-  const impl = (): ResourceImplementation => {
+  const impl = (): EngineHooks => {
     if (found) return found;
     throw new UserError(
       `This version of pulumi-directmail has no resource kind "${kind}". ` +
@@ -79,29 +124,31 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
       if (asksService) await checkService();
     }),
     // The engine stores inputs in its own form (engine-inputs.ts); the hooks see them as checked.
-    check: guarded("check", async (olds: any, news: any) => {
+    check: guarded("check", async (olds: EngineValues, news: EngineValues) => {
       const i = impl();
-      const checked = i.check ? await i.check(fromEngineInputs(kind, olds), news) : { inputs: news };
-      return checked.inputs ? { ...checked, inputs: toEngineInputs(kind, checked.inputs, news) } : checked;
+      const checked = i.check ? await i.check(olds, news) : { inputs: news };
+      return { ...checked, inputs: toEngineInputs(kind, checked.inputs, news) };
     }),
-    diff: guarded("diff", async (id: string, olds: any, stored: any) => {
+    diff: guarded("diff", async (id: string, olds: EngineValues, stored: EngineValues) => {
       const i = impl();
-      const news = fromEngineInputs(kind, stored);
       return i.diff
-        ? i.diff(id, olds, news)
-        : { changes: JSON.stringify(declared(olds)) !== JSON.stringify(declared(news)) };
+        ? i.diff(id, olds, stored)
+        : {
+            changes:
+              JSON.stringify(declared(olds)) !== JSON.stringify(declared(fromEngineInputs(kind, stored))),
+          };
     }),
-    create: guarded("create", async (stored: any) => impl().create(fromEngineInputs(kind, stored))),
-    read: guarded("read", async (id: string, props: any) => {
+    create: guarded("create", async (stored: EngineValues) => impl().create(stored)),
+    read: guarded("read", async (id: string, props: EngineValues) => {
       const i = impl();
       return i.read ? i.read(id, props) : { id, props };
     }),
-    update: guarded("update", async (id: string, olds: any, stored: any) => {
+    update: guarded("update", async (id: string, olds: EngineValues, stored: EngineValues) => {
       const i = impl();
       if (!i.update) throw new UserError(`${kind} ${id} cannot be updated in place`);
-      return i.update(id, olds, fromEngineInputs(kind, stored));
+      return i.update(id, olds, stored);
     }),
-    delete: guarded("delete", async (id: string, props: any) => {
+    delete: guarded("delete", async (id: string, props: EngineValues) => {
       const i = impl();
       if (i.delete) await i.delete(id, props);
     }),

@@ -31,11 +31,11 @@ function serializedProvider(kind: string): pulumi.dynamic.ResourceProvider {
     // The provider runs in the project's directory, where the package is installed (inside this
     // repository, package.json's self-reference finds it).
     const fromProject = nodeModule.createRequire(nodePath.join(process.cwd(), "__directmail__.js"));
-    let implementation: any;
+    let implementation: { providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> };
     try {
       implementation = fromProject("pulumi-directmail/dist/provider/resources/implementation.js");
-    } catch (error: any) {
-      if (error?.code === "MODULE_NOT_FOUND") {
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === "MODULE_NOT_FOUND") {
         throw new Error(
           `pulumi-directmail is not installed for the project in ${process.cwd()}; ` +
             "run `npm install pulumi-directmail` there, then run the command again.",

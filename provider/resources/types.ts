@@ -13,9 +13,14 @@ import type { z } from "zod";
 /**
  * A resource's arguments from the input type of its schema: each field takes its value or a
  * `pulumi.Input` of it, and so do the items of lists and the fields of nested objects. Optional
- * fields stay optional; the field's JSDoc carries over.
+ * fields stay optional and take `undefined` too (also where a program sets
+ * `exactOptionalPropertyTypes`): the engine treats it as left out. The field's JSDoc carries over.
  */
-export type Inputs<T> = { [K in keyof T]: pulumi.Input<InputValue<Exclude<T[K], undefined>>> };
+export type Inputs<T> = {
+  [K in keyof T]:
+    | pulumi.Input<InputValue<Exclude<T[K], undefined>>>
+    | (undefined extends T[K] ? undefined : never);
+};
 
 /**
  * A value of an argument: itself, or for a list or an object, one whose items or fields are inputs.

@@ -9,15 +9,15 @@ import type { Scheduler } from "./scheduler";
 import { money } from "./units";
 
 export interface NewAccount {
-  email?: string;
-  tier?: Tier;
-  balance?: number;
-  payment?: PaymentBehaviour;
-  firstName?: string;
-  lastName?: string;
-  company?: string;
+  email?: string | undefined;
+  tier?: Tier | undefined;
+  balance?: number | undefined;
+  payment?: PaymentBehaviour | undefined;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  company?: string | undefined;
   /** A fixed key (the demo seed's); a new one is made otherwise. */
-  apiKey?: string;
+  apiKey?: string | undefined;
 }
 
 export interface LedgerLine {
@@ -118,7 +118,10 @@ export class Accounts {
     this.paymentListeners.push(listener);
   }
 
-  update(accountId: number, patch: { tier?: Tier; payment?: PaymentBehaviour; balance?: number }): Account {
+  update(
+    accountId: number,
+    patch: { tier?: Tier | undefined; payment?: PaymentBehaviour | undefined; balance?: number | undefined },
+  ): Account {
     this.keyCache.clear();
     this.store.tx(() => {
       if (patch.tier) this.store.run("UPDATE accounts SET tier = ? WHERE id = ?", patch.tier, accountId);

@@ -115,7 +115,11 @@ export function addressKey(a: {
  * and standardized addresses, unit included, match: the names, then the address key.
  */
 export function duplicateKey(
-  name: { firstName?: string | null; lastName?: string | null; toOrganization?: string | null },
+  name: {
+    firstName?: string | null | undefined;
+    lastName?: string | null | undefined;
+    toOrganization?: string | null | undefined;
+  },
   a: Parameters<typeof addressKey>[0],
 ): string {
   return `${nameKey(name.firstName)}|${nameKey(name.lastName)}|${nameKey(name.toOrganization)}|${addressKey(a)}`;

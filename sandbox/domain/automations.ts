@@ -18,15 +18,15 @@ import { addMs } from "./units";
 
 /** The return-address fields of the spec's rules, by their integration-recipient names. */
 export interface ReturnAddress {
-  returnTitle?: string | null;
-  returnFirstName?: string | null;
-  returnLastName?: string | null;
-  returnOrganization?: string | null;
-  returnAddress1?: string | null;
-  returnAddress2?: string | null;
-  returnCity?: string | null;
-  returnState?: string | null;
-  returnZip?: string | null;
+  returnTitle?: string | null | undefined;
+  returnFirstName?: string | null | undefined;
+  returnLastName?: string | null | undefined;
+  returnOrganization?: string | null | undefined;
+  returnAddress1?: string | null | undefined;
+  returnAddress2?: string | null | undefined;
+  returnCity?: string | null | undefined;
+  returnState?: string | null | undefined;
+  returnZip?: string | null | undefined;
 }
 
 const given = (v: string | null | undefined) => v != null && v.trim() !== "";
@@ -83,10 +83,10 @@ export function checkReturnAddress(
 }
 
 export interface IntegrationRecipientInput extends ReturnAddress, AddressInput {
-  id?: number | null;
-  firstName?: string | null;
-  lastName?: string | null;
-  toOrganization?: string | null;
+  id?: number | null | undefined;
+  firstName?: string | null | undefined;
+  lastName?: string | null | undefined;
+  toOrganization?: string | null | undefined;
   [field: string]: unknown;
 }
 
@@ -104,7 +104,12 @@ export class Automations {
 
   create(
     accountId: number,
-    input: { name: string; templateId?: number | null; status?: string; postageType?: string | null },
+    input: {
+      name: string;
+      templateId?: number | null | undefined;
+      status?: string | undefined;
+      postageType?: string | null | undefined;
+    },
   ): { id: number } {
     if (input.templateId != null) this.orders.get(accountId, input.templateId);
     const now = this.scheduler.now();
@@ -266,13 +271,13 @@ export class Automations {
       Name: string;
       Addresses: {
         address1: string;
-        address2?: string | null;
+        address2?: string | null | undefined;
         city: string;
         state: string;
         zip: string;
         DesiredCount: number;
       }[];
-      MultiUse?: boolean;
+      MultiUse?: boolean | undefined;
       returnAddress: ReturnAddress;
       filters: Record<string, unknown>;
     },
@@ -354,7 +359,7 @@ export class Automations {
     if (search?.status !== "Processing") return;
     const body = JSON.parse(search.data) as {
       Name: string;
-      MultiUse?: boolean;
+      MultiUse?: boolean | undefined;
       returnAddress: ReturnAddress;
       centres: {
         standard: { address1: string; city: string; state: string; zipCode: string } | null;

@@ -35,8 +35,8 @@ export function productSubType(product: string): string {
 export interface CheckoutOptions {
   postageType: string;
   productionSpeed: string;
-  holdUntilDate?: string | null;
-  autoBill?: boolean;
+  holdUntilDate?: string | null | undefined;
+  autoBill?: boolean | undefined;
 }
 
 /** The event kind of a settlement; its ref is the checkout's id. */

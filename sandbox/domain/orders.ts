@@ -11,12 +11,12 @@ const storedStatus = (status: string) =>
   status.trim().toLowerCase() === ORDER_STATUS.needsEdits.toLowerCase() ? ORDER_STATUS.editsNeeded : status;
 
 export interface OrderListQuery {
-  id?: number;
-  status?: string;
-  paid?: boolean;
-  product?: string;
-  postage?: string;
-  showRecipients?: boolean;
+  id?: number | undefined;
+  status?: string | undefined;
+  paid?: boolean | undefined;
+  product?: string | undefined;
+  postage?: string | undefined;
+  showRecipients?: boolean | undefined;
   pageNumber: number;
   pageSize: number;
 }
@@ -61,7 +61,12 @@ export class Orders {
 
   create(
     accountId: number,
-    input: { templateId: number; useQr?: boolean; qrUrl?: string; handwritingFont?: string },
+    input: {
+      templateId: number;
+      useQr?: boolean | undefined;
+      qrUrl?: string | undefined;
+      handwritingFont?: string | undefined;
+    },
   ): { orderId: number } {
     const template = this.templates.get(accountId, input.templateId);
     if (input.useQr !== undefined && !template.has_qr) {
@@ -103,7 +108,7 @@ export class Orders {
   forceState(
     accountId: number,
     id: number,
-    patch: { status?: string; paidRecipientSearches?: number },
+    patch: { status?: string | undefined; paidRecipientSearches?: number | undefined },
   ): OrderRow {
     const order = this.get(accountId, id);
     if (patch.status) {

@@ -217,7 +217,11 @@ export class Recipients {
   >();
   private rememberedBoundaries = 0;
 
-  list(accountId: number, orderId: number, q: { search?: string; pageNumber: number; pageSize: number }) {
+  list(
+    accountId: number,
+    orderId: number,
+    q: { search?: string | undefined; pageNumber: number; pageSize: number },
+  ) {
     const order = this.orders.get(accountId, orderId);
     const offset = (q.pageNumber - 1) * q.pageSize;
     const search = q.search?.trim();
@@ -343,7 +347,7 @@ export class Recipients {
   deliveryStatusOf(
     accountId: number,
     orderId: number,
-    q: { firstName?: string; lastName?: string; address1?: string },
+    q: { firstName?: string | undefined; lastName?: string | undefined; address1?: string | undefined },
   ) {
     const order = this.orders.get(accountId, orderId);
     let row: RecipientRow | undefined;

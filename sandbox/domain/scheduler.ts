@@ -3,7 +3,7 @@ import type { SandboxClock } from "../storage/clock";
 import type { Store } from "../storage/store";
 
 /** The work of one kind of timed event: `ref` names its row, `due` is when it was due. */
-export type EventHandler = (ref: number, due: string, data: any) => void;
+export type EventHandler = (ref: number, due: string, data: unknown) => void;
 
 /**
  * Time-driven work (settlement, production, scans, ...), kept as rows of `events` and run by

@@ -7,11 +7,11 @@ import { addMs } from "./units";
 
 export interface NewTemplate {
   name: string;
-  product?: string;
-  hasQr?: boolean;
-  qrUrl?: string;
-  requiredMergeFields?: string[];
-  font?: string;
+  product?: string | undefined;
+  hasQr?: boolean | undefined;
+  qrUrl?: string | undefined;
+  requiredMergeFields?: string[] | undefined;
+  font?: string | undefined;
 }
 
 /** What orders are made from: the account's templates (orders never fulfilled) and fonts. */

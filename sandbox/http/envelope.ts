@@ -5,11 +5,11 @@ export function envelope(
   profile: Profile | null,
   payload: unknown,
   extra: {
-    errorCode?: string | null;
-    errors?: string[];
-    warnings?: string[];
-    errorDetails?: unknown[];
-    metadata?: Record<string, unknown>;
+    errorCode?: string | null | undefined;
+    errors?: string[] | undefined;
+    warnings?: string[] | undefined;
+    errorDetails?: unknown[] | undefined;
+    metadata?: Record<string, unknown> | undefined;
   } = {},
 ) {
   const errors = extra.errors ?? [];

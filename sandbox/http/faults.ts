@@ -15,16 +15,16 @@
  * miss does not use up a time.
  */
 export interface FaultSpec {
-  method?: string;
+  method?: string | undefined;
   path: string;
   kind: "status" | "reset" | "delay";
-  status?: number;
-  delayMs?: number;
-  times?: number;
-  probability?: number;
-  after?: boolean;
+  status?: number | undefined;
+  delayMs?: number | undefined;
+  times?: number | undefined;
+  probability?: number | undefined;
+  after?: boolean | undefined;
   /** With `status: 429`: the Retry-After header, in seconds (default 1). */
-  retryAfterSeconds?: number;
+  retryAfterSeconds?: number | undefined;
 }
 
 export interface Fault extends FaultSpec {

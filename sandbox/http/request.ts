@@ -5,7 +5,7 @@ import type { Fault } from "./faults";
 declare module "fastify" {
   interface FastifyRequest {
     /** A fault still to apply: a delay before the handler, or one once the request has taken effect (`after: true`). */
-    fault?: Fault;
+    fault?: Fault | undefined;
     /** The account of the request's X-API-KEY (v1 routes, after authentication). */
     account?: Account;
     startedAt?: bigint;

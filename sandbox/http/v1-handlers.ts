@@ -1,4 +1,5 @@
-import type { OperationId } from "../../provider/api/endpoints";
+import type { z } from "zod";
+import type { Endpoints, OperationId } from "../../provider/api/endpoints";
 import * as S from "../../provider/api/schemas";
 import { DEFAULT_PAGE_SIZE, MAX_CONVERSIONS_PER_REQUEST, MAX_DISCOVERED_PER_REQUEST } from "../assumptions";
 import type { Accounts } from "../domain/accounts";
@@ -32,18 +33,36 @@ export interface V1Parts {
   addressBook: AddressBook;
 }
 
-/** What a handler gets: the account of the key, and the request parts parsed by the shared schemas. */
-export interface Call {
+/** Handlers that take the raw body: the spec gives them rules a whole-body schema cannot express. */
+type RawBodyOperation = "submitConversions" | "recordQrScan" | "requestProximityMailing";
+export const RAW_BODY: ReadonlySet<OperationId> = new Set<RawBodyOperation>([
+  "submitConversions",
+  "recordQrScan",
+  "requestProximityMailing",
+]);
+
+/** What the table's schema at `field` of operation `K` makes of a request part; `Absent` without one. */
+type Parsed<K extends OperationId, Field extends string, Absent> = Endpoints[K] extends {
+  [F in Field]: infer Schema extends z.ZodType;
+}
+  ? z.output<Schema>
+  : Absent;
+
+/**
+ * What the handler of operation `K` gets: the account of the key, and the request parts as the
+ * table's schemas parsed them (v1-routes.ts registers those schemas with each route). A body is
+ * unknown where the handler parses it itself (RAW_BODY) or the operation reads none.
+ */
+export interface Call<K extends OperationId> {
   account: Account;
-  params: Record<string, any>;
-  query: Record<string, any>;
-  /** Parsed by the endpoint's body schema, or raw for the handlers that parse it themselves. */
-  body: any;
+  params: Parsed<K, "pathParams", Record<never, never>>;
+  query: Parsed<K, "query", Record<never, never>>;
+  body: K extends RawBodyOperation ? unknown : Parsed<K, "body", unknown>;
 }
 
 /** A JSON answer: the payload plus whatever the envelope carries beside it. */
-export interface JsonAnswer {
-  payload: unknown;
+export interface JsonAnswer<Payload = unknown> {
+  payload: Payload;
   warnings?: string[];
   errors?: string[];
   metadata?: Record<string, unknown>;
@@ -51,22 +70,35 @@ export interface JsonAnswer {
   bare?: boolean;
 }
 
-export type Answer = JsonAnswer | { pdf: Buffer };
+/** A PDF answer: the bytes as they are sent. */
+export interface PdfAnswer {
+  pdf: Buffer;
+}
 
-/** Handlers that take the raw body: the spec gives them rules a whole-body schema cannot express. */
-export const RAW_BODY: ReadonlySet<OperationId> = new Set<OperationId>([
-  "submitConversions",
-  "recordQrScan",
-  "requestProximityMailing",
-]);
+/**
+ * What the handler of operation `K` answers: for a JSON operation, a payload its response schema
+ * takes in (the envelope is written through that schema, zod.ts); for a PDF operation, the bytes.
+ */
+export type Answer<K extends OperationId> = Endpoints[K]["response"] extends {
+  kind: "json";
+  payload: infer Payload extends z.ZodType;
+}
+  ? JsonAnswer<z.input<Payload>>
+  : PdfAnswer;
 
-const page = (q: { pageNumber?: number; pageSize?: number }) => ({
+/** The handler of operation `K`. */
+export type Handler<K extends OperationId> = (call: Call<K>) => Answer<K> | Promise<Answer<K>>;
+
+/** One handler per operation of the endpoint table. */
+export type Handlers = { [K in OperationId]: Handler<K> };
+
+const page = (q: { pageNumber?: number | undefined; pageSize?: number | undefined }) => ({
   pageNumber: q.pageNumber ?? 1,
   pageSize: q.pageSize ?? DEFAULT_PAGE_SIZE,
 });
 
 /** One handler per operation of the endpoint table. */
-export function handlers(parts: V1Parts): Record<OperationId, (call: Call) => Answer | Promise<Answer>> {
+export function handlers(parts: V1Parts): Handlers {
   const { accounts, templates, orders, recipients, checkout, automations } = parts;
   const { scans, analytics, transactions, conversions, addressBook } = parts;
   return {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
-import { endpoints, type OperationId } from "../../provider/api/endpoints";
+import { type EndpointDef, endpoints, type OperationId } from "../../provider/api/endpoints";
 import { ERROR_CODES } from "../../provider/api/schemas";
 import { ApiError } from "../domain/errors";
 import type { Account } from "../storage/rows";
@@ -7,7 +7,15 @@ import { checkBounds } from "./bounds";
 import { envelope } from "./envelope";
 import { routePaths } from "./paths";
 import "./request";
-import { type Answer, handlers, RAW_BODY, type V1Parts } from "./v1-handlers";
+import {
+  type Call,
+  type Handler,
+  handlers,
+  type JsonAnswer,
+  type PdfAnswer,
+  RAW_BODY,
+  type V1Parts,
+} from "./v1-handlers";
 import { serializerCompiler, v1ValidatorCompiler } from "./zod";
 
 /**
@@ -42,19 +50,22 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
     return account;
   };
 
-  for (const [operationId, def] of Object.entries(endpoints) as [
-    OperationId,
-    (typeof endpoints)[OperationId],
-  ][]) {
-    const handle = impl[operationId];
+  /**
+   * The route of operation `K` at each of its paths. Fastify's values are untyped: the route's
+   * schemas (the table's) parse params, query and body before the handler runs, so they are what
+   * the handler's `Call<K>` says; this is the one place that is taken on trust.
+   */
+  const route = <K extends OperationId>(operationId: K) => {
+    const def: EndpointDef = endpoints[operationId];
+    const handle: Handler<K> = impl[operationId];
     for (const url of routePaths(def)) {
       app.route({
         method: def.method,
         url,
         schema: {
-          ...("pathParams" in def ? { params: def.pathParams } : {}),
-          ...("query" in def ? { querystring: def.query } : {}),
-          ...("body" in def && !RAW_BODY.has(operationId) ? { body: def.body } : {}),
+          ...(def.pathParams ? { params: def.pathParams } : {}),
+          ...(def.query ? { querystring: def.query } : {}),
+          ...(def.body && !RAW_BODY.has(operationId) ? { body: def.body } : {}),
           // A PDF is bytes, not JSON: it has no schema to be written through.
           ...(def.response.kind === "json" ? { response: { 200: def.response.envelope } } : {}),
         },
@@ -62,19 +73,20 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
         // its body, and a tier without the feature a 403.
         onRequest: async (request, reply) => {
           const account = authenticate(request);
-          if ("feature" in def && def.feature && account.tier === "basic") {
+          if (def.feature && account.tier === "basic") {
             // Entitlement failures have no body (spec).
             return reply.code(403).send();
           }
         },
         handler: async (request, reply) => {
           const account = request.account as Account;
-          const answer: Answer = await handle({
+          const call = {
             account,
-            params: "pathParams" in def ? (request.params as Record<string, unknown>) : {},
-            query: "query" in def ? (request.query as Record<string, unknown>) : {},
+            params: def.pathParams ? request.params : {},
+            query: def.query ? request.query : {},
             body: request.body,
-          });
+          } as Call<K>;
+          const answer: JsonAnswer | PdfAnswer = await handle(call);
           if ("pdf" in answer) {
             return reply.code(200).header("content-type", "application/pdf").send(answer.pdf);
           }
@@ -92,5 +104,6 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
         },
       });
     }
-  }
+  };
+  for (const operationId of Object.keys(endpoints) as OperationId[]) route(operationId);
 };

@@ -35,7 +35,7 @@ interface Target {
   file: string;
   count: number;
   /** A copy of `file` with one recipient replaced: the case then measures that update too. */
-  changedFile?: string;
+  changedFile?: string | undefined;
 }
 
 interface CaseResult {
@@ -43,7 +43,7 @@ interface CaseResult {
   orderId: number;
   ms: number;
   peakRssMiB: number;
-  change?: { requests: number; ms: number };
+  change?: { requests: number; ms: number } | undefined;
 }
 
 const header = "firstName,lastName,address1,city,state,zipCode\n";

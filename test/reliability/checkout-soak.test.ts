@@ -13,6 +13,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
+import type { CheckoutInputs } from "../../provider/resources/checkout/inputs";
+import type { CheckoutOutputs } from "../../provider/resources/checkout/outputs";
 import { checkoutImplementation } from "../../provider/resources/checkout/provider";
 import type { ProviderContext, ResourceImplementation } from "../../provider/resources/context";
 import { recipientsCsv } from "../e2e/support/campaign";
@@ -73,7 +75,7 @@ const PAYMENT_FAILED = /Payment for order \d+ failed: .* run `pulumi up` again/s
 interface Run {
   run: string;
   fault: Fault;
-  orderId?: number;
+  orderId?: number | undefined;
   /** What happened, step by step: the failures and the recovery. */
   steps: string[];
   paid?: number;
@@ -154,7 +156,9 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
     settings: () => ({ baseUrl: direct.url, apiKey, baseUrlSource: "config" }),
     client: () => client,
   };
-  const checkout = checkoutImplementation(ctx) as Required<ResourceImplementation>;
+  const checkout = checkoutImplementation(ctx) as Required<
+    ResourceImplementation<CheckoutInputs, CheckoutOutputs>
+  >;
   try {
     const { orderId } = await client.createOrder({ templateId });
     r.orderId = orderId;
@@ -169,16 +173,15 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
       ),
     );
     const checked = await quietly(() =>
-      checkout.check(
-        {},
-        {
-          orderId,
-          postageType: rnd.pick(["Standard", "FirstClass"]),
-          productionSpeed: rnd.pick(["Normal", "ExpeditedFaster"]),
-          settlementWaitSeconds: 3,
-        },
-      ),
+      checkout.check(undefined, {
+        orderId,
+        postageType: rnd.pick(["Standard", "FirstClass"]),
+        productionSpeed: rnd.pick(["Normal", "ExpeditedFaster"]),
+        settlementWaitSeconds: 3,
+      }),
     );
+    if (checked.failures) throw new Error(`check failed: ${JSON.stringify(checked.failures)}`);
+    const { inputs } = checked;
     const at = `/v1/order/${orderId}/checkout`;
     const after = fault.endsWith("-after");
     if (fault.startsWith("reset-"))
@@ -207,7 +210,7 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
 
     const create = async (step: string) => {
       try {
-        const { outs } = await quietly(() => checkout.create(checked.inputs));
+        const { outs } = await quietly(() => checkout.create(inputs));
         r.steps.push(`${step}: ${outs.orderStatus}${outs.recordedExisting ? " (recorded existing)" : ""}`);
         return outs;
       } catch (error) {

@@ -40,7 +40,7 @@ export async function http(
     body = JSON.stringify(options.body);
     headers["content-type"] = "application/json";
   }
-  const response = await fetch(`${url}${path}`, { method, headers, body });
+  const response = await fetch(`${url}${path}`, { method, headers, body: body ?? null });
   const bytes = Buffer.from(await response.arrayBuffer());
   let json: any;
   if ((response.headers.get("content-type") ?? "").includes("json") && bytes.length > 0)
@@ -106,15 +106,15 @@ export type Api = ReturnType<typeof api>;
 /** A complete order recipient (all keys present, as the schema requires) from the fields given. */
 export function recipient(
   fields: {
-    firstName?: string | null;
-    lastName?: string | null;
-    toOrganization?: string | null;
-    address1?: string | null;
-    address2?: string | null;
-    city?: string | null;
-    state?: string | null;
-    zipCode?: string | null;
-    country?: string | null;
+    firstName?: string | null | undefined;
+    lastName?: string | null | undefined;
+    toOrganization?: string | null | undefined;
+    address1?: string | null | undefined;
+    address2?: string | null | undefined;
+    city?: string | null | undefined;
+    state?: string | null | undefined;
+    zipCode?: string | null | undefined;
+    country?: string | null | undefined;
   } & Record<string, string | null | undefined> = {},
 ) {
   const value = (k: string, fallback: string | null = null) => (k in fields ? (fields[k] ?? null) : fallback);

@@ -92,7 +92,7 @@ export function controlClient(url: string): SandboxControl {
     const response = await fetch(`${url}/_sandbox${path}`, {
       method,
       headers: method === "GET" ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     const text = await response.text();
     if (!response.ok) throw new Error(`sandbox control ${method} ${path}: ${response.status} ${text}`);

@@ -371,7 +371,7 @@ export class Transport {
           dispatcher: this.#agent(),
           method: def.method,
           headers,
-          body: prepared.body,
+          body: prepared.body ?? null,
           signal,
         });
         const status = response.statusCode;
@@ -548,7 +548,7 @@ export class Transport {
     if (!(thrown instanceof Error)) return new Error(this.#redact(String(thrown)));
     const copy = new Error(this.#redact(thrown.message));
     copy.name = thrown.name;
-    copy.stack = thrown.stack ? this.#redact(thrown.stack) : copy.stack;
+    if (thrown.stack) copy.stack = this.#redact(thrown.stack);
     const code = errorCode(thrown);
     if (code) (copy as Error & { code?: string }).code = code;
     return copy;

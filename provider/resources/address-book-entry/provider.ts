@@ -4,18 +4,21 @@
  * forgets the entry: it stays in the address book.
  */
 import { NotFoundError } from "../../api/errors";
-import { checkInputs, isUnknown } from "../check";
+import { checkInputs, inputKeys, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
 import { AddressBookEntryInputs } from "./inputs";
+import type { AddressBookEntryOutputs } from "./outputs";
 
-export function addressBookEntryImplementation(ctx: ProviderContext): ResourceImplementation {
+export function addressBookEntryImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<AddressBookEntryInputs, AddressBookEntryOutputs> {
   return {
     async check(_olds, news) {
       return checkInputs(AddressBookEntryInputs, news);
     },
     async diff(id, olds, news) {
-      const changed = Object.keys(AddressBookEntryInputs.shape).filter(
+      const changed = inputKeys(AddressBookEntryInputs).filter(
         (key) => isUnknown(news[key]) || olds[key] !== news[key],
       );
       // The service cannot change an entry: a change is a new entry (the old one stays in the book).
@@ -28,7 +31,7 @@ export function addressBookEntryImplementation(ctx: ProviderContext): ResourceIm
       }
       return { changes: changed.length > 0, replaces: changed };
     },
-    async create(inputs: AddressBookEntryInputs) {
+    async create(inputs) {
       const client = ctx.client();
       let older = false;
       const { id } = await client.createAddressBookEntry(inputs).catch((error: unknown) => {

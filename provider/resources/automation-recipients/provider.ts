@@ -121,7 +121,9 @@ function aboveMaxNew(integrationOrderId: number, count: number, maxNew: number):
   );
 }
 
-export function automationRecipientsImplementation(ctx: ProviderContext): ResourceImplementation {
+export function automationRecipientsImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<AutomationRecipientsInputs, AutomationRecipientsOutputs> {
   const tier = <T>(id: number, notDone: string, call: () => Promise<T>) =>
     withTier(subject(id), notDone, call);
 
@@ -232,19 +234,18 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
   return {
     async check(olds, news) {
       const checked = checkInputs(AutomationRecipientsInputs, news);
-      if (checked.failures?.length || isUnknown(news.file) || isUnknown(news.keyField)) return checked;
+      if (checked.failures || isUnknown(news.file) || isUnknown(news.keyField)) return checked;
       if (Array.isArray(news.recipients) && news.recipients.some(isUnknown)) return checked;
-      const inputs = checked.inputs as AutomationRecipientsInputs;
+      const { inputs } = checked;
       const declared = await declaredOf(inputs);
-      const { __provider: _provider, ...before } = olds ?? {};
       // A new resource mails every declared recipient: the guard applies at once (diff judges updates).
-      if (Object.keys(before).length === 0 && !isUnknown(news.integrationOrderId)) {
+      if (olds === undefined && !isUnknown(news.integrationOrderId)) {
         announce(inputs, planRecipients(declared.byKey, new RecipientIndex()));
       }
       return { inputs: { ...inputs, digest: declared.digest, declaredCount: declared.byKey.size } };
     },
 
-    async diff(_id, olds: AutomationRecipientsOutputs, news: AutomationRecipientsInputs) {
+    async diff(_id, olds, news) {
       for (const field of ["integrationOrderId", "keyField"] as const) {
         if (isUnknown(news[field]) || news[field] !== olds[field]) {
           throw new UserError(
@@ -264,21 +265,21 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
       return { changes: true };
     },
 
-    async create(inputs: AutomationRecipientsInputs) {
+    async create(inputs) {
       const outs = await tier(inputs.integrationOrderId, "nothing was mailed", () =>
         sync(inputs, new RecipientIndex(), []),
       );
       return { id: `automation-${inputs.integrationOrderId}-${outs.digest.slice(0, 12)}`, outs };
     },
 
-    async update(_id, olds: AutomationRecipientsOutputs, news: AutomationRecipientsInputs) {
+    async update(_id, olds, news) {
       const outs = await tier(news.integrationOrderId, "nothing was mailed", () =>
         sync(news, indexOf(olds), olds.refused ?? []),
       );
       return { outs };
     },
 
-    async read(id, props: AutomationRecipientsOutputs) {
+    async read(id, props) {
       const status = await tier(props.integrationOrderId, "nothing was read", () =>
         orderStatus(props.integrationOrderId),
       );
@@ -292,7 +293,7 @@ export function automationRecipientsImplementation(ctx: ProviderContext): Resour
       return { id, props: { ...props, integrationOrderStatus: status } };
     },
 
-    async delete(_id, props: AutomationRecipientsOutputs) {
+    async delete(_id, props) {
       progress(
         subject(props.integrationOrderId),
         `${plural(props.mailedCount, "mailed recipient")} leave${props.mailedCount === 1 ? "s" : ""} this stack; ` +

@@ -93,9 +93,9 @@ export interface ChargeSeen {
   /** The pieces the service charged for. */
   pieces: number;
   /** The price and pieces of the preview just before the send; undefined when this run sent nothing. */
-  priced?: { amount: number; pieces: number | undefined };
+  priced?: { amount: number; pieces: number | undefined } | undefined;
   /** The charge is the one an earlier run recorded. */
-  earlier?: boolean;
+  earlier?: boolean | undefined;
 }
 
 /** Why a charge differs from the price asked just before the checkout was sent. */

@@ -10,7 +10,7 @@ import type { CheckoutPreview } from "../../api/schemas/checkout";
 import { isCheckedOut, isEditable, isSettling, type OrderSummary } from "../../api/schemas/order";
 import { aboveBudget, describeBudget } from "../../budget";
 import { aboveMaxTotal, sumCents, usd } from "../../money";
-import { checkInputs, isUnknown } from "../check";
+import { checkInputs, inputKeys, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import {
   checkoutSending,
@@ -58,7 +58,9 @@ const termsOf = (inputs: CheckoutInputs) => ({
   ...(inputs.holdUntilDate ? { holdUntilDate: inputs.holdUntilDate } : {}),
 });
 
-export function checkoutImplementation(ctx: ProviderContext): ResourceImplementation {
+export function checkoutImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<CheckoutInputs, CheckoutOutputs> {
   const orderOrFail = async (orderId: number): Promise<OrderSummary> => {
     const order = await ctx.client().getOrder(orderId);
     if (!order) throw new UserError(`Order ${orderId} does not exist (or was deleted); nothing was charged.`);
@@ -306,10 +308,9 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
   return {
     async check(olds, news) {
       const checked = checkInputs(CheckoutInputs, news);
-      if (checked.failures?.length) return checked;
-      const unknown = Object.keys(CheckoutInputs.shape).filter(
-        (key) => key !== SEND_GUARD && isUnknown(news[key]),
-      );
+      if (checked.failures) return checked;
+      const { inputs } = checked;
+      const unknown = inputKeys(CheckoutInputs).filter((key) => key !== SEND_GUARD && isUnknown(news[key]));
       if (isUnknown(news.orderId)) {
         // A new order (or its replacement): nothing to price until it exists.
         progress(
@@ -318,23 +319,20 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
             "add checkout in a second change, whose plan shows the exact price and enforces maxTotal (docs/review.md)",
         );
       } else if (unknown.length > 0) {
-        progress(subject(news.orderId), `no price yet: ${unknown.join(", ")} is known only when applied`);
+        progress(subject(inputs.orderId), `no price yet: ${unknown.join(", ")} is known only when applied`);
       } else {
-        const { __provider: _provider, ...declared } = olds ?? {};
-        const isNew = Object.keys(declared).length === 0;
         // Terms the state already holds: diff finds no change and nothing is charged, so there is
         // no price to plan and no reason to ask the service (a no-change preview sends nothing).
-        const inputs = checked.inputs as Record<string, unknown>;
         const unchanged =
-          !isNew && Object.keys(CheckoutInputs.shape).every((key) => declared[key] === inputs[key]);
-        if (!unchanged) await planPrice(checked.inputs as CheckoutInputs, isNew);
+          olds !== undefined && inputKeys(CheckoutInputs).every((key) => olds[key] === inputs[key]);
+        if (!unchanged) await planPrice(inputs, olds === undefined);
       }
       return checked;
     },
 
-    async diff(_id, olds: CheckoutOutputs, news: CheckoutInputs) {
+    async diff(_id, olds, news) {
       // A Checkout in the state was sent: the count it expected before the send changes nothing.
-      const changed = (Object.keys(CheckoutInputs.shape) as (keyof CheckoutInputs)[]).filter(
+      const changed = inputKeys(CheckoutInputs).filter(
         (key) => key !== SEND_GUARD && (isUnknown(news[key]) || olds[key] !== news[key]),
       );
       if (changed.length === 0) return { changes: false };
@@ -356,12 +354,12 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       return { changes: true };
     },
 
-    async create(inputs: CheckoutInputs) {
+    async create(inputs) {
       const outs = await checkOut(inputs);
       return { id: String(inputs.orderId), outs };
     },
 
-    async update(_id, olds: CheckoutOutputs, news: CheckoutInputs) {
+    async update(_id, olds, news) {
       const order = await orderOrFail(news.orderId);
       if (isCheckedOut(order.orderStatus) && news.orderId === olds.orderId) {
         // Only the guard or the wait changed (diff refused anything else): record them. The charge
@@ -383,7 +381,7 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       return { outs: await checkOut(news) };
     },
 
-    async read(id, props: CheckoutOutputs) {
+    async read(id, props) {
       const order = await ctx.client().getOrder(props.orderId ?? Number(id));
       // No order, or an order back in Draft (its payment failed): this checkout no longer exists,
       // so it leaves the state and the next `up` checks out again, once.
@@ -396,7 +394,7 @@ export function checkoutImplementation(ctx: ProviderContext): ResourceImplementa
       return { id, props: live };
     },
 
-    async delete(_id, props: CheckoutOutputs) {
+    async delete(_id, props) {
       const order = await ctx.client().getOrder(props.orderId);
       // No order, or one back in Draft (its payment failed): nothing was paid, nothing to say.
       if (!order || isEditable(order.orderStatus)) return;

@@ -80,7 +80,9 @@ const describe = (plan: SyncPlan) =>
   `${plan.deleteUploads.length} upload${plan.deleteUploads.length === 1 ? "" : "s"} deleted, ` +
   `${plan.send.length} record${plan.send.length === 1 ? "" : "s"} uploaded`;
 
-export function conversionsImplementation(ctx: ProviderContext): ResourceImplementation {
+export function conversionsImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<ConversionsInputs, ConversionsOutputs> {
   const tier = <T>(notDone: string, call: () => Promise<T>) => withTier(SUBJECT, notDone, call);
 
   /** Marks uploads for deletion (entry 19) and waits for the service to complete it (entry 20). */
@@ -252,14 +254,14 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
   return {
     async check(_olds, news) {
       const checked = checkInputs(ConversionsInputs, news);
-      if (checked.failures?.length || isUnknown(news.file) || isUnknown(news.keyField)) return checked;
+      if (checked.failures || isUnknown(news.file) || isUnknown(news.keyField)) return checked;
       if (Array.isArray(news.records) && news.records.some(isUnknown)) return checked;
-      const inputs = checked.inputs as ConversionsInputs;
+      const { inputs } = checked;
       const declared = await declaredOf(inputs);
       return { inputs: { ...inputs, digest: declared.digest, declaredCount: declared.byKey.size } };
     },
 
-    async diff(_id, olds: ConversionsOutputs, news: ConversionsInputs) {
+    async diff(_id, olds, news) {
       const recordsChanged =
         news.digest === undefined || news.digest !== olds.digest || news.keyField !== olds.keyField;
       const waitChanged = news.deleteWaitSeconds !== olds.deleteWaitSeconds;
@@ -274,7 +276,7 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
       return { changes: true };
     },
 
-    async create(inputs: ConversionsInputs) {
+    async create(inputs) {
       const outs = await tier("nothing was uploaded", () => sync(inputs, new RecipientIndex(), [], true));
       const first = outs.uploads[0]?.conversionId;
       return {
@@ -283,13 +285,13 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
       };
     },
 
-    async update(_id, olds: ConversionsOutputs, news: ConversionsInputs) {
+    async update(_id, olds, news) {
       return {
         outs: await tier("nothing was changed", () => sync(news, indexOf(olds), olds.rejected ?? [], false)),
       };
     },
 
-    async read(id, props: ConversionsOutputs) {
+    async read(id, props) {
       return tier("nothing was read", async () => {
         const read = indexOf(props);
         const ids = new Set([...read.values()].map((e) => e.id).filter((n) => n > 0));
@@ -323,7 +325,7 @@ export function conversionsImplementation(ctx: ProviderContext): ResourceImpleme
       });
     },
 
-    async delete(_id, props: ConversionsOutputs) {
+    async delete(_id, props) {
       const ids = [...new Set([...indexOf(props).values()].map((e) => e.id).filter((n) => n > 0))];
       await tier("nothing was deleted", () =>
         deleteUploads(ids, props.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS),

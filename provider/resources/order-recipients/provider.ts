@@ -11,7 +11,7 @@ import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { projectFileRoot } from "../../file-root";
 import { projectRoot } from "../../project";
 import { rowsText } from "../../text";
-import { checkInputs, isUnknown } from "../check";
+import { checkInputs, isUnknown, UNKNOWN } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { notEditable } from "../order-status";
 import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
@@ -67,6 +67,21 @@ function redactedDrops(...sources: (Drops | undefined)[]): Drops {
       .flatMap((s) => s?.droppedSample ?? [])
       .slice(0, SAMPLE_SIZE)
       .map(({ row, reason }) => ({ row, reason: redactReason(reason) })),
+  };
+}
+
+/**
+ * The list's figures of a state brought to `news` without sending anything: those `check` computed,
+ * or the recorded ones where it computed none (a state's figures are never left out).
+ */
+function figuresOf(
+  olds: OrderRecipientsOutputs,
+  news: OrderRecipientsInputs,
+): Pick<OrderRecipientsOutputs, "digest" | "declaredCount" | "duplicateRows"> {
+  return {
+    digest: news.digest ?? olds.digest,
+    declaredCount: news.declaredCount ?? olds.declaredCount,
+    duplicateRows: news.duplicateRows ?? olds.duplicateRows,
   };
 }
 
@@ -142,7 +157,9 @@ function listFailure(inputs: OrderRecipientsInputs, reason: string) {
   return { property: inputs.file !== undefined ? "file" : "", reason };
 }
 
-export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImplementation {
+export function orderRecipientsImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<OrderRecipientsInputs, OrderRecipientsOutputs> {
   const editableOrder = async (orderId: number, change: string): Promise<OrderSummary> => {
     const order = await ctx.client().getOrder(orderId);
     if (!order)
@@ -237,9 +254,10 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       // A new order's id is not known during the first preview; the list is checked all the same.
       const orderUnknown = isUnknown(news.orderId);
       const checked = checkInputs(OrderRecipientsInputs, orderUnknown ? { ...news, orderId: 1 } : news);
-      if (checked.failures?.length) return checked;
-      const inputs = checked.inputs as OrderRecipientsInputs;
-      if (orderUnknown) inputs.orderId = news.orderId;
+      if (checked.failures) return checked;
+      const { inputs } = checked;
+      // The engine's marker, as it came: the order is made when applied (see CheckResult).
+      if (orderUnknown) inputs.orderId = UNKNOWN as unknown as number;
       let loaded: ScannedRecipients;
       try {
         loaded = await load(inputs);
@@ -260,7 +278,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       };
     },
 
-    async diff(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
+    async diff(_id, olds, news) {
       if (isUnknown(news.orderId) || olds.orderId !== news.orderId) {
         return { changes: true, replaces: ["orderId"] };
       }
@@ -305,7 +323,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { changes: listChanged || settingsChanged };
     },
 
-    async create(inputs: OrderRecipientsInputs) {
+    async create(inputs) {
       const client = ctx.client();
       const declared = await loadChecked(inputs);
       const identity = identityOfInputs(inputs);
@@ -327,9 +345,9 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { id: String(order.orderId), outs };
     },
 
-    async update(_id, olds: OrderRecipientsOutputs, news: OrderRecipientsInputs) {
+    async update(_id, olds, news) {
       if (olds.digest === news.digest) {
-        const outs = { ...olds, ...news, ...redactedDrops(olds) };
+        const outs = { ...olds, ...news, ...figuresOf(olds, news), ...redactedDrops(olds) };
         guardDrops(outs);
         return { outs };
       }
@@ -342,7 +360,13 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
         // As in diff: on an order past Draft only a settings change gets here; nothing to send.
         const live = await client.getOrder(news.orderId);
         if (live && !isEditable(live.orderStatus)) {
-          const outs = { ...olds, ...news, digest: olds.digest, ...redactedDrops(olds) };
+          const outs = {
+            ...olds,
+            ...news,
+            ...figuresOf(olds, news),
+            digest: olds.digest,
+            ...redactedDrops(olds),
+          };
           guardDrops(outs);
           return { outs };
         }
@@ -374,7 +398,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { outs };
     },
 
-    async read(id, props: OrderRecipientsOutputs) {
+    async read(id, props) {
       const client = ctx.client();
       const order = await client.getOrder(props.orderId ?? Number(id));
       if (!order) return {};
@@ -412,7 +436,7 @@ export function orderRecipientsImplementation(ctx: ProviderContext): ResourceImp
       return { id, props: outs };
     },
 
-    async delete(_id, props: OrderRecipientsOutputs) {
+    async delete(_id, props) {
       const client = ctx.client();
       const order = await client.getOrder(props.orderId);
       if (!order) return; // the order is gone, and its recipients with it

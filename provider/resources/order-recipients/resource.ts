@@ -16,7 +16,7 @@ export interface RecipientListArgs<Key extends string = never>
    * either `recipients` or `file`. A misspelled field is a type error; at preview, every problem is
    * reported with its row and field.
    */
-  recipients?: pulumi.Input<pulumi.Input<Recipient<NoInfer<Key>>>[]>;
+  recipients?: pulumi.Input<pulumi.Input<Recipient<NoInfer<Key>>>[]> | undefined;
   /**
    * A column (or field of an inline recipient) that identifies each recipient, such as a customer
    * id; it is not sent. Without it, a recipient's content identifies it. With it, a row whose other
@@ -24,7 +24,7 @@ export interface RecipientListArgs<Key extends string = never>
    * Never a column of personal data (a name, an address, an e-mail, a phone): the key shows in
    * reviews and in the state, and `check` refuses one.
    */
-  keyColumn?: pulumi.Input<Key>;
+  keyColumn?: pulumi.Input<Key> | undefined;
 }
 
 /** The arguments of {@link OrderRecipients}. */

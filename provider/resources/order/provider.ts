@@ -4,7 +4,7 @@ import type { OrderAnalyticsEntry } from "../../api/schemas/analytics";
 import { ENTRY_STATUS_SUCCESS } from "../../api/schemas/analytics";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { analyticsBatcher } from "../../lookups/analytics-batch";
-import { checkInputs, isUnknown } from "../check";
+import { checkInputs, inputKeys, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { isDeletable, notEditable } from "../order-status";
 import { progress, retired } from "../progress";
@@ -14,7 +14,7 @@ import { interruptedCreateNotice, interruptedCreates, withCreateMarker } from ".
 import { OrderOutputFields, type OrderOutputs } from "./outputs";
 
 /** Inputs whose change needs a new order: the service has no way to change an order's inputs. */
-const REPLACING_INPUTS = Object.keys(OrderInputs.shape) as (keyof OrderInputs)[];
+const REPLACING_INPUTS = inputKeys(OrderInputs);
 
 function changedInputs(olds: OrderOutputs, news: OrderInputs): (keyof OrderInputs)[] {
   return REPLACING_INPUTS.filter((key) => isUnknown(news[key]) || olds[key] !== news[key]);
@@ -27,7 +27,7 @@ function inputsOf(props: OrderOutputs): OrderInputs {
   ) as OrderInputs;
 }
 
-export function orderImplementation(ctx: ProviderContext): ResourceImplementation {
+export function orderImplementation(ctx: ProviderContext): ResourceImplementation<OrderInputs, OrderOutputs> {
   const fetch = async (orderId: number): Promise<OrderSummary | undefined> => ctx.client().getOrder(orderId);
   // A refresh reads every order's analytics; the reads of one moment share one request.
   const analytics = analyticsBatcher(() => ctx.client());
@@ -70,7 +70,7 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       return checkInputs(OrderInputs, news);
     },
 
-    async diff(id, olds: OrderOutputs, news: OrderInputs) {
+    async diff(id, olds, news) {
       const changed = changedInputs(olds, news);
       if (changed.length === 0) return { changes: false };
       // A new order is safe only while the current one is still a draft; after checkout a
@@ -88,7 +88,7 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       return { changes: true, replaces: changed, deleteBeforeReplace: false };
     },
 
-    async create(inputs: OrderInputs) {
+    async create(inputs) {
       const client = ctx.client();
       if (inputs.existingOrderId !== undefined) {
         const existing = await fetch(inputs.existingOrderId);
@@ -122,14 +122,14 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       return { id: String(order.orderId), outs: outputs(inputs, order, false) };
     },
 
-    async read(id, props: OrderOutputs) {
+    async read(id, props) {
       const [order, entry] = await Promise.all([fetch(Number(id)), analytics(Number(id))]);
       // An order deleted elsewhere behaves as a nonexistent id: it leaves the state.
       if (!order) return {};
       return { id, props: outputs(inputsOf(props), order, Boolean(props.adopted), entry, props) };
     },
 
-    async delete(id, props: OrderOutputs) {
+    async delete(id, props) {
       const orderId = Number(id);
       const order = await fetch(orderId);
       if (!order) return; // already gone: nothing to do

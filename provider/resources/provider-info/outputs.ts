@@ -1,6 +1,7 @@
 /** What a `ProviderInfo` reports, beside its label. */
 import { z } from "zod";
 import type { OutputOf } from "../types";
+import type { ProviderInfoInputs } from "./inputs";
 
 export const ProviderInfoOutputFields = {
   /** The service's base URL the directmail resources of this stack talk to. */
@@ -13,3 +14,6 @@ export const ProviderInfoOutputFields = {
   providerVersion: z.string(),
 };
 export type ProviderInfoOutputFields = OutputOf<typeof ProviderInfoOutputFields>;
+
+/** The state of a ProviderInfo: its inputs and its outputs. */
+export type ProviderInfoOutputs = ProviderInfoInputs & ProviderInfoOutputFields;

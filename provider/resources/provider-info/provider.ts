@@ -3,10 +3,12 @@ import { packageVersion } from "../../version";
 import { checkInputs } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { ProviderInfoInputs } from "./inputs";
-import type { ProviderInfoOutputFields } from "./outputs";
+import type { ProviderInfoOutputs } from "./outputs";
 
-export function providerInfoImplementation(ctx: ProviderContext): ResourceImplementation {
-  const outputs = (inputs: ProviderInfoInputs): ProviderInfoInputs & ProviderInfoOutputFields => {
+export function providerInfoImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<ProviderInfoInputs, ProviderInfoOutputs> {
+  const outputs = (inputs: ProviderInfoInputs): ProviderInfoOutputs => {
     const settings = ctx.settings();
     return {
       label: inputs.label,

@@ -4,7 +4,7 @@
  */
 import { ProximityRequest } from "../../api/schemas/integration";
 import { formatPath } from "../../api/schemas/issues";
-import { checkInputs, isUnknown } from "../check";
+import { checkInputs, inputKeys, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
 import { withTier } from "../tier";
@@ -43,24 +43,23 @@ export function proximityProblems(inputs: ProximitySearchInputs): { property: st
 
 const subject = (id: number) => `Integration order ${id}`;
 
-export function proximitySearchImplementation(ctx: ProviderContext): ResourceImplementation {
+export function proximitySearchImplementation(
+  ctx: ProviderContext,
+): ResourceImplementation<ProximitySearchInputs, ProximitySearchOutputs> {
   const read = async (id: number) => (await ctx.client().listIntegrationOrders()).find((o) => o.id === id);
 
   return {
     async check(_olds, news) {
       const checked = checkInputs(ProximitySearchInputs, news);
-      if (checked.failures?.length) return checked;
+      if (checked.failures) return checked;
       if (Object.values(news).some(isUnknown)) return checked;
-      const failures = proximityProblems(checked.inputs as ProximitySearchInputs);
+      const failures = proximityProblems(checked.inputs);
       return failures.length > 0 ? { inputs: news, failures } : checked;
     },
 
-    async diff(_id, olds: ProximitySearchOutputs, news: ProximitySearchInputs) {
-      const changed = Object.keys(ProximitySearchInputs.shape).filter(
-        (key) =>
-          isUnknown(news[key as keyof ProximitySearchInputs]) ||
-          JSON.stringify(olds[key as keyof ProximitySearchInputs]) !==
-            JSON.stringify(news[key as keyof ProximitySearchInputs]),
+    async diff(_id, olds, news) {
+      const changed = inputKeys(ProximitySearchInputs).filter(
+        (key) => isUnknown(news[key]) || JSON.stringify(olds[key]) !== JSON.stringify(news[key]),
       );
       if (changed.length === 0) return { changes: false };
       throw new UserError(
@@ -70,7 +69,7 @@ export function proximitySearchImplementation(ctx: ProviderContext): ResourceImp
       );
     },
 
-    async create(inputs: ProximitySearchInputs) {
+    async create(inputs) {
       const id = inputs.integrationOrderId;
       const order = await withTier(subject(id), "nothing was searched or mailed", () =>
         ctx.client().requestProximityMailing(id, proximityBody(inputs)),
@@ -92,7 +91,7 @@ export function proximitySearchImplementation(ctx: ProviderContext): ResourceImp
       };
     },
 
-    async read(id, props: ProximitySearchOutputs) {
+    async read(id, props) {
       const order = await withTier(subject(props.integrationOrderId), "nothing was read", () =>
         read(props.integrationOrderId),
       );
@@ -107,7 +106,7 @@ export function proximitySearchImplementation(ctx: ProviderContext): ResourceImp
       return { id, props: { ...props, searchStatus, recipientCount: order.recipientCount ?? null } };
     },
 
-    async delete(_id, props: ProximitySearchOutputs) {
+    async delete(_id, props) {
       progress(
         subject(props.integrationOrderId),
         `proximity search "${props.name}" leaves this stack; the addresses it found stay queued (mailed pieces ` +

@@ -51,7 +51,7 @@ export interface LoadedRecipient extends DeclaredKey {
 
 export interface RecipientProblem {
   row: number;
-  field?: string;
+  field?: string | undefined;
   message: string;
 }
 

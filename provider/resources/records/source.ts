@@ -30,7 +30,7 @@ export interface LoadedRecord<T> {
 
 export interface RecordProblem {
   row: number;
-  field?: string;
+  field?: string | undefined;
   message: string;
 }
 

@@ -78,7 +78,14 @@ describe("the provider boundary", () => {
 
   it("an unexpected error is a bug: it reaches the host with its stack and how to report it", async () => {
     printed.length = 0;
-    const error = await failure(() => providerFor("OrderRecipients").diff("7", null, {}));
+    // A state the hook cannot read (an index of null): the hook fails as a bug would.
+    const error = await failure(() =>
+      providerFor("OrderRecipients").diff(
+        "7",
+        { orderId: 7, identityField: "custom6", digest: "before", index: null },
+        { orderId: 7, digest: "after" },
+      ),
+    );
     expect(error.message).toMatch(
       new RegExp(
         `^pulumi-directmail ${packageVersion().replace(/\./g, "\\.")} failed unexpectedly in OrderRecipients\\.diff\\. ` +
