@@ -11,7 +11,9 @@ import { ApiError } from "../domain/errors";
 function problemOf(value: unknown, key: PropertyKey | undefined): string | undefined {
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return "must be a finite number";
-    const field = typeof key === "string" ? BOUNDS.fields[key] : undefined;
+    // Own fields only: a body's key may be `constructor` or `__proto__`.
+    const field =
+      typeof key === "string" && Object.hasOwn(BOUNDS.fields, key) ? BOUNDS.fields[key] : undefined;
     if (field) {
       const [least, most] = field;
       if (value < least || value > most)

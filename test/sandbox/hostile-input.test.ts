@@ -77,6 +77,22 @@ describe("requests that once hung or bricked the sandbox", () => {
     expect(await meMs()).toBeLessThan(100);
   }, 60_000);
 
+  test("keys such as constructor, toString and __proto__ are fields like any other: a 400 naming them, never a 500", async () => {
+    for (const [path, body] of [
+      ["/v1/conversions", '[{"constructor": 5, "toString": 1e308, "__proto__": {"x": 1}}]'],
+      ["/v1/order", '{"constructor": 1, "templateId": 1e308}'],
+      ["/v1/address-book", '{"hasOwnProperty": 9007199254740993, "__proto__": 1}'],
+    ] as const) {
+      const answer = await http(s.url, "POST", path, {
+        apiKey: KEY,
+        raw: body,
+        contentType: "application/json",
+      });
+      expect(answer.status, `${path} ${body}: ${JSON.stringify(answer.json)}`).toBe(400);
+      expect(answer.json.errorCode).toMatch(/^INVALID_/);
+    }
+    expect(await meMs()).toBeLessThan(100);
+  });
   test("a clock step of 1e308 seconds is refused, naming it; a clock stored out of range is dropped at start", async () => {
     const step = await http(s.url, "POST", "/_sandbox/clock/advance", { body: { seconds: 1e308 } });
     expect(step.status).toBe(400);
