@@ -4,6 +4,7 @@
  */
 
 import * as net from "node:net";
+import type { AddressInput } from "../../provider/api/address-rules";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import type { TestSandbox } from "../support/sandbox";
 
@@ -105,16 +106,10 @@ export type Api = ReturnType<typeof api>;
 
 /** A complete order recipient (all keys present, as the schema requires) from the fields given. */
 export function recipient(
-  fields: {
+  fields: AddressInput & {
     firstName?: string | null | undefined;
     lastName?: string | null | undefined;
     toOrganization?: string | null | undefined;
-    address1?: string | null | undefined;
-    address2?: string | null | undefined;
-    city?: string | null | undefined;
-    state?: string | null | undefined;
-    zipCode?: string | null | undefined;
-    country?: string | null | undefined;
   } & Record<string, string | null | undefined> = {},
 ) {
   const value = (k: string, fallback: string | null = null) => (k in fields ? (fields[k] ?? null) : fallback);
