@@ -9,7 +9,7 @@ import { reasonCode } from "../../provider/api/reasons";
 import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../provider/api/schemas";
 import { isEditable, isSettling } from "../../provider/api/schemas/order";
 import { roundCents, sumCents, usd } from "../../provider/money";
-import type { DropReport } from "../review/model";
+import type { DropReport } from "../stack/drop-report";
 
 /** Delivery counts of an order as the analytics give them: how many pieces are at each status now. */
 export type DeliveryCounts = Pick<
