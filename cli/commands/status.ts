@@ -8,6 +8,7 @@
 import type { Command } from "commander";
 import { chargesOf } from "../../provider/api/charges";
 import type { DirectMailClient } from "../../provider/api/client";
+import { type DeliveryCounts, deliveryCountsOf, handedToCarrier } from "../../provider/api/delivery";
 import { NotFoundError } from "../../provider/api/errors";
 import {
   ENTRY_STATUS_SUCCESS,
@@ -18,7 +19,6 @@ import {
 import { usd } from "../../provider/money";
 import { terminalSafe } from "../../provider/text";
 import { note, say } from "../output";
-import { type DeliveryCounts, deliveryCountsOf } from "../report/model";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { clientFor, serviceSettings } from "../stack/settings";
 import { resolveTargets, type Target } from "../stack/targets";
@@ -167,7 +167,7 @@ export function deliveryText(report: OrderStatusReport): string {
     [d.undeliverable, "undeliverable"],
   ];
   // Before the mailing no piece is in any stage.
-  if (d.delivered + more.reduce((n, [count]) => n + count, 0) === 0) {
+  if (handedToCarrier(d) === 0) {
     const pieces = `${d.totalCards} piece${d.totalCards === 1 ? "" : "s"}, not mailed`;
     return report.paidDate && d.estimatedMax
       ? `${pieces} yet (delivery expected by ${day(d.estimatedMax)})`
