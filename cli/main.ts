@@ -1,19 +1,20 @@
 import { Command } from "commander";
 import { packageVersion } from "../provider/version";
-import { registerInitCommand } from "./init-command";
-import { registerOrdersCommand } from "./orders-command";
+import { registerInitCommand } from "./commands/init";
+import { registerOrdersCommand } from "./commands/orders";
+import { registerProofCommand } from "./commands/proof";
+import { registerReportCommand } from "./commands/report";
+import { registerReviewCommand } from "./commands/review";
+import { registerSandboxCommand } from "./commands/sandbox";
+import { registerScansCommand } from "./commands/scans";
+import { registerStatusCommand } from "./commands/status";
+import { registerValidateCommand } from "./commands/validate";
+import { registerWhoamiCommand } from "./commands/whoami";
 import { note } from "./output";
-import { registerReportCommand } from "./report-command";
-import { registerReviewCommand } from "./review-command";
-import { registerSandboxCommand } from "./sandbox-command";
-import { registerScansCommand } from "./scans-command";
-import { registerServiceCommands } from "./service-commands";
-import { registerStatusCommand } from "./status-command";
-import { registerValidateCommand } from "./validate-command";
 
 /**
- * The `directmail` command line. Each subcommand lives in its own module of this folder and
- * registers itself here.
+ * The `directmail` command line. Each subcommand lives in its own module of `commands/` and is
+ * registered here, in the order `directmail --help` lists them.
  */
 export function buildProgram(): Command {
   const program = new Command("directmail")
@@ -24,7 +25,8 @@ export function buildProgram(): Command {
   registerInitCommand(program);
   registerSandboxCommand(program);
   registerValidateCommand(program);
-  registerServiceCommands(program);
+  registerWhoamiCommand(program);
+  registerProofCommand(program);
   registerReviewCommand(program);
   registerReportCommand(program);
   registerStatusCommand(program);

@@ -5,9 +5,9 @@
  */
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient } from "../../provider/index";
-import { type DropReport, dropReportOf } from "../review/model";
-import { type DeployedResource, deployedResources } from "../review/plan";
-import { type StackSelection, stackOf } from "../stack-settings";
+import { type DropReport, dropReportOf } from "../stack/drop-report";
+import { type StackSelection, stackOf } from "../stack/settings";
+import { type DeployedResource, deployedResources } from "../stack/state";
 import { type ReportOrder, reportOrder } from "./model";
 
 /** An order to report on, with what the stack knows of it. */

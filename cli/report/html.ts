@@ -1,7 +1,7 @@
 /**
  * The report as one HTML file that works offline: the charting library (Chart.js) and the figures
  * are inlined, every text of the service or the stack is escaped, and each chart is followed by the
- * table of its figures. Pure: the library's source is passed in (index.ts reads it).
+ * table of its figures. Pure: the library's source is passed in (run-report.ts reads it).
  */
 import { usd } from "../../provider/money";
 import { type ChartModel, chartsOf, type ReportData, type ReportOrder, reported, summaryOf } from "./model";

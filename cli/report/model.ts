@@ -5,30 +5,12 @@
  */
 
 import { chargesOf } from "../../provider/api/charges";
+import { type DeliveryCounts, deliveryCountsOf, handedToCarrier } from "../../provider/api/delivery";
 import { reasonCode } from "../../provider/api/reasons";
 import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../provider/api/schemas";
 import { isEditable, isSettling } from "../../provider/api/schemas/order";
 import { roundCents, sumCents, usd } from "../../provider/money";
-import type { DropReport } from "../review/model";
-
-/** Delivery counts of an order as the analytics give them: how many pieces are at each status now. */
-export type DeliveryCounts = Pick<
-  OrderAnalyticsEntry,
-  "totalCards" | "waitingUSPS" | "mailed" | "inTransit" | "localFacility" | "delivered" | "undeliverable"
->;
-
-/** The delivery counts of an order's analytics entry; all 0 when the service gave none. */
-export function deliveryCountsOf(analytics: DeliveryCounts | undefined): DeliveryCounts {
-  return {
-    totalCards: analytics?.totalCards ?? 0,
-    waitingUSPS: analytics?.waitingUSPS ?? 0,
-    mailed: analytics?.mailed ?? 0,
-    inTransit: analytics?.inTransit ?? 0,
-    localFacility: analytics?.localFacility ?? 0,
-    delivered: analytics?.delivered ?? 0,
-    undeliverable: analytics?.undeliverable ?? 0,
-  };
-}
+import type { DropReport } from "../stack/drop-report";
 
 export interface ReportOrder {
   orderId: number;
@@ -121,15 +103,13 @@ const FUNNEL_STAGES: {
 }[] = [
   {
     label: "Printed",
-    now: (d) =>
-      d.totalCards -
-      (d.waitingUSPS + d.mailed + d.inTransit + d.localFacility + d.delivered + d.undeliverable),
+    now: (d) => d.totalCards - handedToCarrier(d),
     reached: (d) => d.totalCards,
   },
   {
     label: "Handed to the carrier",
     now: (d) => d.waitingUSPS,
-    reached: (d) => d.waitingUSPS + d.mailed + d.inTransit + d.localFacility + d.delivered + d.undeliverable,
+    reached: handedToCarrier,
   },
   {
     label: "Mailed",

@@ -3,7 +3,6 @@
  * that turn the plan, the campaign files and the live service into it: each campaign's action, its
  * ⚠ flags (what spends money or cannot be undone), its problems, and the exit code.
  */
-import { reasonCounts, sumReasons } from "../../provider/api/reasons";
 import type { CheckoutPreview } from "../../provider/api/schemas/checkout";
 import { isCheckedOut } from "../../provider/api/schemas/order";
 import { aboveBudget, type BudgetFigures, budgetLeft } from "../../provider/budget";
@@ -11,6 +10,7 @@ import { COMPONENT_TYPE, KIND } from "../../provider/campaign/names";
 import type { CampaignDocument, PredictedDrops } from "../../provider/index";
 import { aboveMaxTotal, CURRENCY, roundCents, sumCents, usd } from "../../provider/money";
 import { overDropLimit } from "../../provider/resources/recipients/predicted-drops";
+import type { DropReport } from "../stack/drop-report";
 import type { Diagnostic, PlannedStep } from "./plan";
 import type { RecipientChanges } from "./recipients";
 
@@ -104,13 +104,6 @@ export type Price =
   | { kind: "offline" }
   | { kind: "paid"; total: number | null }
   | { kind: "none" };
-
-export interface DropReport {
-  accepted: number;
-  dropped: number;
-  /** Dropped recipients by reason, most frequent first. */
-  reasons: { reason: string; count: number }[];
-}
 
 export interface CampaignReview {
   name: string;
@@ -494,13 +487,4 @@ export function exitCodeOf(
   return codeChanged || review.campaigns.some((c) => c.flags.length > 0)
     ? EXIT.needsApproval
     : EXIT.nothingToApprove;
-}
-
-/** The drop report from an OrderRecipients' outputs in the state. */
-export function dropReportOf(outputs: Record<string, unknown>): DropReport | undefined {
-  const { acceptedCount, droppedCount, dropReasons } = outputs;
-  if (typeof acceptedCount !== "number" || typeof droppedCount !== "number") return undefined;
-  // Redacted again: a state written by an earlier version holds the values the service quoted.
-  const reasons = sumReasons(reasonCounts(dropReasons as Record<string, unknown> | undefined));
-  return { accepted: acceptedCount, dropped: droppedCount, reasons };
 }

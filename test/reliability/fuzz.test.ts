@@ -762,7 +762,7 @@ describe("campaign and recipient-file fuzz", () => {
 
   beforeAll(async () => {
     expect(
-      fs.existsSync(path.join(ROOT, "dist/cli/validate-command.js")),
+      fs.existsSync(path.join(ROOT, "dist/cli/commands/validate.js")),
       "run `npx tsc -p tsconfig.json` first",
     ).toBe(true);
     // The CLI's own start, on a valid example: the budget is on top of it.

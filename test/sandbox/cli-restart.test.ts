@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { DEFAULT_SANDBOX_PORT } from "../../cli/sandbox-command";
+import { DEFAULT_SANDBOX_PORT } from "../../cli/commands/sandbox";
 import { DEFAULT_SANDBOX_URL } from "../../provider/settings";
 import { type CliSandbox, ROOT, spawnCliSandbox } from "../support/cli-sandbox";
 import { controlClient } from "../support/sandbox";

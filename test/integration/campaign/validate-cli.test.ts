@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { githubAnnotation } from "../../../cli/validate-command";
+import { githubAnnotation } from "../../../cli/commands/validate";
 import { MAX_NESTING } from "../../../provider/campaign/loader";
 import { hostile } from "../../../scripts/hostile-files";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "../../unit/campaign/fixtures";
@@ -24,7 +24,7 @@ function validate(...args: string[]) {
 
 beforeAll(() => {
   expect(
-    fs.existsSync(path.join(ROOT, "dist/cli/validate-command.js")),
+    fs.existsSync(path.join(ROOT, "dist/cli/commands/validate.js")),
     "run `npx tsc -p tsconfig.json` first",
   ).toBe(true);
   tmp.write("good/spring.yaml", fileCampaign("spring", "people.csv", "customerId"));

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CampaignLookup, readScans, resolveKeyed } from "../../../cli/scans-command";
+import { type CampaignLookup, readScans, resolveKeyed } from "../../../cli/commands/scans";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-scans-keys-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
  */
 import type { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
-import { stackOf } from "../../../cli/stack-settings";
+import { stackOf } from "../../../cli/stack/settings";
 
 describe("stackOf", () => {
   it("gives a Stack of the named stack whose commands go to the workspace by name, without selecting it", async () => {

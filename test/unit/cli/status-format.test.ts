@@ -5,7 +5,7 @@ import {
   formatStatusTable,
   type OrderStatusReport,
   recipientQuery,
-} from "../../../cli/status-command";
+} from "../../../cli/commands/status";
 
 function report(patch: Partial<OrderStatusReport["delivery"]>, extra: Partial<OrderStatusReport> = {}) {
   return {

@@ -1,8 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
-import { packageManifest } from "../provider/version";
-import { say } from "./output";
+import { packageManifest } from "../../provider/version";
+import { say } from "../output";
 
 /** The scaffold, in the package: every file is written, `{{name}}` placeholders filled in. */
 const SCAFFOLD_DIR = "templates/campaign-repo";

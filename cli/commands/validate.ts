@@ -6,13 +6,13 @@ import {
   formatProblems,
   listCampaignFiles,
   loadCampaignFiles,
-} from "../provider/campaign/loader";
-import { checkCampaignsOnline } from "../provider/campaign/online-check";
-import { displayPath } from "../provider/campaign/problem";
-import { campaignFolderRoot, type FileRoot } from "../provider/file-root";
-import { type ServiceFacts, serviceFacts } from "../provider/lookups/data-functions";
-import { note, say } from "./output";
-import { clientFor, serviceSettings } from "./stack-settings";
+} from "../../provider/campaign/loader";
+import { checkCampaignsOnline } from "../../provider/campaign/online-check";
+import { displayPath } from "../../provider/campaign/problem";
+import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
+import { type ServiceFacts, serviceFacts } from "../../provider/lookups/data-functions";
+import { note, say } from "../output";
+import { clientFor, serviceSettings } from "../stack/settings";
 
 /**
  * `directmail validate <files or folders...>`: the checks `pulumi up` runs before it changes

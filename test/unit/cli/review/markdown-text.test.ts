@@ -4,8 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { codeSpan, WORD_JOINER as J, markdownText } from "../../../cli/review/markdown-text";
-import { HOSTILE_FONT, markupIn, withoutCodeSpans } from "../../support/markdown-safety";
+import { codeSpan, WORD_JOINER as J, markdownText } from "../../../../cli/review/markdown-text";
+import { HOSTILE_FONT, markupIn, withoutCodeSpans } from "../../../support/markdown-safety";
 
 describe("markdownText", () => {
   it("shows a link, bold text and a mention as plain characters", () => {

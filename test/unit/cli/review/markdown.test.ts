@@ -4,18 +4,18 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REPORT_LIMIT, REPORT_MARKER, renderMarkdown } from "../../../cli/review/markdown";
-import { WORD_JOINER as J } from "../../../cli/review/markdown-text";
+import { REPORT_LIMIT, REPORT_MARKER, renderMarkdown } from "../../../../cli/review/markdown";
+import { WORD_JOINER as J } from "../../../../cli/review/markdown-text";
 import {
   budgetOf,
   type CampaignReview,
-  dropReportOf,
   exitCodeOf,
   type Quote,
   type Review,
-} from "../../../cli/review/model";
-import type { RecipientEntry } from "../../../cli/review/recipients";
-import { HOSTILE_FONT, withoutCodeSpans, withoutReferences } from "../../support/markdown-safety";
+} from "../../../../cli/review/model";
+import type { RecipientEntry } from "../../../../cli/review/recipients";
+import { dropReportOf } from "../../../../cli/stack/drop-report";
+import { HOSTILE_FONT, withoutCodeSpans, withoutReferences } from "../../../support/markdown-safety";
 
 function keys(prefix: string, count: number, from = 2): RecipientEntry[] {
   return Array.from({ length: count }, (_, i) => ({

@@ -7,11 +7,11 @@
  */
 import { type Command, InvalidArgumentError } from "commander";
 import type { z } from "zod";
-import { resolveBaseUrl, resolveSettings } from "../provider/settings";
-import { say } from "./output";
-import { withStackOptions } from "./service-commands";
-import { serviceSettings } from "./stack-settings";
-import { resolveTargets } from "./status-command";
+import { resolveBaseUrl, resolveSettings } from "../../provider/settings";
+import { say } from "../output";
+import { withStackOptions } from "../stack/options";
+import { serviceSettings } from "../stack/settings";
+import { resolveTargets } from "../stack/targets";
 
 /** A control call that takes longer has hung: a delivery of thousands of orders takes seconds. */
 const CONTROL_TIMEOUT_MS = 60_000;
@@ -55,7 +55,7 @@ export function durationText(ms: number): string {
 
 function scanCount(value: string): number {
   const { MAX_SCANS_AT_ONCE } =
-    require("../sandbox/http/control-schemas") as typeof import("../sandbox/http/control-schemas");
+    require("../../sandbox/http/control-schemas") as typeof import("../../sandbox/http/control-schemas");
   const n = Number(value);
   if (!/^\d{1,7}$/.test(value) || n < 1 || n > MAX_SCANS_AT_ONCE)
     throw new InvalidArgumentError(`expected a whole number of scans from 1 to ${MAX_SCANS_AT_ONCE}`);
@@ -103,7 +103,7 @@ function targetOf(options: TargetOptions): SandboxTarget {
   if (fromEnvironment !== undefined)
     return { url, apiKey: fromEnvironment, keyFrom: "of DIRECTMAIL_API_KEY" };
   // seed.ts holds only the demo's constants here: the sandbox itself is not loaded.
-  const { DEMO_API_KEY } = require("../sandbox/seed") as typeof import("../sandbox/seed");
+  const { DEMO_API_KEY } = require("../../sandbox/seed") as typeof import("../../sandbox/seed");
   return {
     url,
     apiKey: DEMO_API_KEY,
@@ -112,9 +112,10 @@ function targetOf(options: TargetOptions): SandboxTarget {
 }
 
 /** The control API's answer schemas, loaded with zod only when a command runs. */
-function controlResults(): typeof import("../sandbox/http/control-schemas").ControlResults {
-  return (require("../sandbox/http/control-schemas") as typeof import("../sandbox/http/control-schemas"))
-    .ControlResults;
+function controlResults(): typeof import("../../sandbox/http/control-schemas").ControlResults {
+  return (
+    require("../../sandbox/http/control-schemas") as typeof import("../../sandbox/http/control-schemas")
+  ).ControlResults;
 }
 
 /** Why fetch could not reach the address, in words. */

@@ -16,6 +16,7 @@ import { isEditable } from "../../provider/api/schemas/order";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import { orderOfProgress } from "../../provider/resources/progress";
+import { dropReportOf } from "../stack/drop-report";
 import {
   clientFor,
   findProject,
@@ -24,7 +25,9 @@ import {
   selectStack,
   settingsOfStack,
   stackOf,
-} from "../stack-settings";
+} from "../stack/settings";
+import { shownPath } from "../stack/shown-path";
+import { type DeployedResource, deployedResources } from "../stack/state";
 import { predictDraft } from "./drops";
 import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from "./files";
 import { renderMarkdown } from "./markdown";
@@ -34,7 +37,6 @@ import {
   type CampaignFacts,
   type CampaignReview,
   checkoutTerms,
-  dropReportOf,
   exitCodeOf,
   REPORT_VERSION,
   type Review,
@@ -42,7 +44,7 @@ import {
   reviewCampaign,
   type ValidationProblem,
 } from "./model";
-import { type DeployedResource, deployedResources, type PlanResult, previewPlan } from "./plan";
+import { type PlanResult, previewPlan } from "./plan";
 import { compareRecipients, type RecipientsSide } from "./recipients";
 import { mapLimited, orderStatus, quote, saveProof } from "./service";
 
@@ -223,13 +225,6 @@ function projectName(root: string): string {
   const file = ["Pulumi.yaml", "Pulumi.yml"].map((name) => path.join(root, name)).find(existsSync);
   const name = file ? (parseYaml(readFileSync(file, "utf8")) as { name?: unknown } | null)?.name : undefined;
   return typeof name === "string" ? name : path.basename(root);
-}
-
-/** A path for the user: relative to the working directory when inside it, else absolute. */
-export function shownPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  if (relative === "") return ".";
-  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
 }
 
 /** Every campaign of the change: the head's files in order, then the base's, then the plan's and the state's. */

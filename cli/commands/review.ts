@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
-import { say } from "./output";
-import { runReview, shownPath } from "./review/index";
-import { EXIT } from "./review/model";
+import { say } from "../output";
+import { EXIT } from "../review/model";
+import { runReview } from "../review/run-review";
+import { shownPath } from "../stack/shown-path";
 
 interface ReviewCommandOptions {
   cwd?: string;

@@ -1,11 +1,11 @@
 import * as path from "node:path";
 import { Argument, type Command, InvalidArgumentError } from "commander";
-import { usd } from "../provider/money";
-import { shown } from "../provider/text";
-import { say } from "./output";
-import { runReport } from "./report/index";
-import { reported, type Summary, summaryOf } from "./report/model";
-import { shownPath } from "./review/index";
+import { usd } from "../../provider/money";
+import { shown } from "../../provider/text";
+import { say } from "../output";
+import { reported, type Summary, summaryOf } from "../report/model";
+import { runReport } from "../report/run-report";
+import { shownPath } from "../stack/shown-path";
 
 interface ReportCommandOptions {
   cwd?: string;

@@ -1,8 +1,14 @@
 /** The review's rules: each campaign's action, its ⚠ flags and problems, and the exit code. */
 import { describe, expect, it } from "vitest";
-import { actionsOf, type CampaignFacts, EXIT, exitCodeOf, reviewCampaign } from "../../../cli/review/model";
-import type { PlannedStep } from "../../../cli/review/plan";
-import type { CampaignDocument } from "../../../provider/index";
+import {
+  actionsOf,
+  type CampaignFacts,
+  EXIT,
+  exitCodeOf,
+  reviewCampaign,
+} from "../../../../cli/review/model";
+import type { PlannedStep } from "../../../../cli/review/plan";
+import type { CampaignDocument } from "../../../../provider/index";
 
 function step(kind: string, op: string, extra: Partial<PlannedStep> = {}): PlannedStep {
   const type = kind === "Campaign" ? "directmail:index:Campaign" : `pulumi-nodejs:dynamic/directmail:${kind}`;

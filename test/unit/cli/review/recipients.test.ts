@@ -3,10 +3,10 @@
  * by key value with a key column, by content without one; never a name or an address unless asked.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { compareRecipients, type RecipientsSide } from "../../../cli/review/recipients";
-import { keyValuesByRow } from "../../../provider/resources/recipients/key-values";
-import { loadRecipients } from "../../../provider/resources/recipients/source";
-import { tempDir } from "../campaign/fixtures";
+import { compareRecipients, type RecipientsSide } from "../../../../cli/review/recipients";
+import { keyValuesByRow } from "../../../../provider/resources/recipients/key-values";
+import { loadRecipients } from "../../../../provider/resources/recipients/source";
+import { tempDir } from "../../campaign/fixtures";
 
 const tmp = tempDir("directmail-review-recipients-");
 afterAll(tmp.remove);

@@ -4,8 +4,8 @@
  * under each chart). The browser test (test/e2e/report.test.ts) checks the drawn charts.
  */
 import { describe, expect, it } from "vitest";
-import { ordersOf } from "../../../cli/report/gather";
-import { escapeHtml, renderHtml, scriptJson } from "../../../cli/report/html";
+import { ordersOf } from "../../../../cli/report/gather";
+import { escapeHtml, renderHtml, scriptJson } from "../../../../cli/report/html";
 import {
   CARRIER_RETURNS,
   type ChartModel,
@@ -13,8 +13,8 @@ import {
   type ReportData,
   reportOrder,
   summaryOf,
-} from "../../../cli/report/model";
-import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../../provider/api/schemas";
+} from "../../../../cli/report/model";
+import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../../../provider/api/schemas";
 
 const HOSTILE = "<script>alert(1)</script>";
 

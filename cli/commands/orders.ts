@@ -5,12 +5,12 @@
  * account is the selected stack's (or `--stack`'s).
  */
 import type { Command } from "commander";
-import { ORDER_STATUS } from "../provider/api/schemas/order";
-import { KIND } from "../provider/campaign/names";
-import { note, say } from "./output";
-import { deployedResources } from "./review/plan";
-import { type StackOptions, withStackOptions } from "./service-commands";
-import { clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "./stack-settings";
+import { ORDER_STATUS } from "../../provider/api/schemas/order";
+import { KIND } from "../../provider/campaign/names";
+import { note, say } from "../output";
+import { type StackOptions, withStackOptions } from "../stack/options";
+import { clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "../stack/settings";
+import { deployedResources } from "../stack/state";
 
 export function registerOrdersCommand(program: Command): void {
   const orders = program.command("orders").description("Orders of the account, beside the stacks.");

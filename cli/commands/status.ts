@@ -6,23 +6,22 @@
  * and 13 take a list of ids); `--recipient` adds one delivery-status call per order (entry 25).
  */
 import type { Command } from "commander";
-import { chargesOf } from "../provider/api/charges";
-import type { DirectMailClient } from "../provider/api/client";
-import { NotFoundError } from "../provider/api/errors";
+import { chargesOf } from "../../provider/api/charges";
+import type { DirectMailClient } from "../../provider/api/client";
+import { type DeliveryCounts, deliveryCountsOf, handedToCarrier } from "../../provider/api/delivery";
+import { NotFoundError } from "../../provider/api/errors";
 import {
   ENTRY_STATUS_SUCCESS,
   type OrderAnalyticsEntry,
   type OrderTransactionEntry,
   type RecipientDeliveryStatus,
-} from "../provider/api/schemas";
-import { KIND } from "../provider/campaign/names";
-import { usd } from "../provider/money";
-import { terminalSafe } from "../provider/text";
-import { note, say } from "./output";
-import { type DeliveryCounts, deliveryCountsOf } from "./report/model";
-import { deployedResources } from "./review/plan";
-import { type StackOptions, withStackOptions } from "./service-commands";
-import { clientFor, type ServiceSettings, serviceSettings, stackOf } from "./stack-settings";
+} from "../../provider/api/schemas";
+import { usd } from "../../provider/money";
+import { terminalSafe } from "../../provider/text";
+import { note, say } from "../output";
+import { type StackOptions, withStackOptions } from "../stack/options";
+import { clientFor, serviceSettings } from "../stack/settings";
+import { resolveTargets, type Target } from "../stack/targets";
 
 /** Ids per analytics or transactions request: the list travels in the query string. */
 const IDS_PER_CALL = 200;
@@ -58,11 +57,6 @@ export interface OrderStatusReport {
   recipient?: RecipientDeliveryStatus | null;
 }
 
-export interface Target {
-  orderId: number;
-  campaign: string | null;
-}
-
 export function registerStatusCommand(program: Command): void {
   withStackOptions(
     program
@@ -88,53 +82,6 @@ export function registerStatusCommand(program: Command): void {
       await client.close();
     }
   });
-}
-
-/** The orders the arguments name: ids as they are, campaign names through the stack's state. */
-export async function resolveTargets(targets: string[], settings: ServiceSettings): Promise<Target[]> {
-  const ids = targets.filter((t) => /^\d+$/.test(t));
-  const names = targets.filter((t) => !/^\d+$/.test(t));
-  const inStack = ids.length === targets.length && targets.length > 0 ? [] : await stackOrders(settings);
-  const campaignOf = new Map(inStack.map((o) => [o.orderId, o.campaign]));
-  if (targets.length === 0) {
-    if (inStack.length === 0) {
-      throw new Error(
-        `stack "${settings.stack?.stackName}" has no order yet; run pulumi up, or give order ids`,
-      );
-    }
-    return inStack;
-  }
-  const found: Target[] = [];
-  for (const name of names) {
-    const orders = inStack.filter((o) => o.campaign === name);
-    if (orders.length === 0) {
-      const known = [...new Set(inStack.map((o) => o.campaign).filter((c) => c !== null))];
-      throw new Error(
-        `no campaign "${name}" in stack "${settings.stack?.stackName}"` +
-          (known.length > 0 ? ` (its campaigns: ${known.join(", ")})` : "") +
-          "; give a campaign name or an order id",
-      );
-    }
-    found.push(...orders);
-  }
-  for (const id of ids) found.push({ orderId: Number(id), campaign: campaignOf.get(Number(id)) ?? null });
-  const seen = new Set<number>();
-  return found.filter((t) => !seen.has(t.orderId) && seen.add(t.orderId));
-}
-
-/** The orders of the selected stack's state, with their campaigns, by campaign name. */
-async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
-  const selection = settings.stack;
-  if (selection === undefined) {
-    throw new Error(
-      "name the orders by id, or run in a Pulumi project with a stack selected to name campaigns " +
-        `(${settings.from})`,
-    );
-  }
-  return (await deployedResources(await stackOf(selection)))
-    .filter((r) => r.kind === KIND.Order && typeof r.outputs.orderId === "number")
-    .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
-    .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));
 }
 
 /** Reads every order's status: analytics and transactions in one call each per 200 orders. */
@@ -220,7 +167,7 @@ export function deliveryText(report: OrderStatusReport): string {
     [d.undeliverable, "undeliverable"],
   ];
   // Before the mailing no piece is in any stage.
-  if (d.delivered + more.reduce((n, [count]) => n + count, 0) === 0) {
+  if (handedToCarrier(d) === 0) {
     const pieces = `${d.totalCards} piece${d.totalCards === 1 ? "" : "s"}, not mailed`;
     return report.paidDate && d.estimatedMax
       ? `${pieces} yet (delivery expected by ${day(d.estimatedMax)})`

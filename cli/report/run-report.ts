@@ -11,7 +11,7 @@ import {
   selectStack,
   serviceSettings,
   settingsOfStack,
-} from "../stack-settings";
+} from "../stack/settings";
 import { gatherOrders, type OrderRef, ordersOfStack, projectName } from "./gather";
 import { renderHtml } from "./html";
 import type { ReportData } from "./model";

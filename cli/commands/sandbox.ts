@@ -69,8 +69,8 @@ export async function runSandbox(options: SandboxCommandOptions): Promise<void> 
   }
   // Loaded here, not at the top: other subcommands must not pay for the sandbox's start-up.
   // (require, not import(): this package compiles to CommonJS, where import() would stay an ESM load.)
-  const { Sandbox } = require("../sandbox/sandbox") as typeof import("../sandbox/sandbox");
-  const { seedDemo } = require("../sandbox/seed") as typeof import("../sandbox/seed");
+  const { Sandbox } = require("../../sandbox/sandbox") as typeof import("../../sandbox/sandbox");
+  const { seedDemo } = require("../../sandbox/seed") as typeof import("../../sandbox/seed");
   const storage =
     options.data === ":memory:" ? ":memory:" : path.join(path.resolve(options.data), "sandbox.db");
   const sandbox = new Sandbox({
