@@ -34,7 +34,7 @@ function kindInputs(
 ): KindInputs {
   return {
     fields: checked.shape,
-    computed: new Set(Object.keys(checked.shape).filter((field) => !(field in declared))),
+    computed: new Set(Object.keys(checked.shape).filter((field) => !Object.hasOwn(declared, field))),
   };
 }
 
@@ -64,7 +64,7 @@ export function toEngineInputs(kind: string, checked: Inputs, declared: Inputs):
   const stored: Inputs = {};
   for (const [key, value] of Object.entries(checked)) {
     if (known.computed.has(key)) stored[HIDDEN + key] = value;
-    else if (declared[key] !== undefined || !(key in known.fields)) stored[key] = value;
+    else if (declared[key] !== undefined || !Object.hasOwn(known.fields, key)) stored[key] = value;
     else if (JSON.stringify(value) !== JSON.stringify(defaultOf(known.fields[key] as z.ZodType)))
       stored[key] = value;
   }
