@@ -30,7 +30,11 @@ export const MAX_JSON_DEPTH = 64;
  * messages.
  */
 export const BOUNDS = {
-  /** Any number: ids, counts, amounts, pages, in a body, a query or a path. */
+  /**
+   * Any number in a body or a query: counts, amounts. Not an id (`id`, `…Id`, `…Ids`, a path's
+   * ids), which is only looked up (an unknown one is a 404), nor a page number (past the end, an
+   * empty page), whatever the spec allows.
+   */
   maxMagnitude: 1_000_000_000,
   /** Any text. The longest field of the interface (a letter's text) is a few thousand characters. */
   maxStringLength: 10_000,
@@ -42,8 +46,6 @@ export const BOUNDS = {
   fields: {
     /** Neighbours a proximity request asks for around one address: discovery inserts each. */
     DesiredCount: [1, 1_000],
-    /** A listing page: a page past this is past any account's data. */
-    pageNumber: [1, 1_000_000],
     /** One clock step of the control API: ten years. */
     seconds: [0, 10 * 365 * 24 * 3600],
     /** A delay fault: ten minutes, longer than any client waits. */

@@ -5,6 +5,7 @@ import { type Delivery, deliveryCounts, recipientView } from "./delivery";
 import { ApiError, badRequest, invalidStatus, notFound } from "./errors";
 import type { Scheduler } from "./scheduler";
 import type { Templates } from "./templates";
+import { pageOffset } from "./units";
 
 /** "Needs Edits" (the deletion rule's spelling) names the one status stored as "Edits Needed". */
 const storedStatus = (status: string) =>
@@ -156,7 +157,7 @@ export class Orders {
       `SELECT * FROM orders WHERE ${clause} ORDER BY id LIMIT ? OFFSET ?`,
       ...params,
       q.pageSize,
-      (q.pageNumber - 1) * q.pageSize,
+      pageOffset(q.pageNumber, q.pageSize),
     );
     const now = this.scheduler.now();
     return {

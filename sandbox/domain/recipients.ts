@@ -10,6 +10,7 @@ import { ApiError, notFound } from "./errors";
 import { checkImage, IMAGE_FIELDS, type ImageIssue } from "./images";
 import type { Orders } from "./orders";
 import type { Scheduler } from "./scheduler";
+import { pageOffset } from "./units";
 
 /** Rows per INSERT of an append: 8 parameters a row stays far below SQLite's limit of 32,766. */
 const INSERT_CHUNK = 100;
@@ -223,7 +224,7 @@ export class Recipients {
     q: { search?: string | undefined; pageNumber: number; pageSize: number },
   ) {
     const order = this.orders.get(accountId, orderId);
-    const offset = (q.pageNumber - 1) * q.pageSize;
+    const offset = pageOffset(q.pageNumber, q.pageSize);
     const search = q.search?.trim();
     const where = search
       ? "order_id = ? AND instr(recipient_search(id, dpv, first_name, last_name, address1, data), lower(?)) > 0"

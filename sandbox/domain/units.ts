@@ -11,3 +11,10 @@ export const utc = (value: string | null | undefined) =>
 
 /** An ISO instant `ms` milliseconds after another. */
 export const addMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+
+/**
+ * The rows a listing page skips. Any page number the spec allows is answered (past the end: an
+ * empty page); beyond the largest safe integer the count stops there, which SQLite can bind.
+ */
+export const pageOffset = (pageNumber: number, pageSize: number) =>
+  Math.min((pageNumber - 1) * pageSize, Number.MAX_SAFE_INTEGER);

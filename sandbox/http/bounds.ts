@@ -7,6 +7,9 @@ import { formatPath } from "../../provider/api/schemas/issues";
 import { BOUNDS } from "../assumptions";
 import { ApiError } from "../domain/errors";
 
+/** Names of values only looked up or paged through: any size the spec allows is answered. */
+const LOOKED_UP = /^(id|recipient|pageNumber)$|Ids?$/;
+
 /** Why `value` (at `key`) is out of bounds, or undefined. */
 function problemOf(value: unknown, key: PropertyKey | undefined): string | undefined {
   if (typeof value === "number") {
@@ -18,7 +21,7 @@ function problemOf(value: unknown, key: PropertyKey | undefined): string | undef
       const [least, most] = field;
       if (value < least || value > most)
         return `must be from ${least} to ${most} (a bound of the sandbox; the spec states none)`;
-    } else if (Math.abs(value) > BOUNDS.maxMagnitude) {
+    } else if (Math.abs(value) > BOUNDS.maxMagnitude && !(typeof key === "string" && LOOKED_UP.test(key))) {
       return `must be at most ${BOUNDS.maxMagnitude} in size (a bound of the sandbox; the spec states none)`;
     }
   } else if (typeof value === "string") {

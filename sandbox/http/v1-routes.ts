@@ -31,7 +31,7 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
   // The sandbox's own bounds, after each request's schema (a raw body is its handler's to parse,
   // and bounded here all the same).
   app.addHook("preHandler", async (request) => {
-    checkBounds(request.params);
+    // A path's ids are looked up (an unknown one is a 404), never bounded.
     checkBounds(request.query);
     checkBounds(request.body);
   });
