@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: runs every benchmark part (scripts/bench/<part>.ts) one after another, each in its
  * own process, prints one table of figures with their floors, ratios and targets, and writes the
- * same figures to `bench-results.json` (a flat object, one key a figure). Not a test: CI runs only
+ * same figures to `bench-results.json` (a flat object, one key a figure, and beside each figure measured
+ * against a floor, `<figure>Floor`: the floor of the same run). Not a test: CI runs only
  * the smoke run of each part (test/bench). Parts: pass names to run some, `--smoke` for tiny sizes.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { type BenchFigure, parseFigures } from "./bench/result";
+import { type BenchFigure, floorKey, parseFigures } from "./bench/result";
 
 /**
  * Every part, in the order it runs: the provider against the bare client (recipients), the
@@ -53,7 +54,10 @@ function main() {
   rows.unshift(["figure", "value", "floor", "target", "verdict"]);
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  "));
-  const flat = Object.fromEntries(figures.map((f) => [f.key, f.value]));
+  // A ratio means little without what it was divided by: each floor is written beside its figure.
+  const flat = Object.fromEntries(
+    figures.flatMap((f) => [[f.key, f.value], ...(f.floor ? [[floorKey(f.key), f.floor.value]] : [])]),
+  );
   fs.writeFileSync("bench-results.json", `${JSON.stringify(flat, null, 2)}\n`);
   const missed = figures.filter((f) => !f.ok).length;
   const seconds = Math.round((performance.now() - started) / 1000);

@@ -21,6 +21,9 @@ export interface BenchFigure {
 
 const marker = "BENCH-RESULT ";
 
+/** The key in bench-results.json of a figure's floor, written beside the figure. */
+export const floorKey = (key: string): string => `${key}Floor`;
+
 export interface BenchOptions {
   smoke: boolean;
   json: boolean;
