@@ -38,12 +38,10 @@ export interface AddressResult {
 /** A small stable hash (FNV-1a) so that derived digits are the same on every run. */
 export function stableHash(text: string, from = 0x811c9dc5): number {
   // `from`: the hash of the text before this one, so a hash of joined texts needs no joined copy.
-  let h = from;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
+  // Kept a 32-bit integer in the loop (the same bits as unsigned), made unsigned once at the end.
+  let h = from | 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /**
