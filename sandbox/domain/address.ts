@@ -123,4 +123,22 @@ export function duplicateKey(
   return `${nameKey(name.firstName)}|${nameKey(name.lastName)}|${nameKey(name.toOrganization)}|${addressKey(a)}`;
 }
 
-const nameKey = (v: string | null | undefined) => (v ? v.trim().toUpperCase().replace(/\s+/g, " ") : "");
+function nameKey(v: string | null | undefined): string {
+  if (!v) return "";
+  const upper = v.trim().toUpperCase();
+  return singleSpaced(upper) ? upper : upper.replace(/\s+/g, " ");
+}
+
+/**
+ * Whether `text` is printable ASCII with single spaces, where collapsing whitespace changes
+ * nothing (most names): a scan instead of a regular expression's replace for each of them.
+ */
+function singleSpaced(text: string): boolean {
+  let previous = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c > 126 || (c === 32 && previous === 32)) return false;
+    previous = c;
+  }
+  return true;
+}
