@@ -135,7 +135,8 @@ function buildShapeBounds(schema: z.core.$ZodType, key: string | undefined): Sha
         // Texts, plain or nullable, inline: most fields are texts.
         const inner = shape[name]?._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
         const text =
-          inner.type === "string" || (inner.type === "nullable" && inner.innerType?._zod.def.type === "string");
+          inner.type === "string" ||
+          (inner.type === "nullable" && inner.innerType?._zod.def.type === "string");
         fields.push(text ? "text" : field);
       }
       return (v) => {

@@ -52,7 +52,9 @@ describe("bounds of a body taken as it stands", () => {
     expect(bothWays(AppendRecipientsRequest, body("x".repeat(longest)))).toBe("within bounds");
     expect(bothWays(AppendRecipientsRequest, body("x".repeat(longest + 1)))).toEqual({
       status: 400,
-      messages: [`recipients[1].metadata.text: at most ${longest} characters (a bound of the sandbox; the spec states none)`],
+      messages: [
+        `recipients[1].metadata.text: at most ${longest} characters (a bound of the sandbox; the spec states none)`,
+      ],
       details: [expect.objectContaining({ field: "recipients[1].metadata.text", code: "out_of_bounds" })],
     });
   });
@@ -65,17 +67,26 @@ describe("bounds of a body taken as it stands", () => {
       counts: z.array(z.number()).max(3),
       rows: z.array(z.object({ id: z.number(), note: z.string().nullable(), seconds: z.number() })),
     });
-    const number = fc.constantFrom(0, 1, 1000, 1001, -1, 600_000, BOUNDS.maxMagnitude, BOUNDS.maxMagnitude + 1, 2 ** 53);
+    const number = fc.constantFrom(
+      0,
+      1,
+      1000,
+      1001,
+      -1,
+      600_000,
+      BOUNDS.maxMagnitude,
+      BOUNDS.maxMagnitude + 1,
+      2 ** 53,
+    );
     const text = fc.constantFrom("", "a", "x".repeat(longest), "x".repeat(longest + 1));
     const value = fc.record({
       DesiredCount: number,
       amount: fc.option(number, { nil: null }),
       recipientIds: fc.array(number, { maxLength: 3 }),
       counts: fc.array(number, { maxLength: 3 }),
-      rows: fc.array(
-        fc.record({ id: number, note: fc.option(text, { nil: null }), seconds: number }),
-        { maxLength: 3 },
-      ),
+      rows: fc.array(fc.record({ id: number, note: fc.option(text, { nil: null }), seconds: number }), {
+        maxLength: 3,
+      }),
     });
     const seen = new Set<string>();
     fc.assert(
