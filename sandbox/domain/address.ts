@@ -38,12 +38,10 @@ export interface AddressResult {
 /** A small stable hash (FNV-1a) so that derived digits are the same on every run. */
 export function stableHash(text: string, from = 0x811c9dc5): number {
   // `from`: the hash of the text before this one, so a hash of joined texts needs no joined copy.
-  let h = from;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
+  // Kept a 32-bit integer in the loop (the same bits as unsigned), made unsigned once at the end.
+  let h = from | 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /**
@@ -125,4 +123,22 @@ export function duplicateKey(
   return `${nameKey(name.firstName)}|${nameKey(name.lastName)}|${nameKey(name.toOrganization)}|${addressKey(a)}`;
 }
 
-const nameKey = (v: string | null | undefined) => (v ? v.trim().toUpperCase().replace(/\s+/g, " ") : "");
+function nameKey(v: string | null | undefined): string {
+  if (!v) return "";
+  const upper = v.trim().toUpperCase();
+  return singleSpaced(upper) ? upper : upper.replace(/\s+/g, " ");
+}
+
+/**
+ * Whether `text` is printable ASCII with single spaces, where collapsing whitespace changes
+ * nothing (most names): a scan instead of a regular expression's replace for each of them.
+ */
+function singleSpaced(text: string): boolean {
+  let previous = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c > 126 || (c === 32 && previous === 32)) return false;
+    previous = c;
+  }
+  return true;
+}

@@ -45,6 +45,16 @@ export class Recipients {
       for (const r of batch) {
         if (slotsInUse.size === IMAGE_FIELDS.length) break;
         const metadata = r.metadata;
+        // Most recipients fill no slot: six named reads say so without a lookup by name each.
+        if (
+          metadata.image1 === null &&
+          metadata.image2 === null &&
+          metadata.image3 === null &&
+          metadata.image4 === null &&
+          metadata.image5 === null &&
+          metadata.image6 === null
+        )
+          continue;
         for (const f of IMAGE_FIELDS) if (metadata[f]?.trim()) slotsInUse.add(f);
       }
 

@@ -18,6 +18,17 @@ function invalid(issues: readonly z.core.$ZodIssue[], errorCode: string, root: s
   );
 }
 
+/** Values `parseWith` returned as they were, each with the schema its exact check matched. */
+const exactlyParsed = new WeakMap<object, z.ZodType>();
+
+/**
+ * The schema whose exact check accepted `value` as it stands, when `parseWith` returned it so:
+ * the value then has that schema's shape exactly (see exact-check.ts), which the bounds use.
+ */
+export function exactSchemaOf(value: unknown): z.ZodType | undefined {
+  return typeof value === "object" && value !== null ? exactlyParsed.get(value) : undefined;
+}
+
 /**
  * Parses `value` with `schema`, or throws the 400 of the spec naming each offending field. A value
  * the schema's exact check accepts is returned as it is: a valid append of 5,000 recipients is
@@ -29,7 +40,10 @@ export function parseWith<T extends z.ZodType>(
   errorCode = "INVALID_REQUEST",
   root = "",
 ): z.output<T> {
-  if (exactCheck(schema)?.(value)) return value as z.output<T>;
+  if (exactCheck(schema)?.(value)) {
+    if (typeof value === "object" && value !== null) exactlyParsed.set(value, schema);
+    return value as z.output<T>;
+  }
   const result = schema.safeParse(value);
   if (!result.success) throw invalid(result.error.issues, errorCode, root);
   return result.data;

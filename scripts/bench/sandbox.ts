@@ -248,20 +248,22 @@ async function main(): Promise<void> {
     const storePerSec = Math.round((storeTimes * batch) / storeCpuSeconds);
     const round = (n: number, digits = 2) => Number(n.toFixed(digits));
     const appendPerSec = Math.round(perCpuSecond(append.sandbox) * batch);
+    const floorPerSec = Math.round(perCpuSecond(append.floor) * batch);
+    const appendRatio = round(appendPerSec / floorPerSec);
     const meRatio = round(perCpuSecond(me.sandbox) / perCpuSecond(me.floor));
     const figures: BenchFigure[] = [
       {
-        key: "sandboxAppendPerSec",
-        what: `recipients a second of the sandbox's CPU time, PUT of ${batch} a request, file store (${Math.round(perWallSecond(append.sandbox) * batch)} a wall second)`,
-        value: appendPerSec,
-        unit: "recipients/s",
+        key: "sandboxAppendRatio",
+        what: `recipients a second of the sandbox's CPU time / of the floor's, PUT of ${batch} a request, file store (sandbox: ${appendPerSec} a CPU second, ${Math.round(perWallSecond(append.sandbox) * batch)} a wall second)`,
+        value: appendRatio,
+        unit: "x",
         floor: {
           what: "plain fastify parsing the same body",
-          value: Math.round(perCpuSecond(append.floor) * batch),
-          unit: "recipients/s",
+          value: floorPerSec,
+          unit: "recipients/cpu-s",
         },
-        target: ">= 100000",
-        ok: appendPerSec >= 100_000,
+        target: ">= 0.6",
+        ok: appendRatio >= 0.6,
       },
       {
         key: "sandboxStoreAppendPerSec",

@@ -18,7 +18,7 @@ const run = promisify(execFile);
 /** The keys of bench-results.json each part writes. */
 const keysOf: Record<string, string[]> = {
   recipients: ["recipientsRatio", "oneChangeRequests", "peakRssMiB100k", "peakRssMiB1M", "peakRssMiB1MHooks"],
-  sandbox: ["sandboxAppendPerSec", "sandboxStoreAppendPerSec", "meRatio"],
+  sandbox: ["sandboxAppendRatio", "sandboxStoreAppendPerSec", "meRatio"],
   engine: ["engineRatioPreview", "engineRatioUp"],
   validate: ["validateGrowth"],
 };

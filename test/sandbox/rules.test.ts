@@ -1,7 +1,8 @@
 /** The deterministic rules of docs/sandbox.md, one table each: addresses, images, fault paths. */
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { standardizeLine, standardizeUnitLine } from "../../provider/api/schemas/address-standard";
-import { doNotMailKey, validateAddress } from "../../sandbox/domain/address";
+import { doNotMailKey, duplicateKey, stableHash, validateAddress } from "../../sandbox/domain/address";
 import { checkImage } from "../../sandbox/domain/images";
 import { FaultTable } from "../../sandbox/http/faults";
 
@@ -128,6 +129,63 @@ describe("address standardization (docs/sandbox.md, Addresses)", () => {
     [{ country: "United States" }, "Y"],
   ])("%j gives DPV %s", (patch, dpv) => {
     expect(validateAddress({ ...base, ...patch }).dpv).toBe(dpv);
+  });
+
+  test("the derived digits: FNV-1a of the text (zip4: of `address1|ZIP5`, modulo 10,000)", () => {
+    // FNV-1a as the rules state it, on unsigned 32-bit values.
+    const fnv = (text: string) => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+      return h;
+    };
+    // Any UTF-16 code units, as charCodeAt reads them.
+    const codeUnits = fc
+      .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
+      .map((units) => String.fromCharCode(...units));
+    fc.assert(
+      fc.property(codeUnits, fc.string({ maxLength: 10 }), (a, b) => {
+        expect(stableHash(a)).toBe(fnv(a));
+        expect(stableHash(b, stableHash(a))).toBe(fnv(a + b));
+      }),
+    );
+    const { standard } = validateAddress({ ...base, address1: "42 Elm Street" });
+    expect(standard?.zip4).toBe(String(fnv("42 ELM ST|62701") % 10_000).padStart(4, "0"));
+  });
+
+  test("duplicate names compare trimmed, uppercased, with each run of whitespace one space", () => {
+    const name = fc
+      .array(
+        fc.constantFrom(
+          "a",
+          "B",
+          "é",
+          "ß",
+          " ",
+          "  ",
+          "\t",
+          "\n",
+          "\u00a0",
+          "\u2003",
+          "\u3000",
+          "\ufeff",
+          "-",
+          "'",
+        ),
+        {
+          maxLength: 8,
+        },
+      )
+      .map((parts) => parts.join(""));
+    const address = { address1: "1 MAIN ST", city: "SPRINGFIELD", state: "IL", zipCode: "62701" };
+    fc.assert(
+      fc.property(name, name, (first, last) => {
+        const rule = (v: string) => v.trim().toUpperCase().replace(/\s+/g, " ");
+        expect(duplicateKey({ firstName: first, lastName: last, toOrganization: null }, address)).toBe(
+          `${rule(first)}|${rule(last)}||1 MAIN ST||SPRINGFIELD|IL|62701`,
+        );
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("do-not-mail compares standardized address1, city, state, ZIP5 (not the unit)", () => {
