@@ -15,7 +15,6 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
@@ -24,6 +23,7 @@ import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
 import { type CommandResult, directmailIn, gitIn } from "./support/commands";
+import { waitFor } from "./support/processes";
 import { TEST_PASSPHRASE } from "./support/pulumi";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -84,8 +84,12 @@ async function pulumi(r: Runner, ...args: string[]): Promise<CommandResult> {
 const up = (r: Runner, ...args: string[]) =>
   pulumi(r, "up", "--yes", "--skip-preview", "--stack", STACK, ...args);
 
-/** `pulumi up` in the runner's clone, started in its own process group; `text` is what it printed so far. */
-function spawnUp(r: Runner) {
+/**
+ * `pulumi up` in the runner's clone, started in its own process group; `text` is what it printed
+ * so far. With `killAt`, the whole group is killed (SIGKILL, as a runner that goes away) as soon as
+ * the output matches it.
+ */
+function spawnUp(r: Runner, killAt?: RegExp) {
   const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", STACK], {
     cwd: r.dir,
     env: r.env,
@@ -93,18 +97,25 @@ function spawnUp(r: Runner) {
   });
   children.push(child);
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
+  let killed = false;
+  const take = (chunk: Buffer) => {
     output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+    if (killAt && !killed && killAt.test(output)) {
+      killed = true;
+      process.kill(-(child.pid as number), "SIGKILL");
+    }
+  };
+  child.stdout.on("data", take);
+  child.stderr.on("data", take);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return {
     child,
     exited,
     get text() {
       return output;
+    },
+    get killed() {
+      return killed;
     },
   };
 }
@@ -119,11 +130,11 @@ const commit = async (file: string, text: string, message: string) => {
 const pay = (name: string) => campaignYaml(name, templateId, { pay: true });
 
 beforeAll(async () => {
-  // Settlement takes 3 s, so that a runner can be killed while its checkout waits for it.
+  // Settlement takes 5 s, so that a runner can be killed while its checkout waits for it.
   const started = await Promise.all([
     startTestSandbox({
       log: () => {},
-      timings: { settlementSeconds: 3, settlementExpectedWithinSeconds: 30 },
+      timings: { settlementSeconds: 5, settlementExpectedWithinSeconds: 30 },
     }),
     startObjectStore(),
   ]);
@@ -169,15 +180,6 @@ afterAll(async () => {
   await sb?.close();
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
-
-/** Polls `probe` every 100 ms until it holds; fails after `seconds`. */
-async function until(what: string, seconds: number, probe: () => boolean | Promise<boolean>) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** The refusal a runner reads while the run of process `pid` holds the stack's lock. */
 function lockedBy(pid: number): RegExp {
@@ -239,10 +241,8 @@ describe("state in a shared object store, two runners on one stack", { timeout: 
     // The first run's order creation is slow at the service: its lock is held meanwhile.
     await sb.control.addFault({ method: "POST", path: "/v1/order", kind: "delay", delayMs: 3_000, times: 1 });
     const first = spawnUp(a);
-    await until(
-      "the first run's order to reach the service",
-      60,
-      async () => (await sb.control.listFaults()).faults[0]?.fired === 1,
+    await waitFor("the first run's order to reach the service", 60, async () =>
+      (await sb.control.listFaults()).faults[0]?.fired === 1 ? true : undefined,
     );
     const second = await up(b);
     expect(second.code).toBe(1);
@@ -266,13 +266,12 @@ describe("state in a shared object store, two runners on one stack", { timeout: 
 
   it("a runner killed during a checkout: the next runner is refused until `pulumi cancel`, then `pulumi up` converges, charging once", async () => {
     await commit("winter.yaml", pay("winter"), "winter");
-    const killed = spawnUp(a);
-    await until("the checkout to wait for the payment", 90, () =>
-      /Checkout of order \d+: accepted; waiting up to \d+ s for payment to settle/.test(killed.text),
-    );
-    // The runner goes away at once, pulumi, language host, program and provider alike.
-    process.kill(-(killed.child.pid as number), "SIGKILL");
+    // The runner goes away, pulumi, language host, program and provider alike, while its checkout
+    // waits for the payment to settle.
+    const killed = spawnUp(a, /Checkout of order \d+: accepted; waiting up to \d+ s for payment to settle/);
     await killed.exited;
+    expect(killed.killed, killed.text).toBe(true);
+    expect(killed.text).not.toMatch(/payment settled/);
     const winter = (await client.listOrders()).orders.find(
       (o) => !Object.values(orderIds).includes(o.orderId),
     );
