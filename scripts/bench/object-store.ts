@@ -12,70 +12,22 @@
  *
  *   node dist/scripts/bench/object-store.js [--json] [--smoke] [--rounds 3]
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { startObjectStore } from "../object-store-process";
-import { offlinePulumiEnv, startSandbox } from "./processes";
+import {
+  type BenchProject,
+  benchCampaignYaml,
+  median,
+  offlinePulumiEnv,
+  startSandbox,
+  timedPulumi,
+} from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 const repoRoot = path.resolve(__dirname, "../../..");
-const run = promisify(execFile);
 const TARGET = 1.25;
-
-function campaignYaml(name: string, templateId: number): string {
-  const rows = Array.from(
-    { length: 10 },
-    (_, i) =>
-      `      - { firstName: Ada${i}, lastName: ${name}, address1: ${i + 1} Main St, city: Springfield, state: IL, zipCode: "62701", custom1: Hi }`,
-  );
-  return [
-    "apiVersion: directmail/v1",
-    "kind: Campaign",
-    "metadata:",
-    `  name: ${name}`,
-    "spec:",
-    "  order:",
-    `    templateId: ${templateId}`,
-    "  recipients:",
-    "    inline:",
-    ...rows,
-    "",
-  ].join("\n");
-}
-
-interface Copy {
-  name: string;
-  dir: string;
-  env: NodeJS.ProcessEnv;
-}
-
-async function pulumi(copy: Copy, args: string[]): Promise<{ seconds: number; stdout: string }> {
-  const started = performance.now();
-  try {
-    const { stdout } = await run("pulumi", [...args, "--non-interactive", "--color", "never"], {
-      cwd: copy.dir,
-      env: copy.env,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { seconds: (performance.now() - started) / 1000, stdout };
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `pulumi ${args.join(" ")} on ${copy.name} failed: ${e.stdout ?? ""}${e.stderr ?? e.message}`,
-    );
-  }
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return Number.isInteger(middle)
-    ? ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
-    : (sorted[Math.floor(middle)] as number);
-};
 
 async function main(): Promise<void> {
   const options = benchOptions();
@@ -110,7 +62,7 @@ async function main(): Promise<void> {
   }
   try {
     const fileEnv = offlinePulumiEnv(state, sandbox);
-    const copy = (name: string, env: NodeJS.ProcessEnv): Copy => {
+    const copy = (name: string, env: NodeJS.ProcessEnv): BenchProject => {
       const dir = path.join(root, name);
       fs.mkdirSync(path.join(dir, "camps"), { recursive: true });
       fs.writeFileSync(
@@ -125,16 +77,16 @@ async function main(): Promise<void> {
         const campaign = `campaign-${i}`;
         fs.writeFileSync(
           path.join(dir, "camps", `${campaign}.yaml`),
-          campaignYaml(campaign, sandbox.templateId),
+          benchCampaignYaml(campaign, sandbox.templateId, { pay: false }),
         );
       }
       return { name, dir, env };
     };
     const file = copy("file", fileEnv);
-    await pulumi(file, ["stack", "init", "bench"]);
-    await pulumi(file, ["up", "--yes", "--skip-preview"]);
+    await timedPulumi(file, ["stack", "init", "bench"]);
+    await timedPulumi(file, ["up", "--yes", "--skip-preview"]);
     const exported = path.join(state, "bench.json");
-    fs.writeFileSync(exported, (await pulumi(file, ["stack", "export", "--stack", "bench"])).stdout);
+    fs.writeFileSync(exported, (await timedPulumi(file, ["stack", "export", "--stack", "bench"])).stdout);
     const store = await storeStarting;
     const s3 = copy("object-store", {
       ...fileEnv,
@@ -142,8 +94,8 @@ async function main(): Promise<void> {
       PULUMI_BACKEND_URL: store.backendUrl,
       PULUMI_HOME: path.join(state, "home-s3"),
     });
-    await pulumi(s3, ["stack", "init", "bench"]);
-    await pulumi(s3, ["stack", "import", "--file", exported, "--stack", "bench"]);
+    await timedPulumi(s3, ["stack", "init", "bench"]);
+    await timedPulumi(s3, ["stack", "import", "--file", exported, "--stack", "bench"]);
 
     const times: Record<string, number[]> = { [file.name]: [], [s3.name]: [] };
     for (let round = 0; round < rounds; round++) {
@@ -151,7 +103,7 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? [s3, file] : [file, s3];
       for (const c of order) {
         times[c.name]?.push(
-          (await pulumi(c, ["preview", "--expect-no-changes", "--stack", "bench"])).seconds,
+          (await timedPulumi(c, ["preview", "--expect-no-changes", "--stack", "bench"])).seconds,
         );
       }
     }
