@@ -39,6 +39,10 @@ export interface ObjectStore {
   env: Record<string, string>;
   /** The process id of `weed`, the leader of its own process group. */
   pid: number;
+  /** The temporary folder of its data, configuration and log. */
+  dir: string;
+  /** The Unix sockets `weed` makes for its gRPC ports, at fixed paths in /tmp. */
+  sockets: string[];
   /** The last `lines` lines of the store's log, to explain a failure. */
   logTail(lines?: number): string;
   /** Kills the process group, waits for it to exit, removes the data, the log and the sockets. */
@@ -154,20 +158,21 @@ export async function startObjectStore(options: { bucket?: string } = {}): Promi
   };
   process.once("exit", killGroup);
 
+  const sockets = (
+    [
+      ["master", masterGrpc],
+      ["volume", volumeGrpc],
+      ["filer", filerGrpc],
+      ["s3", s3Grpc],
+    ] as const
+  ).map(([name, port]) => `/tmp/seaweedfs-${name}-grpc-${port}.sock`);
   const stop = async () => {
     process.off("exit", killGroup);
     killGroup();
     await exited;
     fs.rmSync(dir, { recursive: true, force: true });
     // weed serves each gRPC port on a Unix socket at a fixed place in /tmp as well.
-    for (const [name, port] of [
-      ["master", masterGrpc],
-      ["volume", volumeGrpc],
-      ["filer", filerGrpc],
-      ["s3", s3Grpc],
-    ] as const) {
-      fs.rmSync(`/tmp/seaweedfs-${name}-grpc-${port}.sock`, { force: true });
-    }
+    for (const socket of sockets) fs.rmSync(socket, { force: true });
   };
 
   const logTail = (lines = 30) =>
@@ -222,6 +227,8 @@ export async function startObjectStore(options: { bucket?: string } = {}): Promi
       "&response_checksum_validation=when_required",
     env: { AWS_ACCESS_KEY_ID: accessKey, AWS_SECRET_ACCESS_KEY: secretKey, AWS_REGION: "us-east-1" },
     pid,
+    dir,
+    sockets,
     logTail,
     stop,
   };
