@@ -167,7 +167,9 @@ beforeAll(async () => {
   a = runner("runner-a");
   b = runner("runner-b");
   for (const r of [a, b]) await gitIn(root, "clone", "-q", origin.dir, r.dir);
-}, 120_000);
+  // Minutes only when SeaweedFS is not built yet and this file runs without scripts/test.sh, which
+  // builds it first: the store then builds it (scripts/ensure-seaweedfs.sh).
+}, 600_000);
 
 afterAll(async () => {
   for (const child of children) {
