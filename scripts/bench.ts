@@ -12,9 +12,10 @@ import { type BenchFigure, floorKey, parseFigures } from "./bench/result";
 
 /**
  * Every part, in the order it runs: the provider against the bare client (recipients), the
- * sandbox's throughput, the engine floor, and the campaign loader's growth on hostile files.
+ * sandbox's throughput, the engine floor, the campaign loader's growth on hostile files, and the
+ * state in an object store against the file backend.
  */
-export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate"];
+export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate", "object-store"];
 
 function main() {
   const args = process.argv.slice(2);

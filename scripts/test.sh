@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: lint, build (which type-checks the package), type-check of the tests and
 # programs, then every vitest test (unit, integration against the sandbox over HTTP, end to end
-# with the real pulumi CLI, and the package as npm packs it: contents, publint, attw, API report).
+# with the real pulumi CLI, state in an object store included, and the package as npm packs it:
+# contents, publint, attw, API report).
 # Run through scripts/toolchain.sh (`npm test`), which provides Node.js, the dependencies and the
 # Pulumi CLI.
 set -euo pipefail
@@ -14,6 +15,9 @@ rm -rf dist
 npx tsc -p tsconfig.json
 echo "== type-check of tests, examples and programs (they import the built package)"
 npx tsc -p test/tsconfig.json
+echo "== object store for the shared-state tests (SeaweedFS, built once per machine)"
+DIRECTMAIL_WEED="$(bash scripts/ensure-seaweedfs.sh)"
+export DIRECTMAIL_WEED
 echo "== tests (vitest; pulumi $(pulumi version))"
 mkdir -p test-results
 # The reliability parts add their figures to what is there: each run starts from none.

@@ -13,46 +13,26 @@
  *
  *   node dist/scripts/bench/engine.js [--json] [--smoke] [--rounds 3]
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { CheckoutInputFields } from "../../provider/resources/checkout/inputs";
 import { CheckoutOutputFields } from "../../provider/resources/checkout/outputs";
 import { OrderInputFields } from "../../provider/resources/order/inputs";
 import { OrderOutputFields } from "../../provider/resources/order/outputs";
 import { OrderRecipientsInputFields } from "../../provider/resources/order-recipients/inputs";
 import { OrderRecipientsOutputFields } from "../../provider/resources/order-recipients/outputs";
-import { offlinePulumiEnv, startSandbox } from "./processes";
+import {
+  type BenchProject,
+  benchCampaignYaml,
+  median,
+  offlinePulumiEnv,
+  startSandbox,
+  timedPulumi,
+} from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 const repoRoot = path.resolve(__dirname, "../../..");
-const run = promisify(execFile);
-
-function campaignYaml(name: string, templateId: number): string {
-  const rows = Array.from(
-    { length: 10 },
-    (_, i) =>
-      `      - { firstName: Ada${i}, lastName: ${name}, address1: ${i + 1} Main St, city: Springfield, state: IL, zipCode: "62701", custom1: Hi }`,
-  );
-  return [
-    "apiVersion: directmail/v1",
-    "kind: Campaign",
-    "metadata:",
-    `  name: ${name}`,
-    "spec:",
-    "  order:",
-    `    templateId: ${templateId}`,
-    "  recipients:",
-    "    inline:",
-    ...rows,
-    "  checkout:",
-    "    postageType: Standard",
-    "    productionSpeed: Normal",
-    "",
-  ].join("\n");
-}
 
 const campaignsProgram = `const { CampaignFolder } = require("pulumi-directmail");
 new CampaignFolder("campaigns", { dir: "camps" });
@@ -101,36 +81,8 @@ for (let i = 0; i < ${count}; i++) {
 `;
 }
 
-interface Program {
-  name: string;
-  dir: string;
-  env: NodeJS.ProcessEnv;
-}
-
-async function pulumi(program: Program, args: string[]): Promise<number> {
-  const started = performance.now();
-  try {
-    await run("pulumi", [...args, "--non-interactive", "--color", "never"], {
-      cwd: program.dir,
-      env: program.env,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `pulumi ${args.join(" ")} of ${program.name} failed: ${e.stdout ?? ""}${e.stderr ?? e.message}`,
-    );
-  }
-  return (performance.now() - started) / 1000;
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return Number.isInteger(middle)
-    ? ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
-    : (sorted[Math.floor(middle)] as number);
-};
+/** A no-change command's time, in seconds. */
+const pulumi = async (program: BenchProject, args: string[]) => (await timedPulumi(program, args)).seconds;
 
 async function main(): Promise<void> {
   const options = benchOptions();
@@ -162,7 +114,7 @@ async function main(): Promise<void> {
   }
   try {
     const env = offlinePulumiEnv(state, sandbox);
-    const make = (name: string, source: string): Program => {
+    const make = (name: string, source: string): BenchProject => {
       const dir = path.join(root, name);
       fs.mkdirSync(dir);
       fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
@@ -175,7 +127,7 @@ async function main(): Promise<void> {
       const name = `campaign-${i}`;
       fs.writeFileSync(
         path.join(campaigns.dir, "camps", `${name}.yaml`),
-        campaignYaml(name, sandbox.templateId),
+        benchCampaignYaml(name, sandbox.templateId, { pay: true }),
       );
     }
     const noop = make("bench-noop", noopProgram(count));

@@ -2,8 +2,8 @@
  * The benchmark suite at smoke sizes (`npm run bench` is not a test: CI does not time anything):
  * `node dist/scripts/bench.js --smoke` runs every part in its own process, as the full run does,
  * and each part reports its figures with numeric values, into the table and bench-results.json.
- * Whether the targets are met is not asserted: tiny sizes say nothing about them. About a minute,
- * most of it the engine part's pulumi commands.
+ * Whether the targets are met is not asserted: tiny sizes say nothing about them. About a minute
+ * and a half, most of it the pulumi commands of the engine and object-store parts.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -21,6 +21,7 @@ const keysOf: Record<string, string[]> = {
   sandbox: ["sandboxAppendRatio", "sandboxStoreAppendPerSec", "meRatio"],
   engine: ["engineRatioPreview", "engineRatioUp"],
   validate: ["validateGrowth"],
+  "object-store": ["objectStoreNoChangeRatio"],
 };
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-smoke-"));
