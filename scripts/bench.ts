@@ -13,7 +13,7 @@ import { type BenchFigure, parseFigures } from "./bench/result";
  * Every part, in the order it runs: the provider against the bare client (recipients), the
  * sandbox's throughput, the engine floor, and the campaign loader's growth on hostile files.
  */
-export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate"];
+export const benchParts: string[] = ["recipients", "sandbox", "engine", "engine500", "validate"];
 
 function main() {
   const args = process.argv.slice(2);
