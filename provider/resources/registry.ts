@@ -5,10 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { resolveSettings } from "../settings";
-import { addressBookEntryImplementation } from "./address-book-entry/provider";
-import { automationRecipientsImplementation } from "./automation-recipients/provider";
 import { reported } from "./boundary";
-import { checkoutImplementation } from "./checkout/provider";
 import {
   type CheckResult,
   checkService,
@@ -18,15 +15,10 @@ import {
   type ResourceImplementation,
   serviceChecked,
 } from "./context";
-import { conversionsImplementation } from "./conversions/provider";
 import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { KIND, type ResourceKind } from "./kinds";
 import { encodeLongStringsInProviderHost } from "./long-strings";
-import { orderImplementation } from "./order/provider";
-import { orderRecipientsImplementation } from "./order-recipients/provider";
-import { providerInfoImplementation } from "./provider-info/provider";
-import { proximitySearchImplementation } from "./proximity-search/provider";
 import { hookEnded } from "./recipients/memory";
 import { UserError } from "./user-error";
 
@@ -75,28 +67,56 @@ function engineHooks<Inputs extends EngineValues, Outputs extends EngineValues>(
   };
 }
 
-const implementations: Record<string, EngineHooks> = {
-  [KIND.ProviderInfo]: engineHooks(KIND.ProviderInfo, providerInfoImplementation(context)),
-  [KIND.Order]: engineHooks(KIND.Order, orderImplementation(context)),
-  [KIND.OrderRecipients]: engineHooks(KIND.OrderRecipients, orderRecipientsImplementation(context)),
-  [KIND.Checkout]: engineHooks(KIND.Checkout, checkoutImplementation(context)),
-  [KIND.AddressBookEntry]: engineHooks(KIND.AddressBookEntry, addressBookEntryImplementation(context)),
-  [KIND.Conversions]: engineHooks(KIND.Conversions, conversionsImplementation(context)),
-  [KIND.AutomationRecipients]: engineHooks(
-    KIND.AutomationRecipients,
-    automationRecipientsImplementation(context),
-  ),
-  [KIND.ProximitySearch]: engineHooks(KIND.ProximitySearch, proximitySearchImplementation(context)),
-} satisfies Record<ResourceKind, EngineHooks>;
+/**
+ * Each kind's hooks, loaded when the engine first asks for that kind: a stack of campaigns uses three
+ * kinds of eight, and the process loads only their modules (a `require` here, not an `import`).
+ */
+const implementations: Record<string, () => EngineHooks> = {
+  [KIND.ProviderInfo]: () =>
+    engineHooks(KIND.ProviderInfo, require("./provider-info/provider").providerInfoImplementation(context)),
+  [KIND.Order]: () => engineHooks(KIND.Order, require("./order/provider").orderImplementation(context)),
+  [KIND.OrderRecipients]: () =>
+    engineHooks(
+      KIND.OrderRecipients,
+      require("./order-recipients/provider").orderRecipientsImplementation(context),
+    ),
+  [KIND.Checkout]: () =>
+    engineHooks(KIND.Checkout, require("./checkout/provider").checkoutImplementation(context)),
+  [KIND.AddressBookEntry]: () =>
+    engineHooks(
+      KIND.AddressBookEntry,
+      require("./address-book-entry/provider").addressBookEntryImplementation(context),
+    ),
+  [KIND.Conversions]: () =>
+    engineHooks(KIND.Conversions, require("./conversions/provider").conversionsImplementation(context)),
+  [KIND.AutomationRecipients]: () =>
+    engineHooks(
+      KIND.AutomationRecipients,
+      require("./automation-recipients/provider").automationRecipientsImplementation(context),
+    ),
+  [KIND.ProximitySearch]: () =>
+    engineHooks(
+      KIND.ProximitySearch,
+      require("./proximity-search/provider").proximitySearchImplementation(context),
+    ),
+} satisfies Record<ResourceKind, () => EngineHooks>;
+const loaded = new Map<string, EngineHooks>();
 
 /** Kinds whose hooks never call the service: a silent service or a refused key is not theirs to report. */
 const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
 
 export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
-  const found = implementations[kind];
+  const load = Object.hasOwn(implementations, kind) ? implementations[kind] : undefined;
   const asksService = !SERVICE_FREE_KINDS.has(kind);
   const impl = (): EngineHooks => {
-    if (found) return found;
+    if (load) {
+      let hooks = loaded.get(kind);
+      if (!hooks) {
+        hooks = load();
+        loaded.set(kind, hooks);
+      }
+      return hooks;
+    }
     throw new UserError(
       `This version of pulumi-directmail has no resource kind "${kind}". ` +
         "Install the package version that created this resource, or remove it with `pulumi state delete`.",

@@ -11,7 +11,7 @@
  *
  *   node dist/scripts/bench/engine.js [--json] [--smoke] [--rounds 3]
  */
-import { benchCampaigns, engineStacks, noChangeTimes, pulumi } from "./engine-stack";
+import { benchCampaigns, deploy, engineStacks, noChangeTimes } from "./engine-stack";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 /** The no-change ratios' target, at 20 campaigns as at 500. */
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const stacks = await engineStacks("engine", benchCampaigns(count, 1));
   try {
     const { campaigns, noop } = stacks;
-    for (const program of [campaigns, noop]) await pulumi(program, ["up", "--yes", "--skip-preview"]);
+    for (const program of [campaigns, noop]) await deploy(program);
     const times = await noChangeTimes([campaigns, noop], rounds);
     const floor = `${count} x 4 no-op resources`;
     const figure = (command: "preview" | "up", key: string) =>

@@ -13,14 +13,22 @@
  *
  * Deploying takes most of the part's time (both programs, once). `--smoke`: 4 campaigns, one changed.
  *
- *   node dist/scripts/bench/engine500.js [--json] [--smoke] [--rounds 2]
+ *   node dist/scripts/bench/engine500.js [--json] [--smoke] [--rounds 1]
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { EXIT } from "../../cli/review/model";
 import { engineFigure } from "./engine";
-import { benchCampaigns, directmail, engineStacks, median, noChangeTimes, pulumi } from "./engine-stack";
+import {
+  benchCampaigns,
+  deploy,
+  directmail,
+  engineStacks,
+  median,
+  noChangeTimes,
+  pulumi,
+} from "./engine-stack";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 /** `directmail review` over `pulumi preview` of the same change. */
@@ -38,13 +46,13 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const count = options.smoke ? 4 : 500;
   const changed = options.smoke ? 1 : 5;
-  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 2;
+  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 1;
   const stacks = await engineStacks("engine500", benchCampaigns(count, options.smoke ? 2 : 10));
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-review-"));
   try {
     const { campaigns, noop, sandbox } = stacks;
     for (const program of [campaigns, noop]) {
-      const seconds = await pulumi(program, ["up", "--yes", "--skip-preview"]);
+      const seconds = await deploy(program);
       say(`${program.name}: deployed in ${seconds.toFixed(1)} s`);
     }
     // The checkouts settle on the sandbox's clock.
