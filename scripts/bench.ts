@@ -11,7 +11,8 @@ import { type BenchFigure, parseFigures } from "./bench/result";
 
 /**
  * Every part, in the order it runs: the provider against the bare client (recipients), the
- * sandbox's throughput, the engine floor, and the campaign loader's growth on hostile files.
+ * sandbox's throughput, the engine floor at 20 campaigns and at 500 (with the review, status and
+ * report of such a stack), and the campaign loader's growth on hostile files.
  */
 export const benchParts: string[] = ["recipients", "sandbox", "engine", "engine500", "validate"];
 

@@ -171,6 +171,56 @@ export async function timed(
 export const pulumi = async (program: Program, args: string[]) =>
   (await timed(program, "pulumi", [...args, "--non-interactive", "--color", "never"])).seconds;
 
+/** A command's wall time, and the CPU time (user and system) of it and every process it started. */
+export interface Times {
+  wall: number;
+  cpu: number;
+}
+
+/**
+ * Runs a command under bash, whose `times` then prints the CPU time of its children: the command
+ * and everything it waited for (for `pulumi`, the engine, the program's language host and node, the
+ * dynamic provider's process). On a shared machine the CPU time is what the command itself costs;
+ * the wall time also holds whatever else the machine ran meanwhile.
+ */
+export async function cpuTimed(
+  program: Program,
+  command: string[],
+  allowedCodes: number[] = [],
+): Promise<Times & { stdout: string }> {
+  const script = `"$@" > "$OUT"; code=$?; times >&2; exit $code`;
+  const out = path.join(os.tmpdir(), `directmail-bench-out-${process.pid}-${Date.now()}`);
+  const started = performance.now();
+  let stderr = "";
+  try {
+    ({ stderr } = await run("bash", ["-c", script, "bash", ...command], {
+      cwd: program.dir,
+      env: { ...program.env, OUT: out },
+      maxBuffer: 64 * 1024 * 1024,
+    }));
+  } catch (error) {
+    const e = error as { code?: unknown; stderr?: string; message: string };
+    if (typeof e.code !== "number" || !allowedCodes.includes(e.code)) {
+      const stdout = fs.existsSync(out) ? fs.readFileSync(out, "utf8") : "";
+      fs.rmSync(out, { force: true });
+      throw new Error(`${command.join(" ")} in ${program.name} failed: ${stdout}${e.stderr ?? e.message}`);
+    }
+    stderr = e.stderr ?? "";
+  }
+  const wall = (performance.now() - started) / 1000;
+  const stdout = fs.readFileSync(out, "utf8");
+  fs.rmSync(out, { force: true });
+  // `times`: the shell's own user and system time, then its children's (`0m25.130s 0m2.304s`).
+  const children = stderr.trim().split("\n").at(-1) ?? "";
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  if (seconds.length !== 2) throw new Error(`no CPU times from bash's times: ${children}`);
+  return { wall, cpu: (seconds[0] as number) + (seconds[1] as number), stdout };
+}
+
+/** A `pulumi` command's wall and CPU time. */
+export const pulumiTimes = (program: Program, args: string[]) =>
+  cpuTimed(program, ["pulumi", ...args, "--non-interactive", "--color", "never"]);
+
 /**
  * The first `pulumi up` of a program: not timed into any figure, so the engine skips its checkpoint
  * after each step (PULUMI_SKIP_CHECKPOINTS, the state written once at the end). At 1,500 resources
@@ -189,9 +239,12 @@ export const deploy = async (program: Program) =>
     ])
   ).seconds;
 
+/** The `directmail` command of this checkout. */
+export const directmailBin = path.join(repoRoot, "bin/directmail.js");
+
 /** `directmail` of this checkout, run in the program's folder. */
 export const directmail = (program: Program, args: string[], allowedCodes: number[] = []) =>
-  timed(program, process.execPath, [path.join(repoRoot, "bin/directmail.js"), ...args], allowedCodes);
+  timed(program, process.execPath, [directmailBin, ...args], allowedCodes);
 
 export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -289,26 +342,32 @@ export async function engineStacks(name: string, declared: BenchCampaign[]): Pro
 }
 
 /**
- * The medians of `rounds` no-change `pulumi preview` and `pulumi up` of each program, taking turns so
- * that load on the machine falls on both alike; `--expect-no-changes` makes any change a failure.
+ * The medians of `rounds` no-change `pulumi preview` and `pulumi up` of each program (wall and CPU
+ * time, each its own median), taking turns so that load on the machine falls on both alike;
+ * `--expect-no-changes` makes any change a failure.
  */
 export async function noChangeTimes(
   programs: Program[],
   rounds: number,
-): Promise<Record<"preview" | "up", Map<Program, number>>> {
-  const times = { preview: new Map<Program, number[]>(), up: new Map<Program, number[]>() };
+): Promise<Record<"preview" | "up", Map<Program, Times>>> {
+  const times = { preview: new Map<Program, Times[]>(), up: new Map<Program, Times[]>() };
   for (const program of programs) {
     times.preview.set(program, []);
     times.up.set(program, []);
   }
   for (let round = 0; round < rounds; round++) {
     for (const program of programs) {
-      times.preview.get(program)?.push(await pulumi(program, ["preview", "--expect-no-changes"]));
+      times.preview.get(program)?.push(await pulumiTimes(program, ["preview", "--expect-no-changes"]));
       times.up
         .get(program)
-        ?.push(await pulumi(program, ["up", "--yes", "--skip-preview", "--expect-no-changes"]));
+        ?.push(await pulumiTimes(program, ["up", "--yes", "--skip-preview", "--expect-no-changes"]));
     }
   }
-  const medians = (m: Map<Program, number[]>) => new Map([...m].map(([p, t]) => [p, median(t)]));
-  return { preview: medians(times.preview), up: medians(times.up) };
+  return { preview: medianTimes(times.preview), up: medianTimes(times.up) };
 }
+
+/** Each program's median wall and CPU time. */
+export const medianTimes = (m: Map<Program, Times[]>) =>
+  new Map(
+    [...m].map(([p, t]) => [p, { wall: median(t.map((x) => x.wall)), cpu: median(t.map((x) => x.cpu)) }]),
+  );
