@@ -69,38 +69,45 @@ function engineHooks<Inputs extends EngineValues, Outputs extends EngineValues>(
 
 /**
  * Each kind's hooks, loaded when the engine first asks for that kind: a stack of campaigns uses three
- * kinds of eight, and the process loads only their modules (a `require` here, not an `import`).
+ * kinds of eight, and the process loads only their modules.
  */
-const implementations: Record<string, () => EngineHooks> = {
-  [KIND.ProviderInfo]: () =>
-    engineHooks(KIND.ProviderInfo, require("./provider-info/provider").providerInfoImplementation(context)),
-  [KIND.Order]: () => engineHooks(KIND.Order, require("./order/provider").orderImplementation(context)),
-  [KIND.OrderRecipients]: () =>
+const implementations: Record<string, () => Promise<EngineHooks>> = {
+  [KIND.ProviderInfo]: async () =>
+    engineHooks(
+      KIND.ProviderInfo,
+      (await import("./provider-info/provider.js")).providerInfoImplementation(context),
+    ),
+  [KIND.Order]: async () =>
+    engineHooks(KIND.Order, (await import("./order/provider.js")).orderImplementation(context)),
+  [KIND.OrderRecipients]: async () =>
     engineHooks(
       KIND.OrderRecipients,
-      require("./order-recipients/provider").orderRecipientsImplementation(context),
+      (await import("./order-recipients/provider.js")).orderRecipientsImplementation(context),
     ),
-  [KIND.Checkout]: () =>
-    engineHooks(KIND.Checkout, require("./checkout/provider").checkoutImplementation(context)),
-  [KIND.AddressBookEntry]: () =>
+  [KIND.Checkout]: async () =>
+    engineHooks(KIND.Checkout, (await import("./checkout/provider.js")).checkoutImplementation(context)),
+  [KIND.AddressBookEntry]: async () =>
     engineHooks(
       KIND.AddressBookEntry,
-      require("./address-book-entry/provider").addressBookEntryImplementation(context),
+      (await import("./address-book-entry/provider.js")).addressBookEntryImplementation(context),
     ),
-  [KIND.Conversions]: () =>
-    engineHooks(KIND.Conversions, require("./conversions/provider").conversionsImplementation(context)),
-  [KIND.AutomationRecipients]: () =>
+  [KIND.Conversions]: async () =>
+    engineHooks(
+      KIND.Conversions,
+      (await import("./conversions/provider.js")).conversionsImplementation(context),
+    ),
+  [KIND.AutomationRecipients]: async () =>
     engineHooks(
       KIND.AutomationRecipients,
-      require("./automation-recipients/provider").automationRecipientsImplementation(context),
+      (await import("./automation-recipients/provider.js")).automationRecipientsImplementation(context),
     ),
-  [KIND.ProximitySearch]: () =>
+  [KIND.ProximitySearch]: async () =>
     engineHooks(
       KIND.ProximitySearch,
-      require("./proximity-search/provider").proximitySearchImplementation(context),
+      (await import("./proximity-search/provider.js")).proximitySearchImplementation(context),
     ),
-} satisfies Record<ResourceKind, () => EngineHooks>;
-const loaded = new Map<string, EngineHooks>();
+} satisfies Record<ResourceKind, () => Promise<EngineHooks>>;
+const loaded = new Map<string, Promise<EngineHooks>>();
 
 /** Kinds whose hooks never call the service: a silent service or a refused key is not theirs to report. */
 const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
@@ -108,7 +115,7 @@ const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
 export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
   const load = Object.hasOwn(implementations, kind) ? implementations[kind] : undefined;
   const asksService = !SERVICE_FREE_KINDS.has(kind);
-  const impl = (): EngineHooks => {
+  const impl = (): Promise<EngineHooks> => {
     if (load) {
       let hooks = loaded.get(kind);
       if (!hooks) {
@@ -145,12 +152,12 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     }),
     // The engine stores inputs in its own form (engine-inputs.ts); the hooks see them as checked.
     check: guarded("check", async (olds: EngineValues, news: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       const checked = i.check ? await i.check(olds, news) : { inputs: news };
       return { ...checked, inputs: toEngineInputs(kind, checked.inputs, news) };
     }),
     diff: guarded("diff", async (id: string, olds: EngineValues, stored: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       return i.diff
         ? i.diff(id, olds, stored)
         : {
@@ -158,18 +165,18 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
               JSON.stringify(declared(olds)) !== JSON.stringify(declared(fromEngineInputs(kind, stored))),
           };
     }),
-    create: guarded("create", async (stored: EngineValues) => impl().create(stored)),
+    create: guarded("create", async (stored: EngineValues) => (await impl()).create(stored)),
     read: guarded("read", async (id: string, props: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       return i.read ? i.read(id, props) : { id, props };
     }),
     update: guarded("update", async (id: string, olds: EngineValues, stored: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       if (!i.update) throw new UserError(`${kind} ${id} cannot be updated in place`);
       return i.update(id, olds, stored);
     }),
     delete: guarded("delete", async (id: string, props: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       if (i.delete) await i.delete(id, props);
     }),
   };
