@@ -12,10 +12,11 @@ import { type BenchFigure, floorKey, parseFigures } from "./bench/result";
 
 /**
  * Every part, in the order it runs: the provider against the bare client (recipients), the
- * sandbox's throughput, the engine floor, the campaign loader's growth on hostile files, and the
- * state in an object store against the file backend.
+ * sandbox's throughput, the engine floor at 20 campaigns and at 500 (with the review, status and
+ * report of such a stack), the campaign loader's growth on hostile files, and the state in an
+ * object store against the file backend.
  */
-export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate", "object-store"];
+export const benchParts: string[] = ["recipients", "sandbox", "engine", "engine500", "validate", "object-store"];
 
 function main() {
   const args = process.argv.slice(2);

@@ -10,21 +10,14 @@ import { chargesOf } from "../../provider/api/charges";
 import type { DirectMailClient } from "../../provider/api/client";
 import { type DeliveryCounts, deliveryCountsOf, handedToCarrier } from "../../provider/api/delivery";
 import { NotFoundError } from "../../provider/api/errors";
-import {
-  ENTRY_STATUS_SUCCESS,
-  type OrderAnalyticsEntry,
-  type OrderTransactionEntry,
-  type RecipientDeliveryStatus,
-} from "../../provider/api/schemas";
+import { orderEntriesOf } from "../../provider/api/order-entries";
+import { ENTRY_STATUS_SUCCESS, type RecipientDeliveryStatus } from "../../provider/api/schemas";
 import { usd } from "../../provider/money";
 import { terminalSafe } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { clientFor, serviceSettings } from "../stack/settings";
 import { resolveTargets, type Target } from "../stack/targets";
-
-/** Ids per analytics or transactions request: the list travels in the query string. */
-const IDS_PER_CALL = 200;
 
 export interface OrderStatusReport {
   orderId: number;
@@ -84,20 +77,16 @@ export function registerStatusCommand(program: Command): void {
   });
 }
 
-/** Reads every order's status: analytics and transactions in one call each per 200 orders. */
+/** Reads every order's status: analytics and transactions a few hundred orders a request (order-entries.ts). */
 export async function orderStatus(
   client: DirectMailClient,
   targets: readonly Target[],
   recipient?: string,
 ): Promise<OrderStatusReport[]> {
-  const analytics = new Map<number, OrderAnalyticsEntry>();
-  const transactions = new Map<number, OrderTransactionEntry>();
-  for (let i = 0; i < targets.length; i += IDS_PER_CALL) {
-    const ids = targets.slice(i, i + IDS_PER_CALL).map((t) => t.orderId);
-    const [a, t] = await Promise.all([client.getAnalytics(ids), client.getTransactions(ids)]);
-    for (const entry of a.orders) if (entry.orderId !== null) analytics.set(entry.orderId, entry);
-    for (const entry of t.orders) if (entry.orderId !== null) transactions.set(entry.orderId, entry);
-  }
+  const { analytics, transactions } = await orderEntriesOf(
+    client,
+    targets.map((t) => t.orderId),
+  );
   const reports: OrderStatusReport[] = [];
   for (const { orderId, campaign } of targets) {
     const a = analytics.get(orderId);

@@ -3,6 +3,8 @@
  * and, for each order, the service's analytics (entry 12: delivery counts, QR scans) and
  * transactions (entry 13: what it cost). All reads; nothing changes anywhere.
  */
+
+import { orderEntriesOf } from "../../provider/api/order-entries";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient } from "../../provider/index";
 import { type DropReport, dropReportOf } from "../stack/drop-report";
@@ -18,9 +20,6 @@ export interface OrderRef {
   /** Drops at upload, from the state of the campaign's OrderRecipients. */
   drops: DropReport | undefined;
 }
-
-/** Order ids per analytics or transactions request (they go in the query string). */
-const IDS_PER_REQUEST = 50;
 
 /** The orders of a stack's last deployment, in the order of its state. */
 export async function ordersOfStack(selection: StackSelection): Promise<OrderRef[]> {
@@ -43,24 +42,21 @@ export function ordersOf(resources: DeployedResource[]): OrderRef[] {
   return refs;
 }
 
-/** The figures of each order, in the given order. */
+/** The figures of each order, in the given order: a few hundred orders a request (order-entries.ts). */
 export async function gatherOrders(client: DirectMailClient, refs: OrderRef[]): Promise<ReportOrder[]> {
-  const result: ReportOrder[] = [];
-  for (let i = 0; i < refs.length; i += IDS_PER_REQUEST) {
-    const chunk = refs.slice(i, i + IDS_PER_REQUEST);
-    const ids = chunk.map((r) => r.orderId);
-    const [analytics, transactions] = await Promise.all([
-      client.getAnalytics(ids),
-      client.getTransactions(ids),
-    ]);
-    for (const [j, ref] of chunk.entries()) {
-      // One entry per listed id, in the listed order (spec); matched by id all the same.
-      const a = analytics.orders.find((e) => e.orderId === ref.orderId) ?? analytics.orders[j];
-      const t = transactions.orders.find((e) => e.orderId === ref.orderId) ?? transactions.orders[j];
-      result.push(reportOrder(ref.orderId, ref.campaign, a, t, ref.drops));
-    }
-  }
-  return result;
+  const { analytics, transactions } = await orderEntriesOf(
+    client,
+    refs.map((r) => r.orderId),
+  );
+  return refs.map((ref) =>
+    reportOrder(
+      ref.orderId,
+      ref.campaign,
+      analytics.get(ref.orderId),
+      transactions.get(ref.orderId),
+      ref.drops,
+    ),
+  );
 }
 
 /** The Pulumi project's name, for the report's title. */

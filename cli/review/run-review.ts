@@ -12,6 +12,8 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { chargesThisMonth } from "../../provider/api/charges";
+import { analyticsOf } from "../../provider/api/order-entries";
+import { ENTRY_STATUS_NOT_FOUND, type OrderAnalyticsEntry } from "../../provider/api/schemas/analytics";
 import { isEditable } from "../../provider/api/schemas/order";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
@@ -283,6 +285,21 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
     const message = `the service at ${client?.baseUrl} could not be asked: ${(error as Error).message}`;
     if (!input.problems.includes(message)) input.problems.push(message);
   };
+  // Every order's status in a few requests (the analytics take a few hundred ids a request).
+  let entries: Map<number, OrderAnalyticsEntry> | undefined;
+  if (client !== undefined && orderIds.size > 0) {
+    try {
+      entries = await analyticsOf(client, orderIds.values());
+    } catch (error) {
+      serviceProblem(error);
+    }
+  }
+  const statusOf = async (orderId: number): Promise<string | undefined> => {
+    const entry = entries?.get(orderId);
+    if (entry?.status === ENTRY_STATUS_NOT_FOUND) return undefined;
+    // An entry without the status (the interface allows it): the order itself is asked.
+    return entry?.orderStatus ?? (await orderStatus(client as DirectMailClient, orderId));
+  };
 
   return mapLimited(input.names, SERVICE_CONCURRENCY, async (name) => {
     const headCampaign = heads.get(name);
@@ -291,9 +308,9 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
     const orderId = orderIds.get(name);
     const notes: string[] = [];
     let status: string | undefined;
-    if (client !== undefined && orderId !== undefined) {
+    if (entries !== undefined && orderId !== undefined) {
       try {
-        status = await orderStatus(client, orderId);
+        status = await statusOf(orderId);
         if (status === undefined) notes.push(`order ${orderId} of the stack no longer exists at the service`);
       } catch (error) {
         serviceProblem(error);
@@ -337,9 +354,10 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
     const editable = client !== undefined && orderId !== undefined && isEditable(status);
     try {
       const terms = checkoutTerms(facts);
-      if (editable && terms && actionsOf(facts).includes("pay"))
-        facts.quote = await quote(client, orderId, terms);
-      if (editable) {
+      const actions = actionsOf(facts);
+      if (editable && terms && actions.includes("pay")) facts.quote = await quote(client, orderId, terms);
+      // The proof of a draft the change touches: an unchanged draft's is the one its last review showed.
+      if (editable && !actions.includes("no change")) {
         const proof = await saveProof(client, orderId, input.proofsDir, name);
         if ("note" in proof) notes.push(proof.note);
         else facts.proof = proof;

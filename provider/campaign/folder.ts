@@ -95,9 +95,22 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
     // A function is not recorded (the SDK's own Stack passes its program this way): the folder's
     // path stays out of the state, and pointing the stack at another folder changes only campaigns.
     super(COMPONENT_TYPE.CampaignFolder, name, { args: () => args }, opts);
-    this.outputs = this.getData().then((campaigns) =>
-      Object.fromEntries(Object.entries(campaigns).map(([key, campaign]) => [key, outputsOf(campaign)])),
-    );
+    this.outputs = this.getData().then((campaigns) => {
+      const outputs: Record<string, pulumi.Output<CampaignOutputs>> = {};
+      for (const [key, campaign] of Object.entries(campaigns)) {
+        let output: pulumi.Output<CampaignOutputs> | undefined;
+        // Made when read (exported, say): a program that does not read them makes none of their
+        // Outputs, each of which costs the SDK promises and stack traces, ten a campaign.
+        Object.defineProperty(outputs, key, {
+          enumerable: true,
+          get: () => {
+            output ??= outputsOf(campaign);
+            return output;
+          },
+        });
+      }
+      return outputs;
+    });
   }
 
   protected override async initialize(

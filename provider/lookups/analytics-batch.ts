@@ -5,10 +5,9 @@
  * of a hundred campaigns makes one analytics call, not a hundred.
  */
 import type { DirectMailClient } from "../api/client";
+import { ORDER_IDS_PER_REQUEST } from "../api/order-entries";
 import type { OrderAnalyticsEntry } from "../api/schemas/analytics";
 
-/** Ids per request: the list travels in the query string, which the service bounds. */
-export const MAX_IDS_PER_ANALYTICS_CALL = 200;
 /** How long asks are gathered before the request goes. */
 const GATHER_MS = 10;
 
@@ -29,8 +28,8 @@ export function analyticsBatcher(
     scheduled = false;
     const asked = pending;
     pending = [];
-    for (let i = 0; i < asked.length; i += MAX_IDS_PER_ANALYTICS_CALL) {
-      const batch = asked.slice(i, i + MAX_IDS_PER_ANALYTICS_CALL);
+    for (let i = 0; i < asked.length; i += ORDER_IDS_PER_REQUEST) {
+      const batch = asked.slice(i, i + ORDER_IDS_PER_REQUEST);
       const ids = [...new Set(batch.map((p) => p.orderId))];
       client()
         .getAnalytics(ids)

@@ -5,10 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { resolveSettings } from "../settings";
-import { addressBookEntryImplementation } from "./address-book-entry/provider";
-import { automationRecipientsImplementation } from "./automation-recipients/provider";
 import { reported } from "./boundary";
-import { checkoutImplementation } from "./checkout/provider";
 import {
   type CheckResult,
   checkService,
@@ -18,15 +15,10 @@ import {
   type ResourceImplementation,
   serviceChecked,
 } from "./context";
-import { conversionsImplementation } from "./conversions/provider";
 import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { KIND, type ResourceKind } from "./kinds";
 import { encodeLongStringsInProviderHost } from "./long-strings";
-import { orderImplementation } from "./order/provider";
-import { orderRecipientsImplementation } from "./order-recipients/provider";
-import { providerInfoImplementation } from "./provider-info/provider";
-import { proximitySearchImplementation } from "./proximity-search/provider";
 import { hookEnded } from "./recipients/memory";
 import { UserError } from "./user-error";
 
@@ -75,28 +67,63 @@ function engineHooks<Inputs extends EngineValues, Outputs extends EngineValues>(
   };
 }
 
-const implementations: Record<string, EngineHooks> = {
-  [KIND.ProviderInfo]: engineHooks(KIND.ProviderInfo, providerInfoImplementation(context)),
-  [KIND.Order]: engineHooks(KIND.Order, orderImplementation(context)),
-  [KIND.OrderRecipients]: engineHooks(KIND.OrderRecipients, orderRecipientsImplementation(context)),
-  [KIND.Checkout]: engineHooks(KIND.Checkout, checkoutImplementation(context)),
-  [KIND.AddressBookEntry]: engineHooks(KIND.AddressBookEntry, addressBookEntryImplementation(context)),
-  [KIND.Conversions]: engineHooks(KIND.Conversions, conversionsImplementation(context)),
-  [KIND.AutomationRecipients]: engineHooks(
-    KIND.AutomationRecipients,
-    automationRecipientsImplementation(context),
-  ),
-  [KIND.ProximitySearch]: engineHooks(KIND.ProximitySearch, proximitySearchImplementation(context)),
-} satisfies Record<ResourceKind, EngineHooks>;
+/**
+ * Each kind's hooks, loaded when the engine first asks for that kind: a stack of campaigns uses three
+ * kinds of eight, and the process loads only their modules.
+ */
+const implementations: Record<string, () => Promise<EngineHooks>> = {
+  [KIND.ProviderInfo]: async () =>
+    engineHooks(
+      KIND.ProviderInfo,
+      (await import("./provider-info/provider.js")).providerInfoImplementation(context),
+    ),
+  [KIND.Order]: async () =>
+    engineHooks(KIND.Order, (await import("./order/provider.js")).orderImplementation(context)),
+  [KIND.OrderRecipients]: async () =>
+    engineHooks(
+      KIND.OrderRecipients,
+      (await import("./order-recipients/provider.js")).orderRecipientsImplementation(context),
+    ),
+  [KIND.Checkout]: async () =>
+    engineHooks(KIND.Checkout, (await import("./checkout/provider.js")).checkoutImplementation(context)),
+  [KIND.AddressBookEntry]: async () =>
+    engineHooks(
+      KIND.AddressBookEntry,
+      (await import("./address-book-entry/provider.js")).addressBookEntryImplementation(context),
+    ),
+  [KIND.Conversions]: async () =>
+    engineHooks(
+      KIND.Conversions,
+      (await import("./conversions/provider.js")).conversionsImplementation(context),
+    ),
+  [KIND.AutomationRecipients]: async () =>
+    engineHooks(
+      KIND.AutomationRecipients,
+      (await import("./automation-recipients/provider.js")).automationRecipientsImplementation(context),
+    ),
+  [KIND.ProximitySearch]: async () =>
+    engineHooks(
+      KIND.ProximitySearch,
+      (await import("./proximity-search/provider.js")).proximitySearchImplementation(context),
+    ),
+} satisfies Record<ResourceKind, () => Promise<EngineHooks>>;
+const loaded = new Map<string, Promise<EngineHooks>>();
 
 /** Kinds whose hooks never call the service: a silent service or a refused key is not theirs to report. */
 const SERVICE_FREE_KINDS: ReadonlySet<string> = new Set([KIND.ProviderInfo]);
 
 export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> {
-  const found = implementations[kind];
+  const load = Object.hasOwn(implementations, kind) ? implementations[kind] : undefined;
   const asksService = !SERVICE_FREE_KINDS.has(kind);
-  const impl = (): EngineHooks => {
-    if (found) return found;
+  const impl = (): Promise<EngineHooks> => {
+    if (load) {
+      let hooks = loaded.get(kind);
+      if (!hooks) {
+        hooks = load();
+        loaded.set(kind, hooks);
+      }
+      return hooks;
+    }
     throw new UserError(
       `This version of pulumi-directmail has no resource kind "${kind}". ` +
         "Install the package version that created this resource, or remove it with `pulumi state delete`.",
@@ -125,12 +152,12 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     }),
     // The engine stores inputs in its own form (engine-inputs.ts); the hooks see them as checked.
     check: guarded("check", async (olds: EngineValues, news: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       const checked = i.check ? await i.check(olds, news) : { inputs: news };
       return { ...checked, inputs: toEngineInputs(kind, checked.inputs, news) };
     }),
     diff: guarded("diff", async (id: string, olds: EngineValues, stored: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       return i.diff
         ? i.diff(id, olds, stored)
         : {
@@ -138,18 +165,18 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
               JSON.stringify(declared(olds)) !== JSON.stringify(declared(fromEngineInputs(kind, stored))),
           };
     }),
-    create: guarded("create", async (stored: EngineValues) => impl().create(stored)),
+    create: guarded("create", async (stored: EngineValues) => (await impl()).create(stored)),
     read: guarded("read", async (id: string, props: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       return i.read ? i.read(id, props) : { id, props };
     }),
     update: guarded("update", async (id: string, olds: EngineValues, stored: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       if (!i.update) throw new UserError(`${kind} ${id} cannot be updated in place`);
       return i.update(id, olds, stored);
     }),
     delete: guarded("delete", async (id: string, props: EngineValues) => {
-      const i = impl();
+      const i = await impl();
       if (i.delete) await i.delete(id, props);
     }),
   };

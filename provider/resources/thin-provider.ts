@@ -23,35 +23,31 @@ export function thinProvider(kind: string): pulumi.dynamic.ResourceProvider {
 
 const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
 
+/**
+ * Everything below is serialized as source text, once per kind, into every resource's inputs and
+ * outputs in the state: keep it self-contained, and small (its bytes are sent and stored twice a
+ * resource, so comments stay out here). `load` runs in the project's directory, where the package
+ * is installed (inside this repository, package.json's self-reference finds it).
+ */
 function serializedProvider(kind: string): pulumi.dynamic.ResourceProvider {
-  // Everything below is serialized as source text: keep it self-contained.
   const load = () => {
-    const nodeModule = require("node:module");
-    const nodePath = require("node:path");
-    // The provider runs in the project's directory, where the package is installed (inside this
-    // repository, package.json's self-reference finds it).
-    const fromProject = nodeModule.createRequire(nodePath.join(process.cwd(), "__directmail__.js"));
-    let implementation: { providerFor(kind: string): Required<pulumi.dynamic.ResourceProvider> };
+    const from = require("node:module").createRequire(`${process.cwd()}/_.js`);
     try {
-      implementation = fromProject("pulumi-directmail/dist/provider/resources/implementation.js");
+      return from("pulumi-directmail/dist/provider/resources/implementation.js").providerFor(kind);
     } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === "MODULE_NOT_FOUND") {
-        throw new Error(
-          `pulumi-directmail is not installed for the project in ${process.cwd()}; ` +
-            "run `npm install pulumi-directmail` there, then run the command again.",
-        );
-      }
-      throw error;
+      if ((error as { code?: unknown } | null)?.code !== "MODULE_NOT_FOUND") throw error;
+      throw new Error(
+        `pulumi-directmail is not installed for the project in ${process.cwd()}; run \`npm install pulumi-directmail\` there, then run the command again.`,
+      );
     }
-    return implementation.providerFor(kind);
   };
   return {
-    configure: async (req) => load().configure(req),
-    check: async (olds, news) => load().check(olds, news),
-    diff: async (id, olds, news) => load().diff(id, olds, news),
-    create: async (inputs) => load().create(inputs),
-    read: async (id, props) => load().read(id, props),
-    update: async (id, olds, news) => load().update(id, olds, news),
-    delete: async (id, props) => load().delete(id, props),
+    configure: (r) => load().configure(r),
+    check: (o, n) => load().check(o, n),
+    diff: (i, o, n) => load().diff(i, o, n),
+    create: (n) => load().create(n),
+    read: (i, p) => load().read(i, p),
+    update: (i, o, n) => load().update(i, o, n),
+    delete: (i, p) => load().delete(i, p),
   };
 }

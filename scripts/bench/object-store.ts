@@ -16,18 +16,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startObjectStore } from "../object-store-process";
-import {
-  type BenchProject,
-  benchCampaignYaml,
-  median,
-  offlinePulumiEnv,
-  startSandbox,
-  timedPulumi,
-} from "./processes";
+import { benchCampaigns, campaignFile, median, type Program, repoRoot, timed } from "./engine-stack";
+import { offlinePulumiEnv, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
-const repoRoot = path.resolve(__dirname, "../../..");
 const TARGET = 1.3;
+
+const timedPulumi = (program: Program, args: string[]) =>
+  timed(program, "pulumi", [...args, "--non-interactive", "--color", "never"]);
 
 async function main(): Promise<void> {
   const options = benchOptions();
@@ -62,7 +58,7 @@ async function main(): Promise<void> {
   }
   try {
     const fileEnv = offlinePulumiEnv(state, sandbox);
-    const copy = (name: string, env: NodeJS.ProcessEnv): BenchProject => {
+    const copy = (name: string, env: NodeJS.ProcessEnv): Program => {
       const dir = path.join(root, name);
       fs.mkdirSync(path.join(dir, "camps"), { recursive: true });
       fs.writeFileSync(
@@ -73,11 +69,10 @@ async function main(): Promise<void> {
         path.join(dir, "index.js"),
         'const { CampaignFolder } = require("pulumi-directmail");\nnew CampaignFolder("campaigns", { dir: "camps" });\n',
       );
-      for (let i = 0; i < count; i++) {
-        const campaign = `campaign-${i}`;
+      for (const campaign of benchCampaigns(count, 0)) {
         fs.writeFileSync(
-          path.join(dir, "camps", `${campaign}.yaml`),
-          benchCampaignYaml(campaign, sandbox.templateId, { pay: false }),
+          path.join(dir, "camps", `${campaign.name}.yaml`),
+          campaignFile(campaign, sandbox.templateId),
         );
       }
       return { name, dir, env };

@@ -1,8 +1,9 @@
 /** The Order's refresh reads analytics through one batcher: the reads of one moment share a request. */
 import { describe, expect, it } from "vitest";
 import type { DirectMailClient } from "../../../provider/api/client";
+import { ORDER_IDS_PER_REQUEST } from "../../../provider/api/order-entries";
 import type { OrderAnalyticsEntry } from "../../../provider/api/schemas/analytics";
-import { analyticsBatcher, MAX_IDS_PER_ANALYTICS_CALL } from "../../../provider/lookups/analytics-batch";
+import { analyticsBatcher } from "../../../provider/lookups/analytics-batch";
 
 function fakeClient(fail = false) {
   const calls: number[][] = [];
@@ -31,12 +32,12 @@ describe("analyticsBatcher", () => {
     expect(calls).toEqual([[3, 1, 2], [4]]);
   });
 
-  it("splits a large refresh into requests of at most MAX_IDS_PER_ANALYTICS_CALL ids", async () => {
+  it("splits a large refresh into requests of at most ORDER_IDS_PER_REQUEST ids", async () => {
     const { client, calls } = fakeClient();
     const read = analyticsBatcher(() => client);
-    const ids = Array.from({ length: MAX_IDS_PER_ANALYTICS_CALL * 2 + 1 }, (_, i) => i + 1);
+    const ids = Array.from({ length: ORDER_IDS_PER_REQUEST * 2 + 1 }, (_, i) => i + 1);
     await Promise.all(ids.map(read));
-    expect(calls.map((c) => c.length)).toEqual([MAX_IDS_PER_ANALYTICS_CALL, MAX_IDS_PER_ANALYTICS_CALL, 1]);
+    expect(calls.map((c) => c.length)).toEqual([ORDER_IDS_PER_REQUEST, ORDER_IDS_PER_REQUEST, 1]);
   });
 
   it("fails every read of a failed request with its error", async () => {
