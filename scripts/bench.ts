@@ -16,7 +16,14 @@ import { type BenchFigure, floorKey, parseFigures } from "./bench/result";
  * report of such a stack), the campaign loader's growth on hostile files, and the state in an
  * object store against the file backend.
  */
-export const benchParts: string[] = ["recipients", "sandbox", "engine", "engine500", "validate", "object-store"];
+export const benchParts: string[] = [
+  "recipients",
+  "sandbox",
+  "engine",
+  "engine500",
+  "validate",
+  "object-store",
+];
 
 function main() {
   const args = process.argv.slice(2);
