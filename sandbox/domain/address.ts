@@ -7,6 +7,8 @@ import { type AddressInput, checkAddress } from "../../provider/api/address-rule
 
 export type { AddressInput };
 
+const ALL_DIGITS = /^\d*$/;
+
 const SECONDARY = new Set(["APT", "STE", "UNIT", "FL", "RM", "BLDG", "DEPT", "LOT", "SPC", "TRLR", "#"]);
 
 /**
@@ -52,7 +54,7 @@ export function stableHash(text: string, from = 0x811c9dc5): number {
 export function validateAddress(input: AddressInput): AddressResult {
   const { problems, parts } = checkAddress(input);
   if (!parts) return { dpv: "N", standard: null, problems };
-  if (/\bUNDELIVERABLE\b/.test(parts.address1)) {
+  if (parts.address1.includes("UNDELIVERABLE") && /\bUNDELIVERABLE\b/.test(parts.address1)) {
     problems.push({ field: "address1", message: "the carrier reports this address as undeliverable" });
   }
   const { address1, address2, city, state, zip5 } = parts;
@@ -64,7 +66,9 @@ export function validateAddress(input: AddressInput): AddressResult {
   const zip4 =
     parts.zip4 ??
     String(stableHash(zipCode, stableHash("|", stableHash(address1))) % 10_000).padStart(4, "0");
-  const digits = (parts.number ?? "0").replace(/\D/g, "");
+  const number = parts.number ?? "0";
+  // Most house numbers are digits alone: then there is nothing to take out.
+  const digits = ALL_DIGITS.test(number) ? number : number.replace(/\D/g, "");
   const zip2 = digits.slice(-2).padStart(2, "0");
 
   let dpv: DpvCode = "Y";
