@@ -26,7 +26,6 @@ export interface StandardAddress {
   zip4: string;
   zip2: string;
   country: string;
-  fullAddress: string;
 }
 
 export interface AddressResult {
@@ -82,13 +81,12 @@ export function validateAddress(input: AddressInput): AddressResult {
     dpv = "D";
     problems.push({ field: "address2", message: "a multi-unit building needs an apartment or suite number" });
   }
-  const standard = { address1, address2, city, state, zipCode, zip4, zip2, country: "US", fullAddress: "" };
-  standard.fullAddress = fullAddressOf(standard);
-  return { dpv, standard, problems };
+  // Its one-line form (`fullAddressOf`) is made only where it is shown: a stored row derives it.
+  return { dpv, standard: { address1, address2, city, state, zipCode, zip4, zip2, country: "US" }, problems };
 }
 
 /** The one-line form of a standardized address (a stored recipient's `fullAddress`). */
-export function fullAddressOf(a: Omit<StandardAddress, "zip2" | "country" | "fullAddress">): string {
+export function fullAddressOf(a: Omit<StandardAddress, "zip2" | "country">): string {
   const line = a.address2 ? `${a.address1} ${a.address2}` : a.address1;
   return `${line}, ${a.city}, ${a.state} ${a.zipCode}-${a.zip4}`;
 }
