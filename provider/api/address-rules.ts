@@ -7,6 +7,7 @@
  * pass or an anchored regular expression without nested repetition: linear in a value's length.
  */
 import {
+  remembered,
   standardizeCity,
   standardizeLine,
   standardizeState,
@@ -56,23 +57,6 @@ export interface CheckedAddress {
 const blank = (v: string | null | undefined): v is null | undefined | "" => v == null || v.trim() === "";
 
 const COUNTRIES = new Set(["", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA"]);
-
-/**
- * `fn` with its answers remembered: a mailing list repeats few cities and states. Only short texts,
- * at most 10,000 of them, so the memory stays small whatever the lists hold.
- */
-function remembered<T>(fn: (text: string) => T): (text: string) => T {
-  const answers = new Map<string, T>();
-  return (text) => {
-    const known = answers.get(text);
-    if (known !== undefined || answers.has(text)) return known as T;
-    const answer = fn(text);
-    if (text.length > 64) return answer;
-    if (answers.size >= 10_000) answers.clear();
-    answers.set(text, answer);
-    return answer;
-  };
-}
 
 const isUs = remembered((country: string) =>
   COUNTRIES.has(country.toUpperCase().replace(/[.]/g, " ").replace(/\s+/g, " ").trim()),

@@ -7,6 +7,8 @@ import { type AddressInput, checkAddress } from "../../provider/api/address-rule
 
 export type { AddressInput };
 
+const ALL_DIGITS = /^\d*$/;
+
 const SECONDARY = new Set(["APT", "STE", "UNIT", "FL", "RM", "BLDG", "DEPT", "LOT", "SPC", "TRLR", "#"]);
 
 /**
@@ -24,7 +26,6 @@ export interface StandardAddress {
   zip4: string;
   zip2: string;
   country: string;
-  fullAddress: string;
 }
 
 export interface AddressResult {
@@ -52,7 +53,7 @@ export function stableHash(text: string, from = 0x811c9dc5): number {
 export function validateAddress(input: AddressInput): AddressResult {
   const { problems, parts } = checkAddress(input);
   if (!parts) return { dpv: "N", standard: null, problems };
-  if (/\bUNDELIVERABLE\b/.test(parts.address1)) {
+  if (parts.address1.includes("UNDELIVERABLE") && /\bUNDELIVERABLE\b/.test(parts.address1)) {
     problems.push({ field: "address1", message: "the carrier reports this address as undeliverable" });
   }
   const { address1, address2, city, state, zip5 } = parts;
@@ -64,7 +65,9 @@ export function validateAddress(input: AddressInput): AddressResult {
   const zip4 =
     parts.zip4 ??
     String(stableHash(zipCode, stableHash("|", stableHash(address1))) % 10_000).padStart(4, "0");
-  const digits = (parts.number ?? "0").replace(/\D/g, "");
+  const number = parts.number ?? "0";
+  // Most house numbers are digits alone: then there is nothing to take out.
+  const digits = ALL_DIGITS.test(number) ? number : number.replace(/\D/g, "");
   const zip2 = digits.slice(-2).padStart(2, "0");
 
   let dpv: DpvCode = "Y";
@@ -78,13 +81,12 @@ export function validateAddress(input: AddressInput): AddressResult {
     dpv = "D";
     problems.push({ field: "address2", message: "a multi-unit building needs an apartment or suite number" });
   }
-  const standard = { address1, address2, city, state, zipCode, zip4, zip2, country: "US", fullAddress: "" };
-  standard.fullAddress = fullAddressOf(standard);
-  return { dpv, standard, problems };
+  // Its one-line form (`fullAddressOf`) is made only where it is shown: a stored row derives it.
+  return { dpv, standard: { address1, address2, city, state, zipCode, zip4, zip2, country: "US" }, problems };
 }
 
 /** The one-line form of a standardized address (a stored recipient's `fullAddress`). */
-export function fullAddressOf(a: Omit<StandardAddress, "zip2" | "country" | "fullAddress">): string {
+export function fullAddressOf(a: Omit<StandardAddress, "zip2" | "country">): string {
   const line = a.address2 ? `${a.address1} ${a.address2}` : a.address1;
   return `${line}, ${a.city}, ${a.state} ${a.zipCode}-${a.zip4}`;
 }

@@ -8,6 +8,7 @@ import {
   addressKey,
   doNotMailKey,
   duplicateKey,
+  fullAddressOf,
   stableHash,
   validateAddress,
 } from "./address";
@@ -230,20 +231,16 @@ export class Automations {
         );
       }
       const std = result.standard;
+      const fullAddress = fullAddressOf(std);
       if (this.accounts.isDoNotMail(accountId, doNotMailKey(std))) {
-        throw reject(
-          "DO_NOT_MAIL",
-          `${std.fullAddress} is on the account's do-not-mail list`,
-          std.fullAddress,
-          true,
-        );
+        throw reject("DO_NOT_MAIL", `${fullAddress} is on the account's do-not-mail list`, fullAddress, true);
       }
       const key = duplicateKey(input, std);
       if (this.queued(id, "dedupe_key", key)) {
         throw reject(
           "DUPLICATE_RECIPIENT",
-          `the same recipient at ${std.fullAddress} is already queued on integration order ${id}`,
-          std.fullAddress,
+          `the same recipient at ${fullAddress} is already queued on integration order ${id}`,
+          fullAddress,
           true,
         );
       }

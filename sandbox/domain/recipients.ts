@@ -4,7 +4,7 @@ import type { AppendResult, OrderRecipient } from "../../provider/api/schemas";
 import { type OrderRow, packRecipient, type RecipientRow } from "../storage/rows";
 import type { Store } from "../storage/store";
 import type { Accounts } from "./accounts";
-import { doNotMailKey, duplicateKey, validateAddress } from "./address";
+import { doNotMailKey, duplicateKey, fullAddressOf, validateAddress } from "./address";
 import { deliveryStatus, deliveryStatusSince, recipientView } from "./delivery";
 import { ApiError, notFound } from "./errors";
 import { checkImage, IMAGE_FIELDS, type ImageIssue } from "./images";
@@ -15,9 +15,12 @@ import { pageOffset } from "./units";
 /** Rows per INSERT of an append: 8 parameters a row stays far below SQLite's limit of 32,766. */
 const INSERT_CHUNK = 100;
 
-/** The INSERT of `rows` recipient rows (one text per row count; the store keeps each prepared). */
+/** The INSERT of `rows` recipient rows (one text per row count, made once; the store keeps each prepared). */
+const insertSqls: string[] = [];
 function insertSql(rows: number): string {
-  return `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, created, data) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+  insertSqls[rows] ??=
+    `INSERT INTO recipients(order_id, do_not_mail, dpv, first_name, last_name, address1, created, data) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+  return insertSqls[rows];
 }
 
 /**
@@ -166,7 +169,7 @@ export class Recipients {
               dpvConfirmationCode: result.dpv,
               qrUrl,
               deliveryStatus: null,
-              fullAddress: std.fullAddress,
+              fullAddress: fullAddressOf(std),
             },
             reason: "DO_NOT_MAIL: the address is on the account's do-not-mail list",
           };

@@ -2,7 +2,9 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { z } from "zod";
 import { ErrorEnvelope, errorEnvelopeFor, type Profile } from "../../provider/api/schemas";
+import { exactDepth } from "../../provider/api/schemas/exact-check";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../assumptions";
 import { ApiError } from "../domain/errors";
 import { type ControlParts, controlRoutes } from "./control-routes";
@@ -14,7 +16,7 @@ import { redactUrl } from "./log-redaction";
 import "./request";
 import type { V1Parts } from "./v1-handlers";
 import { v1Routes } from "./v1-routes";
-import { serialize } from "./zod";
+import { serialize, takenAsItIs } from "./zod";
 
 export interface AppParts {
   v1: V1Parts;
@@ -158,7 +160,7 @@ export function buildApp(parts: AppParts): FastifyInstance {
     if (request.headers["content-length"] === "0") return done(null, undefined);
     done(unsupportedMediaType(request.headers["content-type"]), undefined);
   });
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, text, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, text, done) => {
     const source = String(text);
     if (source.trim() === "") return done(null, undefined);
     let value: unknown;
@@ -170,6 +172,11 @@ export function buildApp(parts: AppParts): FastifyInstance {
         undefined,
       );
     }
+    // A body its route's schema takes as it stands (its exact check, which the validation then reads
+    // instead of running again) has the schema's shape: it nests no deeper than the schema does.
+    const schema = request.routeOptions.schema?.body as z.ZodType | undefined;
+    if (schema && exactDepth(schema) <= MAX_JSON_DEPTH && takenAsItIs(schema, value))
+      return done(null, value);
     if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
       return done(
         new ApiError(400, "INVALID_JSON", [

@@ -18,15 +18,31 @@ function invalid(issues: readonly z.core.$ZodIssue[], errorCode: string, root: s
   );
 }
 
-/** Values `parseWith` returned as they were, each with the schema its exact check matched. */
-const exactlyParsed = new WeakMap<object, z.ZodType>();
+/** Values whose schema's exact check ran, with the schema and its verdict (see `takenAsItIs`). */
+const judged = new WeakMap<object, { schema: z.ZodType; exact: boolean }>();
 
 /**
  * The schema whose exact check accepted `value` as it stands, when `parseWith` returned it so:
  * the value then has that schema's shape exactly (see exact-check.ts), which the bounds use.
  */
 export function exactSchemaOf(value: unknown): z.ZodType | undefined {
-  return typeof value === "object" && value !== null ? exactlyParsed.get(value) : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  const verdict = judged.get(value);
+  return verdict?.exact ? verdict.schema : undefined;
+}
+
+/**
+ * Whether `schema`'s exact check accepts `value` as it stands (the verdict on an object is
+ * remembered: the body parser asks first, `parseWith` then reads the answer instead of checking
+ * the value again).
+ */
+export function takenAsItIs(schema: z.ZodType, value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return exactCheck(schema)?.(value) === true;
+  const verdict = judged.get(value);
+  if (verdict?.schema === schema) return verdict.exact;
+  const exact = exactCheck(schema)?.(value) === true;
+  judged.set(value, { schema, exact });
+  return exact;
 }
 
 /**
@@ -40,10 +56,7 @@ export function parseWith<T extends z.ZodType>(
   errorCode = "INVALID_REQUEST",
   root = "",
 ): z.output<T> {
-  if (exactCheck(schema)?.(value)) {
-    if (typeof value === "object" && value !== null) exactlyParsed.set(value, schema);
-    return value as z.output<T>;
-  }
+  if (takenAsItIs(schema, value)) return value as z.output<T>;
   const result = schema.safeParse(value);
   if (!result.success) throw invalid(result.error.issues, errorCode, root);
   return result.data;

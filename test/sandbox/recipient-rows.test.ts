@@ -9,12 +9,14 @@ import * as path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { endpoints } from "../../provider/api/endpoints";
 import {
   AppendRecipientsRequest,
   AppendRecipientsResponse,
   type OrderRecipient,
 } from "../../provider/api/schemas";
-import { exactCheck } from "../../provider/api/schemas/exact-check";
+import { exactCheck, exactDepth } from "../../provider/api/schemas/exact-check";
+import { MAX_JSON_DEPTH } from "../../sandbox/assumptions";
 import { parseWith } from "../../sandbox/http/zod";
 import { Sandbox } from "../../sandbox/sandbox";
 import { type RecipientRow, recipientSearchText, unpackRecipient } from "../../sandbox/storage/rows";
@@ -29,6 +31,12 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const ids = (rs: { id: number }[]) => rs.map((r) => r.id);
+
+/** How deep a JSON value nests arrays and objects (a text or number is 0). */
+const depthOf = (value: unknown): number =>
+  typeof value === "object" && value !== null
+    ? 1 + Math.max(0, ...Object.values(value).map((item) => depthOf(item)))
+    : 0;
 
 /** Every recipient of the order (one page of 1,000, which starts at offset 0), with a search. */
 async function all(a: Account, orderId: number, search = ""): Promise<OrderRecipient[]> {
@@ -224,6 +232,19 @@ describe("request bodies taken as they stand", () => {
     expect(parseWith(AppendRecipientsRequest, body)).toBe(body);
   });
 
+  test("a body its schema takes as it stands nests as deep as the schema says, far below the limit", () => {
+    // The body parser skips its depth walk for such a body (sandbox/http/app.ts): each schema with
+    // an exact check has a depth, and one without has none.
+    expect(exactDepth(AppendRecipientsRequest)).toBe(4);
+    expect(depthOf(valid())).toBe(4);
+    for (const def of Object.values(endpoints) as { body?: unknown }[]) {
+      if (!def.body) continue;
+      const schema = def.body as typeof AppendRecipientsRequest;
+      if (exactCheck(schema)) expect(exactDepth(schema)).toBeLessThanOrEqual(MAX_JSON_DEPTH);
+      else expect(exactDepth(schema)).toBe(Number.POSITIVE_INFINITY);
+    }
+  });
+
   test("a body with its keys in another order, or an unknown key, goes through zod: the output is the schema's", () => {
     const body = valid();
     const [first] = body.recipients;
@@ -295,6 +316,7 @@ describe("request bodies taken as they stand", () => {
           const result = AppendRecipientsRequest.safeParse(body);
           expect(result.success).toBe(true);
           expect(JSON.stringify(result.data)).toBe(JSON.stringify(body));
+          expect(depthOf(body)).toBeLessThanOrEqual(exactDepth(AppendRecipientsRequest));
         },
       ),
       { numRuns: 300 },

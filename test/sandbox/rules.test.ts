@@ -2,7 +2,13 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { standardizeLine, standardizeUnitLine } from "../../provider/api/schemas/address-standard";
-import { doNotMailKey, duplicateKey, stableHash, validateAddress } from "../../sandbox/domain/address";
+import {
+  doNotMailKey,
+  duplicateKey,
+  fullAddressOf,
+  stableHash,
+  validateAddress,
+} from "../../sandbox/domain/address";
 import { checkImage } from "../../sandbox/domain/images";
 import { FaultTable } from "../../sandbox/http/faults";
 
@@ -51,6 +57,9 @@ describe("address standardization (docs/sandbox.md, Addresses)", () => {
     ["2 Park Road # 7", "2 PARK RD #7"],
     ["3 Oak Avenue Room 12 Building C", "3 OAK AVE RM 12 BLDG C"],
     ["6 Oak Road Suite", "6 OAK ROAD SUITE"],
+    // After the house number, a street starting with a number is a street like any other.
+    ["5 1st Street", "5 1ST ST"],
+    ["5 North 1st Street East", "5 N 1ST ST E"],
   ])("positional rules: %j -> %j", (input, expected) => {
     expect(standardizeLine(input)).toBe(expected);
   });
@@ -83,6 +92,54 @@ describe("address standardization (docs/sandbox.md, Addresses)", () => {
     }
   });
 
+  test("the street after a house number is standardized the same whatever the number, first or again", () => {
+    // The standard form of the words after a house number is remembered: the same street after
+    // another number, the same line again, and the street in lowercase (cleaned to the same words
+    // before it is looked up) all give the words of the first answer.
+    const word = fc.constantFrom(
+      "North",
+      "n",
+      "Main",
+      "Street",
+      "st",
+      "Avenue",
+      "Road",
+      "Circle",
+      "Point",
+      "Suite",
+      "Apartment",
+      "#4",
+      "# 7",
+      "4B",
+      "1st",
+      "12",
+      "B",
+      "Oak",
+      "East",
+      "Towers",
+      "Parkway",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 6 }),
+        fc.nat(9999),
+        fc.nat(9999),
+        (words, a, b) => {
+          const street = words.join(" ");
+          const first = standardizeLine(`${a} ${street}`);
+          const tail = first.slice(String(a).length + 1);
+          expect(first.startsWith(`${a} `)).toBe(true);
+          expect(standardizeLine(`${b} ${street}`)).toBe(`${b} ${tail}`);
+          expect(standardizeLine(`${a} ${street}`)).toBe(first);
+          expect(standardizeLine(`${b} ${street.toLowerCase()}`)).toBe(`${b} ${tail}`);
+        },
+      ),
+    );
+    // A house number's letters or range leave zip2 its digits.
+    expect(validateAddress({ ...base, address1: "12B Main St" }).standard?.zip2).toBe("12");
+    expect(validateAddress({ ...base, address1: "7-9 Main St" }).standard?.zip2).toBe("07");
+  });
+
   test("state names become codes, ZIP+4 is split, zip4 and zip2 are derived deterministically", () => {
     const a = validateAddress({ ...base, state: "illinois", zipCode: "62701-0042" });
     expect(a.standard).toMatchObject({
@@ -97,7 +154,9 @@ describe("address standardization (docs/sandbox.md, Addresses)", () => {
     expect(b.standard?.zip4).toMatch(/^\d{4}$/);
     expect(again.standard?.zip4).toBe(b.standard?.zip4);
     expect(b.standard?.zip2).toBe("34");
-    expect(b.standard?.fullAddress).toBe(`1234 MAIN ST, SPRINGFIELD, IL 62701-${b.standard?.zip4}`);
+    expect(b.standard && fullAddressOf(b.standard)).toBe(
+      `1234 MAIN ST, SPRINGFIELD, IL 62701-${b.standard?.zip4}`,
+    );
   });
 
   test.each([

@@ -166,6 +166,23 @@ function abbreviateUnits(w: string[], from: number): void {
 }
 
 /**
+ * `fn` with its answers remembered: a mailing list repeats few cities, states and streets. Only
+ * short texts, at most 10,000 of them, so the memory stays small whatever the lists hold.
+ */
+export function remembered<T>(fn: (text: string) => T): (text: string) => T {
+  const answers = new Map<string, T>();
+  return (text) => {
+    const known = answers.get(text);
+    if (known !== undefined || answers.has(text)) return known as T;
+    const answer = fn(text);
+    if (text.length > 64) return answer;
+    if (answers.size >= 10_000) answers.clear();
+    answers.set(text, answer);
+    return answer;
+  };
+}
+
+/**
  * Address line 1, standardized (docs/sandbox.md, "Addresses"). After the house number (a first word
  * starting with a digit) comes the street, then possibly a unit (a designator followed by its number,
  * or `#4`). In the street: the last word is the suffix when a word comes before it; a directional
@@ -175,10 +192,32 @@ function abbreviateUnits(w: string[], from: number): void {
  */
 export function standardizeLine(line: string): string {
   const cleaned = cleanLine(line);
+  const first = cleaned.charCodeAt(0);
+  const space = cleaned.indexOf(" ");
+  if (space > 0 && first >= 48 && first <= 57) {
+    // The rules read the words after the house number alone, and a list repeats its streets: the
+    // street's standard form is remembered, the number put back before it.
+    const street = cleaned.slice(space + 1);
+    const standard = streetOf(street);
+    return standard === street ? cleaned : `${cleaned.slice(0, space)} ${standard}`;
+  }
+  return standardizeWords(cleaned, 0);
+}
+
+/** The words of a line after its house number (the street, then a unit), standardized. */
+const streetOf = remembered((street: string) => standardizeWords(street, -1));
+
+/**
+ * The rules of `standardizeLine` on a cleaned line whose street starts at word `start` (0, or -1
+ * for the words after a house number that is not part of `cleaned`).
+ */
+function standardizeWords(cleaned: string, from: 0 | -1): string {
   const w = cleaned.split(" ");
   if (!spelledOut(w)) return cleaned;
+  // With the house number not in `w`, the street starts at 0 and positions after it are as in the
+  // whole line; without, a first word starting with a digit, followed by a word, is the number.
   const first = (w[0] as string).charCodeAt(0);
-  const start = w.length > 1 && first >= 48 && first <= 57 ? 1 : 0;
+  const start = from === -1 ? 0 : w.length > 1 && first >= 48 && first <= 57 ? 1 : 0;
   let end = w.length;
   for (let i = start + 1; i < w.length; i++) {
     if (unitAt(w, i)) {

@@ -137,3 +137,40 @@ export function exactCheck(schema: z.core.$ZodType): ExactCheck | null {
   }
   return check;
 }
+
+const exactDepths = new WeakMap<z.core.$ZodType, number>();
+
+/**
+ * How deep the values `schema`'s exact check accepts can nest arrays and objects (a text or number
+ * is 0, an object of texts 1), or Infinity when the schema has no check: a value the check accepts
+ * has the schema's shape, so it nests no deeper, whatever its size.
+ */
+export function exactDepth(schema: z.core.$ZodType): number {
+  let depth = exactDepths.get(schema);
+  if (depth === undefined) {
+    // A schema with a check contains no schema without one, nor itself: the recursion ends.
+    depth = exactCheck(schema) ? childDepth(schema) : Number.POSITIVE_INFINITY;
+    exactDepths.set(schema, depth);
+  }
+  return depth;
+}
+
+function childDepth(schema: z.core.$ZodType): number {
+  const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  switch (def.type) {
+    case "nullable":
+      return exactDepth(def.innerType as z.core.$ZodType);
+    case "array":
+      return 1 + exactDepth(def.element as z.core.$ZodType);
+    case "object":
+      return (
+        1 +
+        Math.max(
+          0,
+          ...Object.values(def.shape as Record<string, z.core.$ZodType>).map((field) => exactDepth(field)),
+        )
+      );
+    default:
+      return 0;
+  }
+}

@@ -12,7 +12,7 @@ import {
   toWire,
   wireJson,
 } from "../../../provider/resources/recipients/wire";
-import { validateAddress } from "../../../sandbox/domain/address";
+import { fullAddressOf, validateAddress } from "../../../sandbox/domain/address";
 
 const row: DeclaredRecipient = {
   firstName: "Ada",
@@ -33,12 +33,11 @@ function listed(
   const wire = toWire({ key, content: contentKey(declared), row: 2, recipient: declared }, "custom6");
   const standard = validateAddress(wire.address).standard;
   if (!standard) throw new Error("the test address must be valid");
-  const { fullAddress, ...address } = standard;
   return {
     ...wire,
     id: 501,
-    address,
-    metadata: { ...wire.metadata, dpvConfirmationCode: "Y", fullAddress, ...extra },
+    address: standard,
+    metadata: { ...wire.metadata, dpvConfirmationCode: "Y", fullAddress: fullAddressOf(standard), ...extra },
   };
 }
 
