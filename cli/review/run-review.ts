@@ -13,6 +13,7 @@ import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { chargesThisMonth } from "../../provider/api/charges";
 import { isEditable } from "../../provider/api/schemas/order";
+import { recipientListOf } from "../../provider/campaign/loader";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import { orderOfProgress } from "../../provider/resources/progress";
@@ -358,7 +359,7 @@ function sideOf(
 ): RecipientsSide | undefined {
   if (!side || !campaign) return undefined;
   const { inline, keyColumn, identityField, delimiter } = campaign.document.spec.recipients;
-  const options = { keyColumn, identityField };
+  const options = { keyColumn, identityField, list: recipientListOf(campaign) };
   if (campaign.recipientsFile !== undefined) {
     return {
       source: {
