@@ -11,9 +11,10 @@ import { type BenchFigure, parseFigures } from "./bench/result";
 
 /**
  * Every part, in the order it runs: the provider against the bare client (recipients), the
- * sandbox's throughput, the engine floor, and the campaign loader's growth on hostile files.
+ * sandbox's throughput, the engine floor, the campaign loader's growth on hostile files, and a
+ * million recipients through validate, preview and review.
  */
-export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate"];
+export const benchParts: string[] = ["recipients", "sandbox", "engine", "validate", "big"];
 
 function main() {
   const args = process.argv.slice(2);

@@ -31,3 +31,21 @@ export function offlinePulumiEnv(
     DIRECTMAIL_API_KEY: target.apiKey,
   };
 }
+
+/**
+ * Peak RSS (VmHWM) of each running process whose command line has `marker` and whose working folder
+ * is `cwd`, by pid, in KiB.
+ */
+export function peaksOf(marker: string, cwd: string, peaks: Map<number, number>): void {
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
+      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== cwd) continue;
+      const kib = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"))?.[1]);
+      if (kib > (peaks.get(Number(entry)) ?? 0)) peaks.set(Number(entry), kib);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
