@@ -106,12 +106,20 @@ async function main(): Promise<void> {
   const count = options.smoke ? 2_000 : 1_000_000;
   const changes = options.smoke ? 20 : 1_000;
   const log = (text: string) => process.stderr.write(`big: ${text}\n`);
-  const started = await startSandbox(["--seed", "demo"]);
-  const sandbox = {
-    url: started.url,
-    apiKey: started.first.apiKey as string,
-    templateId: started.first.templates.postcard as number,
+  const started = await startSandbox();
+  // An account of its own, with a template that prints no merge field.
+  const control = async <T>(at: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${started.url}/_sandbox${at}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`control ${at}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
   };
+  const { apiKey } = await control<{ apiKey: string }>("/accounts", {});
+  const { id: templateId } = await control<{ id: number }>("/templates", { apiKey, name: "Bench" });
+  const sandbox = { url: started.url, apiKey, templateId };
   // Under the repository, as the e2e programs are: `pulumi-directmail` resolves to this package.
   fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
   const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", "bench-big-"));
