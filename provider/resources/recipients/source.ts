@@ -74,22 +74,26 @@ function hashKey(text: string): string {
 /** The key of a recipient under a key column, from the column's value (trimmed). */
 export const columnKey = (value: string) => hashKey(`column:${value}`);
 
-/** The declared fields in the order content keys list them, each with its name as JSON. */
-const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS]
-  .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  .map((name) => [name, `[${JSON.stringify(name)},`] as const);
+/** The declared fields in the order content keys list them, and each one's opening as JSON. */
+const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const FIELD_OPENINGS = FIELDS_IN_KEY_ORDER.map((name) => `[${JSON.stringify(name)},`);
+
+/** Text that JSON writes as it is, between quotes: no quote, backslash, control character or lone surrogate. */
+const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /**
  * The key of a recipient from its declared content: field order and blank fields do not matter.
  * It hashes `JSON.stringify` of the non-blank [name, value] pairs sorted by name, written here
- * without the pairs (once per recipient, twice a sync).
+ * without the pairs, and without JSON.stringify for a value that JSON writes as it is (once per
+ * recipient, twice a sync).
  */
 export function contentKey(recipient: DeclaredRecipient): string {
   let json = "[";
-  for (const [name, opening] of FIELDS_IN_KEY_ORDER) {
-    const value = recipient[name];
+  for (let i = 0; i < FIELDS_IN_KEY_ORDER.length; i++) {
+    const value = recipient[FIELDS_IN_KEY_ORDER[i] as keyof DeclaredRecipient];
     if (value === undefined || value === "") continue;
-    json += `${json.length > 1 ? "," : ""}${opening}${JSON.stringify(value)}]`;
+    const text = PLAIN_JSON_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+    json += `${json.length > 1 ? "," : ""}${FIELD_OPENINGS[i]}${text}]`;
   }
   return hashKey(`${json}]`);
 }
