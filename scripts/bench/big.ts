@@ -63,7 +63,22 @@ interface Run {
   seconds: number;
   /** Peak RSS (VmHWM) of each process of the run, by pid, in MiB. */
   peaks: Map<number, number>;
+  /** CPU seconds (user and system) of each process of the run, by pid, as last seen. */
+  cpu: Map<number, number>;
   output: string;
+}
+
+/** The CPU seconds of each process in `pids` so far, from /proc/<pid>/stat (utime + stime, in ticks of 1/100 s). */
+function cpuOf(pids: Iterable<number>, cpu: Map<number, number>): void {
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      if (seconds > (cpu.get(pid) ?? 0)) cpu.set(pid, seconds);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
 }
 
 /**
@@ -73,6 +88,7 @@ interface Run {
 function timed(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve, reject) => {
     const peaks = new Map<number, number>();
+    const cpu = new Map<number, number>();
     const started = performance.now();
     const child = spawn(command, args, { cwd, env });
     let output = "";
@@ -81,19 +97,27 @@ function timed(command: string, args: string[], cwd: string, env: NodeJS.Process
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    const watch = setInterval(() => peaksOf("", cwd, peaks), 50);
+    const watch = setInterval(() => {
+      peaksOf("", cwd, peaks);
+      cpuOf(peaks.keys(), cpu);
+    }, 50);
     child.once("error", reject);
     child.once("exit", (code) => {
       clearInterval(watch);
       const seconds = (performance.now() - started) / 1000;
       const mib = new Map([...peaks].map(([pid, kib]) => [pid, Math.round(kib / 1024)]));
-      if (code === 0) resolve({ seconds, peaks: mib, output });
+      if (code === 0) resolve({ seconds, peaks: mib, cpu, output });
       else reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${output}`));
     });
   });
 }
 
 const peakOf = (run: Run) => Math.max(0, ...run.peaks.values());
+/** The run's time, and the CPU time of its processes: the machine may be shared, and CPU time moves less. */
+const said = (run: Run) => {
+  const cpu = [...run.cpu.values()].reduce((a, b) => a + b, 0);
+  return `${run.seconds.toFixed(1)} s (CPU ${cpu.toFixed(1)} s in ${run.cpu.size} processes), peak ${peakOf(run)} MiB`;
+};
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -181,24 +205,24 @@ async function main(): Promise<void> {
     // Warm-up: node's compile cache and the disk cache hold the CLI and the file for both.
     await timed(process.execPath, [directmail, "--version"], dir, env);
     const bare = await timed(process.execPath, [__filename, "--bare", file], dir, env);
-    log(`bare csv-parse read ${bare.seconds.toFixed(1)} s`);
+    log(`bare csv-parse read ${said(bare)}`);
     const validate = await timed(process.execPath, [directmail, "validate", "campaigns"], dir, env);
-    log(`validate ${validate.seconds.toFixed(1)} s, peak ${peakOf(validate)} MiB`);
+    log(`validate ${said(validate)}`);
 
     const trivial = project("bench-trivial", "module.exports = {};\n");
     await pulumi(trivial, ["stack", "init", "bench"]);
     const floors = [await pulumi(trivial, ["preview"]), await pulumi(trivial, ["preview"])];
     const engineFloor = Math.min(...floors.map((r) => r.seconds));
-    log(`engine floor (preview of a trivial program) ${engineFloor.toFixed(1)} s`);
+    log(`engine floor (preview of a trivial program) ${engineFloor.toFixed(1)} s; ${said(floors[1] as Run)}`);
 
     await pulumi(dir, ["stack", "init", "bench"]);
     const preview = await pulumi(dir, ["preview"]);
-    log(`first preview ${preview.seconds.toFixed(1)} s, peak ${peakOf(preview)} MiB`);
+    log(`first preview ${said(preview)}`);
 
     // The change: every 1,000th row another last name, 1,000 rows added.
     await writeCsv(file, count, Math.floor(count / changes), changes);
     const changePreview = await pulumi(dir, ["preview"]);
-    log(`preview of the change ${changePreview.seconds.toFixed(1)} s`);
+    log(`preview of the change ${said(changePreview)}`);
     const out = path.join(root, "review");
     const review = await timed(
       process.execPath,
@@ -212,7 +236,7 @@ async function main(): Promise<void> {
       throw new Error(
         `the review found ${JSON.stringify({ added: changed?.added, changed: changed?.changed })}`,
       );
-    log(`review ${review.seconds.toFixed(1)} s, peak ${peakOf(review)} MiB`);
+    log(`review ${said(review)}`);
 
     const ratio = (value: number) => Number(value.toFixed(2));
     const validateRatio = ratio(validate.seconds / bare.seconds);

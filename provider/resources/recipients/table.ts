@@ -24,12 +24,14 @@ function hexWord(text: string, at: number): number {
   return word >>> 0;
 }
 
-const hexPair = Buffer.alloc(8);
-/** Two words as 16 hex characters. */
+/** Each byte as its two hex characters. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+const wordHex = (word: number) =>
+  `${BYTE_HEX[word >>> 24]}${BYTE_HEX[(word >>> 16) & 255]}${BYTE_HEX[(word >>> 8) & 255]}${BYTE_HEX[word & 255]}`;
+
+/** Two words as 16 hex characters (twice a recipient for a set's digest: no Buffer made for it). */
 function wordsHex(hi: number, lo: number): string {
-  hexPair.writeUInt32BE(hi, 0);
-  hexPair.writeUInt32BE(lo, 4);
-  return hexPair.toString("hex");
+  return wordHex(hi) + wordHex(lo);
 }
 
 /** One array, reused: wordsOf runs once per recipient, twice a sync. */
