@@ -20,10 +20,9 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { parse as parseCsv } from "csv-parse";
-import { offlinePulumiEnv, peaksOf, startSandbox } from "./processes";
+import { offlinePulumiEnv, peaksOf, programFolders, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 const repoRoot = path.resolve(__dirname, "../../..");
@@ -144,21 +143,7 @@ async function main(): Promise<void> {
   const { apiKey } = await control<{ apiKey: string }>("/accounts", {});
   const { id: templateId } = await control<{ id: number }>("/templates", { apiKey, name: "Bench" });
   const sandbox = { url: started.url, apiKey, templateId };
-  // Under the repository, as the e2e programs are: `pulumi-directmail` resolves to this package.
-  fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
-  const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", "bench-big-"));
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-big-"));
-  const cleanUp = () => {
-    started.child.kill();
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(state, { recursive: true, force: true });
-  };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      cleanUp();
-      process.exit(130);
-    });
-  }
+  const { root, state, cleanUp } = programFolders("big", started.child);
   try {
     const env = offlinePulumiEnv(state, sandbox);
     const project = (name: string, program: string) => {

@@ -15,7 +15,6 @@
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { CheckoutInputFields } from "../../provider/resources/checkout/inputs";
@@ -24,10 +23,9 @@ import { OrderInputFields } from "../../provider/resources/order/inputs";
 import { OrderOutputFields } from "../../provider/resources/order/outputs";
 import { OrderRecipientsInputFields } from "../../provider/resources/order-recipients/inputs";
 import { OrderRecipientsOutputFields } from "../../provider/resources/order-recipients/outputs";
-import { offlinePulumiEnv, startSandbox } from "./processes";
+import { offlinePulumiEnv, programFolders, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
-const repoRoot = path.resolve(__dirname, "../../..");
 const run = promisify(execFile);
 
 function campaignYaml(name: string, templateId: number): string {
@@ -144,22 +142,7 @@ async function main(): Promise<void> {
     apiKey: started.first.apiKey as string,
     templateId: started.first.templates.postcard as number,
   };
-  // Under the repository, as the e2e programs are: `pulumi-directmail` resolves to this package.
-  fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
-  const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", "bench-engine-"));
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-engine-"));
-  const cleanUp = () => {
-    sandbox.child.kill();
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(state, { recursive: true, force: true });
-  };
-  // Interrupted: the sandbox and the programs' folders go too.
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      cleanUp();
-      process.exit(130);
-    });
-  }
+  const { root, state, cleanUp } = programFolders("engine", sandbox.child);
   try {
     const env = offlinePulumiEnv(state, sandbox);
     const make = (name: string, source: string): Program => {

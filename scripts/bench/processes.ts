@@ -2,7 +2,9 @@
  * What the benchmark parts that drive the real CLI share: a sandbox in a process of its own
  * (`directmail sandbox`, in memory), and the environment of an offline `pulumi` run against it.
  */
+import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { startSandboxProcess } from "../sandbox-process";
 
@@ -48,4 +50,32 @@ export function peaksOf(marker: string, cwd: string, peaks: Map<number, number>)
       // Gone meanwhile.
     }
   }
+}
+
+const repoRoot = path.resolve(__dirname, "../../..");
+
+/**
+ * The folders of a part that runs programs: `root` under the repository, as the e2e programs are
+ * (`pulumi-directmail` resolves to this package), and `state` for the backend; `cleanUp` removes
+ * both and stops `sandbox`, and runs too when the part is interrupted.
+ */
+export function programFolders(
+  part: string,
+  sandbox: ChildProcess,
+): { root: string; state: string; cleanUp: () => void } {
+  fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
+  const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", `bench-${part}-`));
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), `directmail-bench-${part}-`));
+  const cleanUp = () => {
+    sandbox.kill();
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(state, { recursive: true, force: true });
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  return { root, state, cleanUp };
 }
