@@ -136,7 +136,10 @@ async function* rowsOf(
   source: RecipientSource,
   keyColumn: string | undefined,
   problem: (p: RecipientProblem) => void,
+  only?: ReadonlySet<number>,
 ): AsyncGenerator<RawRow[]> {
+  // With `only`, a CSV row not in it is not made into an object, and the reading stops past the last.
+  const last = only ? Math.max(0, ...only) : Number.POSITIVE_INFINITY;
   if ("inline" in source) {
     yield source.inline.map((value, index) => ({ row: index + 1, value }));
     return;
@@ -155,6 +158,7 @@ async function* rowsOf(
   if (format === "jsonl") {
     let batch: RawRow[] = [];
     for await (const row of jsonLinesOf(file, source.file)) {
+      if (row.row > last) break;
       batch.push(row);
       if (batch.length === ROWS_PER_BATCH) {
         yield batch;
@@ -190,6 +194,11 @@ async function* rowsOf(
           });
           continue;
         }
+        if (line > last) {
+          yield batch;
+          return;
+        }
+        if (only && !only.has(line)) continue;
         // A plain object: every row has the same shape, which V8 reads fast. The key column (the
         // column so named, whatever a field of that name would be) is held apart: its name is user text.
         const fields: Record<string, string> = {};
@@ -331,9 +340,8 @@ export async function recipientsAtRows(
 ): Promise<Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>> {
   const found = new Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>();
   if (rows.size === 0) return found;
-  const last = Math.max(...rows);
   const ignore = () => {};
-  for await (const batch of rowsOf(source, keyColumn?.trim(), ignore)) {
+  for await (const batch of rowsOf(source, keyColumn?.trim(), ignore, rows)) {
     for (const raw of batch) {
       if (!rows.has(raw.row)) continue;
       const read = fieldsOf(raw, keyColumn?.trim(), ignore);
@@ -343,7 +351,6 @@ export async function recipientsAtRows(
         if (value !== undefined) recipient[name] = value.trim();
       found.set(raw.row, { recipient: recipient as DeclaredRecipient, keyValue: read.keyValue });
     }
-    if ((batch.at(-1)?.row ?? 0) >= last) break;
   }
   return found;
 }
