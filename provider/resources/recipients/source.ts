@@ -40,6 +40,8 @@ export interface RecipientSourceOptions {
   keyColumn?: string;
   /** Stop collecting problems after this many (the count of all of them is still reported). */
   maxProblems?: number;
+  /** The process's memory budget while it reads (memory.ts); MEMORY_BUDGET_BYTES by default. */
+  memoryBudget?: number;
 }
 
 /**
@@ -368,7 +370,7 @@ async function* validRows(
 ): AsyncGenerator<ValidRow[]> {
   const keyColumn = options.keyColumn?.trim();
   for await (const rows of rowsOf(source, keyColumn, problem)) {
-    rowsHandled(rows.length);
+    rowsHandled(rows.length, undefined, options.memoryBudget);
     const valid: ValidRow[] = [];
     for (const raw of rows) {
       const { row } = raw;
