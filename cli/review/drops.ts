@@ -4,17 +4,14 @@
  * by the service's address rules (predicted-drops.ts), as `pulumi up` will send it. Rows and
  * reasons only: no name or address.
  */
+
+import { surveyList } from "../../provider/campaign/recipients-check";
 import {
   decodeIndex,
   isAccepted,
   type RecipientIndex,
 } from "../../provider/resources/recipients/index-codec";
-import {
-  DropTally,
-  type PredictedDrops,
-  predictedDropReason,
-} from "../../provider/resources/recipients/predicted-drops";
-import { loadRecipients } from "../../provider/resources/recipients/source";
+import { DropTally, type PredictedDrops } from "../../provider/resources/recipients/predicted-drops";
 import type { RecipientsSide } from "./recipients";
 
 /** The reason given a recipient dropped on the draft now that the change leaves as it is. */
@@ -29,11 +26,15 @@ export async function predictDraft(
   head: RecipientsSide,
   deployed: Record<string, unknown> | undefined,
 ): Promise<PredictedDrops | undefined> {
-  const loaded = await loadRecipients(head.source, {
-    identityField: head.identityField ?? "custom6",
-    ...(head.keyColumn !== undefined ? { keyColumn: head.keyColumn } : {}),
-  }).catch(() => undefined);
-  if (!loaded || loaded.problemCount > 0) return undefined;
+  const list =
+    head.list ??
+    (await surveyList(head.source, {
+      identityField: head.identityField ?? "custom6",
+      ...(head.keyColumn !== undefined ? { keyColumn: head.keyColumn } : {}),
+    })
+      .then(({ loaded, list }) => (loaded.problemCount > 0 ? undefined : list))
+      .catch(() => undefined));
+  if (!list) return undefined;
   // Under another key column or identity field every recipient is sent again: nothing is kept.
   const sameIdentity =
     deployed?.keyColumn === head.keyColumn &&
@@ -46,12 +47,14 @@ export async function predictDraft(
     // An index this version cannot read: every recipient is judged by the rules alone.
   }
   const tally = new DropTally();
-  for (const { row, key, content, recipient } of loaded.byKey.values()) {
+  // The reason the rules give each recipient was found as the list was read (RecipientList).
+  for (const { row, key, content, tag } of list.set.tagged()) {
+    const reason = tag > 0 ? list.dropReasons[tag - 1] : undefined;
     const now = index?.get(key);
     if (now !== undefined && now.content === content)
       // Dropped now and unchanged: dropped again, for the rules' reason when they give one.
-      tally.add(row, isAccepted(now.id) ? undefined : (predictedDropReason(recipient) ?? STILL_DROPPED));
-    else tally.add(row, predictedDropReason(recipient));
+      tally.add(row, isAccepted(now.id) ? undefined : (reason ?? STILL_DROPPED));
+    else tally.add(row, reason);
   }
   return tally.result;
 }

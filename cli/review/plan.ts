@@ -50,9 +50,9 @@ const SHOWN_SEVERITY: Record<string, Diagnostic["severity"]> = {
 /**
  * Runs `pulumi preview` on the stack and collects what it plans and says. A failed preview is not
  * thrown: its steps so far, its diagnostics and its failure are returned, so the review can say
- * which campaign failed and still report the others.
+ * which campaign failed and still report the others. `signal` stops it (its result is then of no use).
  */
-export async function previewPlan(stack: Stack): Promise<PlanResult> {
+export async function previewPlan(stack: Stack, signal?: AbortSignal): Promise<PlanResult> {
   const steps = new Map<string, PlannedStep>();
   const diagnostics: Diagnostic[] = [];
   const onEvent = (event: EngineEvent) => {
@@ -92,7 +92,7 @@ export async function previewPlan(stack: Stack): Promise<PlanResult> {
   };
   let failure: string | undefined;
   try {
-    await stack.preview({ onEvent });
+    await stack.preview({ onEvent, ...(signal ? { signal } : {}) });
   } catch (error) {
     failure = pulumiMessage(error);
   }

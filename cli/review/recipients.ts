@@ -8,14 +8,11 @@
  * Recipients are personal data and a review is widely visible: entries carry the key value and the
  * row, never a name or an address, unless `showPersonalData` is asked for.
  */
+import { type RecipientList, surveyList } from "../../provider/campaign/recipients-check";
 import type { IdentityField } from "../../provider/index";
-import { keyValuesByRow } from "../../provider/resources/recipients/key-values";
-import {
-  type LoadedRecipient,
-  type LoadedRecipients,
-  loadRecipients,
-  type RecipientSource,
-} from "../../provider/resources/recipients/source";
+import type { DeclaredRecipient } from "../../provider/resources/recipients/declared";
+import { type RecipientSource, recipientsAtRows } from "../../provider/resources/recipients/source";
+import { DeclaredSet } from "../../provider/resources/recipients/table";
 import { shown } from "../../provider/text";
 
 /** The identity field a campaign uses when it names none (OrderRecipients' default). */
@@ -33,6 +30,8 @@ export interface RecipientsSide {
   shownAs: string;
   keyColumn: string | undefined;
   identityField: IdentityField | undefined;
+  /** What the loader read of them, when it did: they are then not read again but for the rows listed. */
+  list?: RecipientList | undefined;
 }
 
 export interface RecipientEntry {
@@ -65,10 +64,42 @@ export interface RecipientChanges {
   notes: string[];
 }
 
+/** The identity of each recipient of a side: by the key column's value (its key) or by its content. */
+function byContent(set: DeclaredSet): DeclaredSet {
+  const contents = new DeclaredSet();
+  // A later recipient of the same content stands for it, at the first one's place, as in a Map.
+  for (const { content, row } of set.values()) contents.add({ key: content, content, row });
+  return contents;
+}
+
+/** The MAX_LISTED lowest rows of many, kept short as they come. */
+class FirstRows<T extends { row: number }> {
+  count = 0;
+  #items: T[] = [];
+
+  add(item: T): void {
+    this.count += 1;
+    this.#items.push(item);
+    if (this.#items.length >= 2 * MAX_LISTED) this.#cut();
+  }
+
+  get items(): T[] {
+    this.#cut();
+    return this.#items;
+  }
+
+  #cut(): void {
+    this.#items.sort((a, b) => a.row - b.row);
+    this.#items.length = Math.min(this.#items.length, MAX_LISTED);
+  }
+}
+
 /**
  * Compares the recipients of a campaign at the base and at the head (either may be missing: a new
  * or a removed campaign). A side whose recipients have problems is left out with a note; the
- * problems themselves are the validation's.
+ * problems themselves are the validation's. Each side's keys, content digests and rows are what
+ * the loader read (RecipientsSide.list), or read here the same way: no recipient's fields are held,
+ * but those of the rows listed, read again up to the last of them.
  */
 export async function compareRecipients(
   base: RecipientsSide | undefined,
@@ -85,70 +116,81 @@ export async function compareRecipients(
         "recipients are compared by content, and every recipient is sent again under its new key",
     );
   }
-  const [baseLoaded, headLoaded] = await Promise.all([
-    base && read(base, keyed, "base", notes),
-    head && read(head, keyed, "head", notes),
+  const [baseSet, headSet] = await Promise.all([
+    base && read(base, "base", notes),
+    head && read(head, "head", notes),
   ]);
-  const identity = (r: LoadedRecipient) => (keyed ? r.key : r.content);
-  const baseBy = new Map([...(baseLoaded?.loaded.byKey.values() ?? [])].map((r) => [identity(r), r]));
-  const headBy = new Map([...(headLoaded?.loaded.byKey.values() ?? [])].map((r) => [identity(r), r]));
+  // Without a key column a recipient's key is its content digest: the sets are by content already.
+  const identities = (side: RecipientsSide, set: DeclaredSet) =>
+    keyed || side.keyColumn === undefined ? set : byContent(set);
+  const baseBy = base && baseSet ? identities(base, baseSet) : new DeclaredSet();
+  const headBy = head && headSet ? identities(head, headSet) : new DeclaredSet();
   const comparable =
-    (base === undefined || baseLoaded !== undefined) && (head === undefined || headLoaded !== undefined);
+    (base === undefined || baseSet !== undefined) && (head === undefined || headSet !== undefined);
 
-  const added: LoadedRecipient[] = [];
-  const changed: [LoadedRecipient, LoadedRecipient][] = [];
-  const removed: LoadedRecipient[] = [];
+  const added = new FirstRows<{ row: number }>();
+  const changed = new FirstRows<{ row: number; before: number }>();
+  const removed = new FirstRows<{ row: number }>();
   if (comparable) {
-    for (const [id, recipient] of headBy) {
-      const before = baseBy.get(id);
-      if (!before) added.push(recipient);
-      else if (before.content !== recipient.content) changed.push([before, recipient]);
+    for (const recipient of headBy.values()) {
+      const before = baseBy.get(recipient.key);
+      if (!before) added.add(recipient);
+      else if (before.content !== recipient.content) changed.add({ row: recipient.row, before: before.row });
     }
-    for (const [id, recipient] of baseBy) if (!headBy.has(id)) removed.push(recipient);
+    for (const recipient of baseBy.values()) if (!headBy.has(recipient.key)) removed.add(recipient);
   }
-  const byRow = (a: { row: number }, b: { row: number }) => a.row - b.row;
-  const entry = (r: LoadedRecipient, keys: Map<number, string> | undefined): RecipientEntry => ({
-    // A key is user text of any length: shown short, its control characters escaped.
-    ...(keys ? { key: shown(keys.get(r.row) ?? "", MAX_KEY_LENGTH) } : {}),
-    row: r.row,
-    ...(options.showPersonalData ? { personal: personOf(r) } : {}),
-  });
+  // The fields (and key values) of the rows listed, each side read again up to the last of them.
+  const wanted = (side: RecipientsSide | undefined, rows: number[], needFields: boolean) =>
+    side && (needFields || keyed) ? recipientsAtRows(side.source, side.keyColumn, new Set(rows)) : undefined;
+  const [headRows, baseRows] = await Promise.all([
+    wanted(
+      head,
+      [...added.items, ...changed.items].map((r) => r.row),
+      options.showPersonalData || changed.count > 0,
+    ),
+    wanted(
+      base,
+      [...removed.items.map((r) => r.row), ...changed.items.map((r) => r.before)],
+      options.showPersonalData || changed.count > 0,
+    ),
+  ]);
+  const entry = (row: number, rows: Awaited<ReturnType<typeof recipientsAtRows>> | undefined) => {
+    const read = rows?.get(row);
+    return {
+      // A key is user text of any length: shown short, its control characters escaped.
+      ...(keyed ? { key: shown(read?.keyValue ?? "", MAX_KEY_LENGTH) } : {}),
+      row,
+      ...(options.showPersonalData ? { personal: personOf(read?.recipient) } : {}),
+    };
+  };
   return {
     by: keyed ? "key" : "content",
     keyColumn: keyed ? keyColumn : undefined,
-    base: base && baseLoaded ? { shownAs: base.shownAs, count: baseLoaded.loaded.byKey.size } : undefined,
-    head: head && headLoaded ? { shownAs: head.shownAs, count: headLoaded.loaded.byKey.size } : undefined,
-    added: added.length,
-    removed: removed.length,
-    changed: changed.length,
-    addedList: added
-      .sort(byRow)
-      .slice(0, MAX_LISTED)
-      .map((r) => entry(r, headLoaded?.keys)),
-    removedList: removed
-      .sort(byRow)
-      .slice(0, MAX_LISTED)
-      .map((r) => entry(r, baseLoaded?.keys)),
-    changedList: changed
-      .sort(([, a], [, b]) => a.row - b.row)
-      .slice(0, MAX_LISTED)
-      .map(([before, after]) => ({
-        ...entry(after, headLoaded?.keys),
-        fields: changedFields(before, after),
-        ...(options.showPersonalData ? { before: personOf(before) } : {}),
-      })),
+    base: base && baseSet ? { shownAs: base.shownAs, count: baseSet.size } : undefined,
+    head: head && headSet ? { shownAs: head.shownAs, count: headSet.size } : undefined,
+    added: added.count,
+    removed: removed.count,
+    changed: changed.count,
+    addedList: added.items.map((r) => entry(r.row, headRows)),
+    removedList: removed.items.map((r) => entry(r.row, baseRows)),
+    changedList: changed.items.map(({ row, before }) => ({
+      ...entry(row, headRows),
+      fields: changedFields(baseRows?.get(before)?.recipient, headRows?.get(row)?.recipient),
+      ...(options.showPersonalData ? { before: personOf(baseRows?.get(before)?.recipient) } : {}),
+    })),
     notes,
   };
 }
 
+/** A side's recipients as the loader read them, or read here; undefined (with a note) when they have problems. */
 async function read(
   side: RecipientsSide,
-  keyed: boolean,
   label: "base" | "head",
   notes: string[],
-): Promise<{ loaded: LoadedRecipients; keys: Map<number, string> | undefined } | undefined> {
+): Promise<DeclaredSet | undefined> {
+  if (side.list) return side.list.set;
   try {
-    const loaded = await loadRecipients(side.source, {
+    const { loaded } = await surveyList(side.source, {
       identityField: side.identityField ?? DEFAULT_IDENTITY_FIELD,
       ...(side.keyColumn !== undefined ? { keyColumn: side.keyColumn } : {}),
     });
@@ -156,9 +198,7 @@ async function read(
       notes.push(`the recipients at the ${label} (${side.shownAs}) have problems; they are not compared`);
       return undefined;
     }
-    const keys =
-      keyed && side.keyColumn !== undefined ? await keyValuesByRow(side.source, side.keyColumn) : undefined;
-    return { loaded, keys };
+    return loaded.set;
   } catch (error) {
     notes.push(
       `the recipients at the ${label} (${side.shownAs}) cannot be read (${(error as Error).message}); ` +
@@ -169,16 +209,19 @@ async function read(
 }
 
 /** The declared fields whose values differ between two versions of a recipient. */
-function changedFields(before: LoadedRecipient, after: LoadedRecipient): string[] {
-  const a = before.recipient as Record<string, string | undefined>;
-  const b = after.recipient as Record<string, string | undefined>;
+function changedFields(
+  before: DeclaredRecipient | undefined,
+  after: DeclaredRecipient | undefined,
+): string[] {
+  const a = (before ?? {}) as Record<string, string | undefined>;
+  const b = (after ?? {}) as Record<string, string | undefined>;
   const names = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...names].filter((name) => (a[name] ?? "") !== (b[name] ?? "")).sort();
 }
 
 /** Name and address in one line: personal data, shown only when asked for. */
-function personOf(r: LoadedRecipient): string {
-  const p = r.recipient;
+function personOf(p: DeclaredRecipient | undefined): string {
+  if (p === undefined) return "";
   const name = [p.firstName, p.lastName].filter(Boolean).join(" ");
   return [name, p.toOrganization, p.address1, p.address2, p.city, [p.state, p.zipCode].join(" ")]
     .filter((part) => part !== undefined && part.trim() !== "")

@@ -10,11 +10,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { parse as parseYaml } from "yaml";
 import { chargesThisMonth } from "../../provider/api/charges";
 import { analyticsOf } from "../../provider/api/order-entries";
 import { ENTRY_STATUS_NOT_FOUND, type OrderAnalyticsEntry } from "../../provider/api/schemas/analytics";
 import { isEditable } from "../../provider/api/schemas/order";
+import { recipientListOf } from "../../provider/campaign/loader";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import { orderOfProgress } from "../../provider/resources/progress";
@@ -122,6 +124,41 @@ async function reviewWith(
   await fs.rm(proofsDir, { recursive: true, force: true });
   await fs.mkdir(proofsDir, { recursive: true });
 
+  // The preview runs in processes of its own (the pulumi CLI, the program, the provider) while this
+  // one reads the campaign files at the head and at the base: a list of a million recipients takes
+  // seconds to read on each side. It is stopped, and not used, when the head's files have problems.
+  const stack = target !== undefined ? await stackOf(target.selection) : undefined;
+  const stop = new AbortController();
+  const preview = stack ? { stack, planning: previewPlan(stack, stop.signal), stop } : undefined;
+  try {
+    return await reviewFiles({ root, dir, out, proofsDir, project, target, preview }, options);
+  } finally {
+    // Whatever happened meanwhile, no preview is left running.
+    stop.abort();
+    await preview?.planning;
+  }
+}
+
+/** A preview started ahead of the files' checks: its stack, its plan to come, and what stops it. */
+interface EarlyPreview {
+  stack: Stack;
+  planning: Promise<PlanResult>;
+  stop: AbortController;
+}
+
+async function reviewFiles(
+  where: {
+    root: string;
+    dir: string;
+    out: string;
+    proofsDir: string;
+    project: string;
+    target: StackTarget | undefined;
+    preview: EarlyPreview | undefined;
+  },
+  options: ReviewOptions,
+): Promise<ReviewOutcome> {
+  const { root, dir, out, proofsDir, project, target, preview } = where;
   const problems: string[] = [];
   const head = await loadSide(root, dir);
   // Drops above a maxDroppedPercent show under their campaign, figured with the draft's state too.
@@ -142,17 +179,21 @@ async function reviewWith(
     let plan: PlanResult = { steps: [], diagnostics: [], failure: undefined };
     let state: DeployedResource[] = [];
     let client: DirectMailClient | undefined;
-    if (target !== undefined) {
-      const stack = await stackOf(target.selection);
+    if (target !== undefined && preview !== undefined) {
+      const { stack } = preview;
       if (validation.length > 0) {
+        preview.stop.abort();
+        await preview.planning;
         problems.push("the preview did not run: the campaign files have problems (listed below)");
       } else if (dropLimits.length > 0) {
         // The program refuses what the loader refuses: a preview would only say it again.
+        preview.stop.abort();
+        await preview.planning;
         problems.push(
           "the preview did not run: a campaign's recipients exceed its maxDroppedPercent (see below)",
         );
       } else {
-        plan = await previewPlan(stack);
+        plan = await preview.planning;
       }
       state = await deployedResources(stack);
       client = clientFor(target.settings);
@@ -376,7 +417,7 @@ function sideOf(
 ): RecipientsSide | undefined {
   if (!side || !campaign) return undefined;
   const { inline, keyColumn, identityField, delimiter } = campaign.document.spec.recipients;
-  const options = { keyColumn, identityField };
+  const options = { keyColumn, identityField, list: recipientListOf(campaign) };
   if (campaign.recipientsFile !== undefined) {
     return {
       source: {

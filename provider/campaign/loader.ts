@@ -24,12 +24,12 @@ import { overDropLimit, type PredictedDrops } from "../resources/recipients/pred
 import { LineTracker, notTextAt } from "../text";
 import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
-import { checkRecipients, type RecipientsCheck } from "./recipients-check";
+import { checkRecipients, type RecipientList, type RecipientsCheck } from "./recipients-check";
 import { CampaignDocument, DOCUMENT_KINDS, type ResourceDocument } from "./schema";
 import { type ParsedDocument, parseFile, positionOf, valueAt } from "./yaml-document";
 
 export type { CampaignProblem } from "./problem";
-export { MAX_RECIPIENT_PROBLEMS } from "./recipients-check";
+export { MAX_RECIPIENT_PROBLEMS, type RecipientList } from "./recipients-check";
 export { MAX_ALIAS_VALUES, MAX_NESTING } from "./yaml-document";
 
 export interface LoadedCampaign {
@@ -45,6 +45,20 @@ export interface LoadedCampaign {
   /** The recipients the service will drop by its address rules, told offline. */
   predictedDrops?: PredictedDrops;
 }
+
+/**
+ * What the loader read of each campaign's recipients (recipientListOf), kept beside the campaign
+ * rather than in it: LoadedCampaign is public, its recipients' keys are not.
+ */
+const recipientLists = new WeakMap<LoadedCampaign, RecipientList>();
+
+/**
+ * What the loader read of a campaign's recipients (their keys, rows and the fields they fill in,
+ * never their rows), so that nothing reads them again for that; undefined for a campaign the
+ * loader did not make.
+ */
+export const recipientListOf = (campaign: LoadedCampaign): RecipientList | undefined =>
+  recipientLists.get(campaign);
 
 /** A document of another kind than Campaign (`Conversions`, `Automation`), checked. */
 export interface LoadedResourceDocument {
@@ -198,7 +212,11 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
         }
         continue;
       }
-      const { file: recipientsFile, predicted } = await checkRecipients(
+      const {
+        file: recipientsFile,
+        predicted,
+        list,
+      } = await checkRecipients(
         parsed,
         { problems: fileProblems, late: lateProblems, warnings },
         recipientChecks,
@@ -211,14 +229,16 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
           : undefined;
       if (fileProblems.length + lateProblems.length === before) {
         const document = CampaignDocument.parse(parsed.value);
-        campaigns.push({
+        const campaign: LoadedCampaign = {
           file,
           documentIndex: parsed.index,
           document,
           ...(recipientsFile !== undefined ? { recipientsFile } : {}),
           ...(conversionsFile !== undefined ? { conversionsFile } : {}),
           ...(predicted !== undefined ? { predictedDrops: predicted } : {}),
-        });
+        };
+        if (list !== undefined) recipientLists.set(campaign, list);
+        campaigns.push(campaign);
         // A campaign valid in itself stays listed with this problem: a review shows it under it.
         const over = predicted && overDropLimit(predicted, document.spec.recipients.maxDroppedPercent);
         if (over) {

@@ -6,9 +6,14 @@
  */
 import * as fs from "node:fs/promises";
 import type { ServiceFacts } from "../lookups/facts";
-import { type CheckedField, checkOrderOnline, type DeclaredRow } from "../lookups/order-check";
+import {
+  type CheckedField,
+  checkOrderOnline,
+  type DeclaredRow,
+  type FieldPresence,
+} from "../lookups/order-check";
 import { loadRecipients } from "../resources/recipients/source";
-import type { LoadedCampaign } from "./loader";
+import { type LoadedCampaign, recipientListOf } from "./loader";
 import type { CampaignProblem, Path } from "./problem";
 import { type ParsedDocument, parseFile, positionOf } from "./yaml-document";
 
@@ -51,8 +56,13 @@ function pathOf(field: CheckedField, fromFile: boolean): Path {
   return ["spec", "recipients", fromFile ? "file" : "inline"];
 }
 
-/** The campaign's recipients as declared (the loader checked them), by row. */
-async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[]> {
+/**
+ * What the loader read of the campaign's recipients (it checked them): the fields they fill in,
+ * told as it read them once; read again only for a campaign loaded without them.
+ */
+async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | FieldPresence> {
+  const list = recipientListOf(campaign);
+  if (list) return list.fields;
   const { recipients } = campaign.document.spec;
   const options = {
     identityField: recipients.identityField ?? "custom6",

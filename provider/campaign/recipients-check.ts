@@ -8,15 +8,18 @@ import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
 import { SourceFileError, wholeTextOf } from "../files/text";
+import { FieldPresence } from "../lookups/order-check";
 import { type CsvDelimiter, canonicalFieldName } from "../resources/recipients/declared";
 import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
   formatOf,
-  type LoadedRecipients,
-  loadRecipients,
   type RecipientFormat,
+  type RecipientSource,
   type RecipientSourceOptions,
+  type ScannedRecipients,
+  surveyRecipients,
 } from "../resources/recipients/source";
+import type { DeclaredSet } from "../resources/recipients/table";
 import { shown } from "../text";
 import { label } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Path, type Position } from "./problem";
@@ -25,6 +28,18 @@ import { keyText, nodeAt, nodePosition, type ParsedDocument, positionOf, valueAt
 
 /** Problems reported per recipient source; the rest are counted in one more problem. */
 export const MAX_RECIPIENT_PROBLEMS = 100;
+
+/**
+ * What the loader keeps of a valid recipient list, read once: each recipient's key, content digest
+ * and row (and, beside it, the index + 1 of the reason the service will drop it for in
+ * `dropReasons`, 0 when it will not), and which fields the recipients fill in. Never their rows:
+ * a million recipients take about 50 MB here.
+ */
+export interface RecipientList {
+  set: DeclaredSet;
+  dropReasons: string[];
+  fields: FieldPresence;
+}
 
 /** What checking one recipients file found, kept for the other documents that name it. */
 export interface RecipientsCheck {
@@ -38,38 +53,77 @@ export interface RecipientsCheck {
     atFileValue: ((declared: string) => string)[];
     predicted: PredictedDrops;
   };
+  /** The list; undefined when the file has problems. */
+  list?: RecipientList;
 }
 
 /** What the recipients of a document are: their file, and the drops predicted when they are valid. */
 export interface CheckedRecipients {
   file?: string;
   predicted?: PredictedDrops;
+  list?: RecipientList;
 }
 
 /** A warning's words for a row the service will drop. */
 const willDrop = (what: string, reason: string) => `the service will drop this ${what}: ${reason}`;
 
 /**
- * The recipients the service will drop (predicted-drops.ts), each placed by `at`, at most
- * MAX_RECIPIENT_PROBLEMS of them; `more` says how many others there are.
+ * A recipient list read once (surveyRecipients), told as it goes by: the recipients the service
+ * will drop (predicted-drops.ts), the first MAX_RECIPIENT_PROBLEMS of them kept with their rows
+ * and the others counted (`more`), and the fields the recipients fill in.
  */
-function predictDrops(
-  loaded: LoadedRecipients,
-  at: (row: number, reason: string) => CampaignProblem,
-): { warnings: CampaignProblem[]; more: number; predicted: PredictedDrops } {
+export async function surveyList(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+): Promise<{
+  loaded: Omit<ScannedRecipients, "digest">;
+  list: RecipientList;
+  drops: { rows: { row: number; reason: string }[]; more: number; predicted: PredictedDrops };
+}> {
   const tally = new DropTally();
-  const warnings: CampaignProblem[] = [];
+  const fields = new FieldPresence();
+  const dropReasons: string[] = [];
+  const reasonIds = new Map<string, number>();
+  const rows: { row: number; reason: string }[] = [];
   let more = 0;
-  for (const { row, recipient } of loaded.byKey.values()) {
-    const reason = predictedDropReason(recipient);
-    tally.add(row, reason);
-    if (reason === undefined) continue;
-    if (warnings.length < MAX_RECIPIENT_PROBLEMS) warnings.push({ ...at(row, reason), warning: true });
-    else more += 1;
-  }
-  // Rows in file order: a list's keys are in the order rows were first seen, which is row order.
-  warnings.sort((a, b) => a.line - b.line || a.column - b.column);
-  return { warnings, more, predicted: tally.result };
+  // It holds about 50 MB at a million recipients: a lower budget than the provider's keeps the CLI
+  // and the program well within theirs.
+  const loaded = await surveyRecipients(
+    source,
+    { ...options, memoryBudget: LIST_MEMORY_BUDGET },
+    ({ row, recipient }) => {
+      fields.add(row, recipient);
+      const reason = predictedDropReason(recipient);
+      tally.add(row, reason);
+      if (reason === undefined) return 0;
+      // In row order: the survey hands recipients on in the list's order.
+      if (rows.length < MAX_RECIPIENT_PROBLEMS) rows.push({ row, reason });
+      else more += 1;
+      let id = reasonIds.get(reason);
+      if (id === undefined) {
+        id = dropReasons.push(reason);
+        reasonIds.set(reason, id);
+      }
+      return id;
+    },
+  );
+  return {
+    loaded,
+    list: { set: loaded.set, dropReasons, fields },
+    drops: { rows, more, predicted: tally.result },
+  };
+}
+
+/** The memory budget (memory.ts) of a process while it reads a list for the campaign checks. */
+const LIST_MEMORY_BUDGET = 256 * 1024 * 1024;
+
+/** Drop warnings, placed by `at`, in their rows' order. */
+function dropWarnings(
+  rows: { row: number; reason: string }[],
+  at: (row: number, reason: string) => CampaignProblem,
+): CampaignProblem[] {
+  const warnings = rows.map(({ row, reason }) => ({ ...at(row, reason), warning: true as const }));
+  return warnings.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 const moreDrops = (more: number) => (declared: string) =>
@@ -103,7 +157,7 @@ export async function checkRecipients(
     numbersLosingDigits(parsed, problems);
     // The recipients as written, not zod's copies of them: those lose a key such as `__proto__`.
     const inline = valueAt(parsed.value, ["spec", "recipients", "inline"]) as Record<string, unknown>[];
-    const loaded = await loadRecipients({ inline }, options);
+    const { loaded, list, drops } = await surveyList({ inline }, options);
     const written = new Map<number, Map<string, string>>();
     for (const problem of loaded.problems) {
       const item: Path = ["inline", problem.row - 1];
@@ -128,7 +182,7 @@ export async function checkRecipients(
       });
     }
     if (loaded.problemCount > 0) return {};
-    const drops = predictDrops(loaded, (row, reason) => {
+    const dropped = dropWarnings(drops.rows, (row, reason) => {
       const item: Path = ["spec", "recipients", "inline", row - 1];
       return {
         file: parsed.file,
@@ -136,14 +190,14 @@ export async function checkRecipients(
         message: `${label(item)}: ${willDrop("recipient", reason)}`,
       };
     });
-    for (const warning of drops.warnings) warnings.push(warning);
+    for (const warning of dropped) warnings.push(warning);
     if (drops.more > 0)
       warnings.push({
         ...at(["inline"]),
         message: moreDrops(drops.more)("spec.recipients.inline"),
         warning: true,
       });
-    return { predicted: drops.predicted };
+    return { predicted: drops.predicted, list };
   }
 
   const declared = section.data.file as string;
@@ -185,6 +239,7 @@ export async function checkRecipients(
   for (const problem of checked.late) late.push(problem);
   for (const message of checked.atFileValue) fileProblem(message(`"${shown(declared)}"`));
   if (!checked.drops) return { file };
+  const list = checked.list ? { list: checked.list } : {};
   for (const warning of checked.drops.warnings) warnings.push(warning);
   for (const message of checked.drops.atFileValue)
     warnings.push({
@@ -192,7 +247,7 @@ export async function checkRecipients(
       message: `spec.recipients.file: ${message(`"${shown(declared)}"`)}`,
       warning: true,
     });
-  return { file, predicted: checked.drops.predicted };
+  return { file, predicted: checked.drops.predicted, ...list };
 }
 
 /** Reads and checks one recipients file; see checkRecipients. */
@@ -217,11 +272,14 @@ export async function checkRecipientsFile(
   }
   try {
     const { root, delimiter, ...sourceOptions } = options;
-    const loaded = await loadRecipients({ file, root, ...(delimiter ? { delimiter } : {}) }, sourceOptions);
+    const { loaded, list, drops } = await surveyList(
+      { file, root, ...(delimiter ? { delimiter } : {}) },
+      sourceOptions,
+    );
     const rowOf = (row: number) => ({ line: row, column: 1 });
     if (loaded.problemCount === 0) {
       // Placed at their rows below, in a JSON array once the elements' positions are known.
-      const drops = predictDrops(loaded, (row, reason) => ({
+      const warnings = dropWarnings(drops.rows, (row, reason) => ({
         file,
         ...rowOf(row),
         message: willDrop("row", reason),
@@ -230,7 +288,12 @@ export async function checkRecipientsFile(
       return {
         late,
         atFileValue,
-        drops: { ...drops, atFileValue: more, warnings: await placedInJson(file, drops.warnings) },
+        drops: {
+          predicted: drops.predicted,
+          atFileValue: more,
+          warnings: await placedInJson(file, warnings),
+        },
+        list,
       };
     }
     // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.

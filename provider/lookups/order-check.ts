@@ -39,10 +39,81 @@ const MAX_NAMED = 10;
 
 const GLOBAL_FONT = "Global";
 
-/** Runs the checks of one order and its recipients (rows read once, in one pass). */
+/** Whether a value is filled in: not blank (a value that starts with a letter or digit is not, without trimming it). */
+const filled = (value: string | undefined) =>
+  value !== undefined && value !== "" && (value.charCodeAt(0) > 32 || value.trim() !== "");
+
+/**
+ * Which fields the recipients of a list fill in, told as the list is read once, row by row in
+ * order: for each field, how many recipients lack it and the first MAX_ROWS_NAMED of their rows.
+ * It keeps a count a field and a few rows, never a recipient, so the merge fields a template
+ * prints are checked without reading the list again.
+ */
+export class FieldPresence {
+  /** Recipients counted. */
+  total = 0;
+  /** The first MAX_ROWS_NAMED rows: the rows that lack a field none has. */
+  readonly #firstRows: number[] = [];
+  /** Each field some recipient has, by its number in the arrays below. */
+  readonly #numbers = new Map<string, number>();
+  /** Recipients that have each field filled in, by number. */
+  #filled: number[] = [];
+  /** The first rows that lack each field, by number. */
+  readonly #missingRows: number[][] = [];
+  /** The fields whose first missing rows are not all found yet. */
+  #collecting: { field: string; rows: number[] }[] = [];
+
+  /** One recipient, its row after the rows added before it. */
+  add(row: number, fields: Readonly<Record<string, string | undefined>>): void {
+    this.total += 1;
+    if (this.#firstRows.length < MAX_ROWS_NAMED) this.#firstRows.push(row);
+    let full = false;
+    for (const { field, rows } of this.#collecting) {
+      if (filled(fields[field])) continue;
+      rows.push(row);
+      full ||= rows.length >= MAX_ROWS_NAMED;
+    }
+    if (full) this.#collecting = this.#collecting.filter(({ rows }) => rows.length < MAX_ROWS_NAMED);
+    for (const field in fields) {
+      if (!filled(fields[field])) continue;
+      const number = this.#numbers.get(field);
+      if (number !== undefined) {
+        this.#filled[number] = (this.#filled[number] as number) + 1;
+        continue;
+      }
+      // The first recipient with this field: every one before lacked it.
+      const rows = this.#firstRows.slice(0, this.total - 1);
+      this.#numbers.set(field, this.#filled.length);
+      this.#filled.push(1);
+      this.#missingRows.push(rows);
+      if (rows.length < MAX_ROWS_NAMED) this.#collecting.push({ field, rows });
+    }
+  }
+
+  /** How many recipients lack `field`, and the first rows that do. */
+  missing(field: string): { count: number; rows: number[] } {
+    const number = this.#numbers.get(field);
+    if (number === undefined) return { count: this.total, rows: [...this.#firstRows] };
+    return {
+      count: this.total - (this.#filled[number] as number),
+      rows: [...(this.#missingRows[number] ?? [])],
+    };
+  }
+
+  static of(recipients: Iterable<DeclaredRow>): FieldPresence {
+    const presence = new FieldPresence();
+    for (const { row, fields } of recipients) presence.add(row, fields);
+    return presence;
+  }
+}
+
+/**
+ * Runs the checks of one order and its recipients: their rows in order (read once, in one pass),
+ * or what FieldPresence told of them as they were read.
+ */
 export async function checkOrderOnline(
   order: OrderDeclaration,
-  recipients: Iterable<DeclaredRow>,
+  recipients: Iterable<DeclaredRow> | FieldPresence,
   facts: ServiceFacts,
 ): Promise<OnlineFinding[]> {
   const findings: OnlineFinding[] = [];
@@ -130,21 +201,15 @@ function qrFindings(order: OrderDeclaration, template: Template): OnlineFinding[
   return findings;
 }
 
-function mergeFieldFindings(template: Template, recipients: Iterable<DeclaredRow>): OnlineFinding[] {
+function mergeFieldFindings(
+  template: Template,
+  recipients: Iterable<DeclaredRow> | FieldPresence,
+): OnlineFinding[] {
   const printed = template.requiredMergeFields ?? [];
   if (printed.length === 0) return [];
-  const missing = new Map<string, { count: number; rows: number[] }>(
-    printed.map((field) => [field, { count: 0, rows: [] }]),
-  );
-  let total = 0;
-  for (const { row, fields } of recipients) {
-    total += 1;
-    for (const [field, found] of missing) {
-      if ((fields[field] ?? "").trim() !== "") continue;
-      found.count += 1;
-      if (found.rows.length < MAX_ROWS_NAMED) found.rows.push(row);
-    }
-  }
+  const presence = recipients instanceof FieldPresence ? recipients : FieldPresence.of(recipients);
+  const total = presence.total;
+  const missing = new Map(printed.map((field) => [field, presence.missing(field)]));
   const findings: OnlineFinding[] = [];
   for (const [field, { count, rows }] of missing) {
     if (count === 0) continue;

@@ -4,7 +4,9 @@
  * programs, campaign files and timed commands of the parts that deploy campaigns are in
  * engine-stack.ts.
  */
+import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { startSandboxProcess } from "../sandbox-process";
 
@@ -32,4 +34,50 @@ export function offlinePulumiEnv(
     DIRECTMAIL_BASE_URL: target.url,
     DIRECTMAIL_API_KEY: target.apiKey,
   };
+}
+
+/**
+ * Peak RSS (VmHWM) of each running process whose command line has `marker` and whose working folder
+ * is `cwd`, by pid, in KiB.
+ */
+export function peaksOf(marker: string, cwd: string, peaks: Map<number, number>): void {
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
+      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== cwd) continue;
+      const kib = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"))?.[1]);
+      if (kib > (peaks.get(Number(entry)) ?? 0)) peaks.set(Number(entry), kib);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+const repoRoot = path.resolve(__dirname, "../../..");
+
+/**
+ * The folders of a part that runs programs: `root` under the repository, as the e2e programs are
+ * (`pulumi-directmail` resolves to this package), and `state` for the backend; `cleanUp` removes
+ * both and stops `sandbox`, and runs too when the part is interrupted.
+ */
+export function programFolders(
+  part: string,
+  sandbox: ChildProcess,
+): { root: string; state: string; cleanUp: () => void } {
+  fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
+  const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", `bench-${part}-`));
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), `directmail-bench-${part}-`));
+  const cleanUp = () => {
+    sandbox.kill();
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(state, { recursive: true, force: true });
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  return { root, state, cleanUp };
 }

@@ -23,7 +23,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import type { OrderRecipient } from "../../provider/api/schemas";
 import { observeRequests, providerFor } from "../../provider/resources/implementation";
-import { offlinePulumiEnv, startSandbox } from "./processes";
+import { offlinePulumiEnv, peaksOf, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 const repoRoot = path.resolve(__dirname, "../../..");
@@ -177,24 +177,6 @@ function runInChild(kind: "provider" | "client", target: Target): CaseResult {
     maxBuffer: 256 * 1024 * 1024,
   });
   return JSON.parse(out.trim().split("\n").pop() as string) as CaseResult;
-}
-
-/**
- * Peak RSS (VmHWM) of each running process whose command line has `marker` and whose working folder
- * is `cwd`, by pid, in KiB.
- */
-function peaksOf(marker: string, cwd: string, peaks: Map<number, number>): void {
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
-      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== cwd) continue;
-      const kib = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"))?.[1]);
-      if (kib > (peaks.get(Number(entry)) ?? 0)) peaks.set(Number(entry), kib);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
 }
 
 /**

@@ -95,15 +95,39 @@ export const RecipientFields = {
   text2: field(),
 };
 
+/** The fields of which a recipient needs one: a name or an organization. */
+const NAME_FIELDS = ["toOrganization", "firstName", "lastName"] as const;
+
 export const DeclaredRecipient = z
   .strictObject(RecipientFields)
-  .refine((r) => Boolean(r.toOrganization || r.firstName || r.lastName), {
+  .refine((r) => NAME_FIELDS.some((name) => Boolean(r[name])), {
     message: "a recipient needs a name (firstName, lastName) or an organization (toOrganization)",
     path: ["firstName"],
   });
 export type DeclaredRecipient = z.infer<typeof DeclaredRecipient>;
 
 export const DECLARED_FIELDS = Object.keys(DeclaredRecipient.shape) as (keyof DeclaredRecipient)[];
+
+/** The fields the schema requires, read from it. */
+const REQUIRED_FIELDS = DECLARED_FIELDS.filter((name) => !RecipientFields[name].safeParse(undefined).success);
+
+/**
+ * The schema's result for declared fields (text, under their canonical names) that meet every one
+ * of its rules, found without it: each value trimmed, none too long, the required ones and a name
+ * there. Undefined for any other: the schema then judges them, and words each problem. A list of a
+ * million rows is read in a fraction of the schema's time this way.
+ */
+export function plainlyValid(fields: Record<string, string | undefined>): DeclaredRecipient | undefined {
+  const data: Record<string, string> = {};
+  for (const name in fields) {
+    const value = (fields[name] as string).trim();
+    if (value.length > MAX_LENGTH) return undefined;
+    data[name] = value;
+  }
+  for (const name of REQUIRED_FIELDS) if (!data[name]) return undefined;
+  if (!NAME_FIELDS.some((name) => Boolean(data[name]))) return undefined;
+  return data as DeclaredRecipient;
+}
 
 /** The characters a recipients CSV file may separate its values with; `,` unless told otherwise. */
 export const CSV_DELIMITERS = [",", ";", "\t"] as const;

@@ -35,7 +35,8 @@ type Collector = (options: { type: "major"; execution: "sync"; flavor: "last-res
 let collector: Collector | undefined;
 let youngGenerationFixed = false;
 let rowsSinceCheck = 0;
-let limit = MEMORY_BUDGET_BYTES;
+/** What the last collection left, with HEADROOM_BYTES: over the budget, the next check's limit. */
+let leftWithHeadroom = 0;
 let collections = 0;
 
 /** Called when a list is first read in a hook. */
@@ -53,15 +54,22 @@ export function giveBackFreedMemory(rss: () => number = process.memoryUsage.rss)
   }
   collector({ type: "major", execution: "sync", flavor: "last-resort" });
   collections += 1;
-  limit = Math.max(MEMORY_BUDGET_BYTES, rss() + HEADROOM_BYTES);
+  leftWithHeadroom = rss() + HEADROOM_BYTES;
 }
 
-/** Counts rows read, sent or listed; every CHECK_EVERY_ROWS, keeps the process within budget. */
-export function rowsHandled(count: number, rss: () => number = process.memoryUsage.rss): void {
+/**
+ * Counts rows read, sent or listed; every CHECK_EVERY_ROWS, keeps the process within `budget`
+ * (MEMORY_BUDGET_BYTES unless a reader that holds less asks for less).
+ */
+export function rowsHandled(
+  count: number,
+  rss: () => number = process.memoryUsage.rss,
+  budget = MEMORY_BUDGET_BYTES,
+): void {
   rowsSinceCheck += count;
   if (rowsSinceCheck < CHECK_EVERY_ROWS) return;
   rowsSinceCheck = 0;
-  if (rss() > limit) giveBackFreedMemory(rss);
+  if (rss() > Math.max(budget, leftWithHeadroom)) giveBackFreedMemory(rss);
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   DECLARED_FIELDS,
   DeclaredRecipient,
   type IdentityField,
+  plainlyValid,
 } from "./declared";
 import { rowsHandled } from "./memory";
 import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
@@ -39,6 +40,8 @@ export interface RecipientSourceOptions {
   keyColumn?: string;
   /** Stop collecting problems after this many (the count of all of them is still reported). */
   maxProblems?: number;
+  /** The process's memory budget while it reads (memory.ts); MEMORY_BUDGET_BYTES by default. */
+  memoryBudget?: number;
 }
 
 /**
@@ -73,22 +76,27 @@ function hashKey(text: string): string {
 /** The key of a recipient under a key column, from the column's value (trimmed). */
 export const columnKey = (value: string) => hashKey(`column:${value}`);
 
-/** The declared fields in the order content keys list them, each with its name as JSON. */
-const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS]
-  .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  .map((name) => [name, `[${JSON.stringify(name)},`] as const);
+/** The declared fields in the order content keys list them, and each one's opening as JSON. */
+const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const FIELD_OPENINGS = FIELDS_IN_KEY_ORDER.map((name) => `[${JSON.stringify(name)},`);
+
+/** Text that JSON writes as it is, between quotes: no quote, backslash, control character or lone surrogate. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes them, so finding them is the point.
+const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /**
  * The key of a recipient from its declared content: field order and blank fields do not matter.
  * It hashes `JSON.stringify` of the non-blank [name, value] pairs sorted by name, written here
- * without the pairs (once per recipient, twice a sync).
+ * without the pairs, and without JSON.stringify for a value that JSON writes as it is (once per
+ * recipient, twice a sync).
  */
 export function contentKey(recipient: DeclaredRecipient): string {
   let json = "[";
-  for (const [name, opening] of FIELDS_IN_KEY_ORDER) {
-    const value = recipient[name];
+  for (let i = 0; i < FIELDS_IN_KEY_ORDER.length; i++) {
+    const value = recipient[FIELDS_IN_KEY_ORDER[i] as keyof DeclaredRecipient];
     if (value === undefined || value === "") continue;
-    json += `${json.length > 1 ? "," : ""}${opening}${JSON.stringify(value)}]`;
+    const text = PLAIN_JSON_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+    json += `${json.length > 1 ? "," : ""}${FIELD_OPENINGS[i]}${text}]`;
   }
   return hashKey(`${json}]`);
 }
@@ -111,12 +119,13 @@ export type RecipientSource =
   | { file: string; relativeTo?: string; root?: FileRoot; delimiter?: CsvDelimiter }
   | { inline: unknown[] };
 
-/** A row of a source before validation; `fields` are already canonical for CSV files. */
-interface RawRow {
-  row: number;
-  value: unknown;
-  canonical?: boolean;
-}
+/**
+ * A row of a source before validation: a value as read (JSON, inline), or a CSV row already as
+ * its non-blank fields under their canonical names and its key column's value.
+ */
+type RawRow =
+  | { row: number; value: unknown; fields?: undefined }
+  | { row: number; fields: Record<string, string | undefined>; keyValue: string | undefined };
 
 /** Rows handed on together: each step of reading a list then pays its await once per batch, not per row. */
 const ROWS_PER_BATCH = 1000;
@@ -129,7 +138,10 @@ async function* rowsOf(
   source: RecipientSource,
   keyColumn: string | undefined,
   problem: (p: RecipientProblem) => void,
+  only?: ReadonlySet<number>,
 ): AsyncGenerator<RawRow[]> {
+  // With `only`, a CSV row not in it is not made into an object, and the reading stops past the last.
+  const last = only ? Math.max(0, ...only) : Number.POSITIVE_INFINITY;
   if ("inline" in source) {
     yield source.inline.map((value, index) => ({ row: index + 1, value }));
     return;
@@ -148,6 +160,7 @@ async function* rowsOf(
   if (format === "jsonl") {
     let batch: RawRow[] = [];
     for await (const row of jsonLinesOf(file, source.file)) {
+      if (row.row > last) break;
       batch.push(row);
       if (batch.length === ROWS_PER_BATCH) {
         yield batch;
@@ -162,7 +175,6 @@ async function* rowsOf(
   const { parser, position } = csvReader(text, delimiter);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
-  let plainRows = true;
   try {
     for await (const first of parser as AsyncIterable<CsvRecord>) {
       // The records csv-parse has read already are taken with this one, as one batch.
@@ -182,18 +194,26 @@ async function* rowsOf(
               problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
             return canonical;
           });
-          plainRows = !columns.includes("__proto__");
           continue;
         }
-        // The key column's name is user text: `__proto__` would be lost on a plain object, so then the
-        // row has no prototype. Otherwise a plain object: every row has the same shape, which V8 reads fast.
-        const value: Record<string, string> = plainRows ? {} : Object.create(null);
+        if (line > last) {
+          yield batch;
+          return;
+        }
+        if (only && !only.has(line)) continue;
+        // A plain object: every row has the same shape, which V8 reads fast. The key column (the
+        // column so named, whatever a field of that name would be) is held apart: its name is user text.
+        const fields: Record<string, string> = {};
+        let keyValue: string | undefined;
         for (let i = 0; i < record.length; i++) {
           const name = columns[i];
-          // A blank value is no value (validRows skips it too; an empty key column is "empty" either way).
-          if (name !== undefined && record[i] !== "") value[name] = record[i] as string;
+          const value = record[i] as string;
+          // A blank value is no value (an empty key column is "empty" either way); the last one counts.
+          if (name === undefined || value === "") continue;
+          if (name === keyColumn) keyValue = value;
+          else fields[name] = value;
         }
-        batch.push({ row: line, value, canonical: true });
+        batch.push({ row: line, fields, keyValue: keyValue?.trim() });
       }
       yield batch;
     }
@@ -268,6 +288,76 @@ interface ValidRow extends LoadedRecipient {
 }
 
 /**
+ * A row's fields under their canonical names, non-blank and not yet trimmed, and its key column's
+ * value (trimmed); undefined for a row that is not an object. Each field that is not a recipient
+ * field, or not text, is a problem (and left out).
+ */
+function fieldsOf(
+  raw: RawRow,
+  keyColumn: string | undefined,
+  problem: (p: RecipientProblem) => void,
+): { fields: Record<string, string | undefined>; keyValue: string | undefined } | undefined {
+  if (raw.fields !== undefined) return raw;
+  const { row, value } = raw;
+  if (value instanceof Error) {
+    problem({ row, message: value.message });
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    problem({ row, message: "expected an object with recipient fields" });
+    return undefined;
+  }
+  let keyValue: string | undefined;
+  const fields: Record<string, string | undefined> = {};
+  for (const name of Object.keys(value)) {
+    const given = (value as Record<string, unknown>)[name];
+    if (keyColumn !== undefined && name === keyColumn) {
+      keyValue = given === undefined || given === null ? undefined : String(given).trim();
+      continue;
+    }
+    const canonical = canonicalFieldName(name);
+    if (canonical === undefined) {
+      problem({ row, field: name, message: `unknown field "${shown(name)}"` });
+      continue;
+    }
+    if (given === null || given === undefined || given === "") continue;
+    if (typeof given !== "string" && typeof given !== "number") {
+      problem({ row, field: canonical, message: `${canonical} must be text` });
+      continue;
+    }
+    fields[canonical] = String(given);
+  }
+  return { fields, keyValue };
+}
+
+/**
+ * Some rows of a source found valid already, with their fields (trimmed, as the schema leaves
+ * them) and key column's value, by row, read as validRows reads them: no digest, no check, and no
+ * row kept but these. Stops reading past the last one.
+ */
+export async function recipientsAtRows(
+  source: RecipientSource,
+  keyColumn: string | undefined,
+  rows: ReadonlySet<number>,
+): Promise<Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>> {
+  const found = new Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>();
+  if (rows.size === 0) return found;
+  const ignore = () => {};
+  for await (const batch of rowsOf(source, keyColumn?.trim(), ignore, rows)) {
+    for (const raw of batch) {
+      if (!rows.has(raw.row)) continue;
+      const read = fieldsOf(raw, keyColumn?.trim(), ignore);
+      if (read === undefined) continue;
+      const recipient: Record<string, string> = {};
+      for (const [name, value] of Object.entries(read.fields))
+        if (value !== undefined) recipient[name] = value.trim();
+      found.set(raw.row, { recipient: recipient as DeclaredRecipient, keyValue: read.keyValue });
+    }
+  }
+  return found;
+}
+
+/**
  * Every valid recipient row of a source, in order, its problems reported (duplicates included).
  * `validated`: the source was found valid already, so the schema's only change to a row, trimming
  * its values, is done without it (a row edited since then has another content digest).
@@ -280,37 +370,13 @@ async function* validRows(
 ): AsyncGenerator<ValidRow[]> {
   const keyColumn = options.keyColumn?.trim();
   for await (const rows of rowsOf(source, keyColumn, problem)) {
-    rowsHandled(rows.length);
+    rowsHandled(rows.length, undefined, options.memoryBudget);
     const valid: ValidRow[] = [];
-    for (const { row, value, canonical: alreadyCanonical } of rows) {
-      if (value instanceof Error) {
-        problem({ row, message: value.message });
-        continue;
-      }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        problem({ row, message: "expected an object with recipient fields" });
-        continue;
-      }
-      let keyValue: string | undefined;
-      const fields: Record<string, string | undefined> = {};
-      for (const name of Object.keys(value)) {
-        const raw = (value as Record<string, unknown>)[name];
-        if (keyColumn !== undefined && name === keyColumn) {
-          keyValue = raw === undefined || raw === null ? undefined : String(raw).trim();
-          continue;
-        }
-        const canonical = alreadyCanonical ? (name as keyof DeclaredRecipient) : canonicalFieldName(name);
-        if (canonical === undefined) {
-          problem({ row, field: name, message: `unknown field "${shown(name)}"` });
-          continue;
-        }
-        if (raw === null || raw === undefined || raw === "") continue;
-        if (typeof raw !== "string" && typeof raw !== "number") {
-          problem({ row, field: canonical, message: `${canonical} must be text` });
-          continue;
-        }
-        fields[canonical] = String(raw);
-      }
+    for (const raw of rows) {
+      const { row } = raw;
+      const read = fieldsOf(raw, keyColumn, problem);
+      if (read === undefined) continue;
+      const { fields, keyValue } = read;
       if (fields[options.identityField] !== undefined) {
         problem({
           row,
@@ -322,9 +388,8 @@ async function* validRows(
         continue;
       }
       if (validated) for (const name of Object.keys(fields)) fields[name] = fields[name]?.trim();
-      const parsed = validated
-        ? { success: true as const, data: fields as DeclaredRecipient }
-        : DeclaredRecipient.safeParse(fields);
+      const plain = validated ? (fields as DeclaredRecipient) : plainlyValid(fields);
+      const parsed = plain ? { success: true as const, data: plain } : DeclaredRecipient.safeParse(fields);
       if (!parsed.success) {
         for (const issue of parsed.error.issues) {
           const field = issue.path.map(String).join(".") || undefined;
@@ -414,31 +479,43 @@ export interface ScannedRecipients extends Omit<LoadedRecipients, "byKey"> {
   set: DeclaredSet;
 }
 
+/** A recipient as read, with its fields, handed to a reader of a survey and then dropped. */
+export interface SurveyedRecipient extends LoadedRecipient {
+  /** The key column's value (trimmed), under a key column. */
+  keyValue?: string | undefined;
+}
+
 /**
- * Reads and validates every recipient of a source as a stream, keeping only each one's key,
+ * Reads and validates every recipient of a source as a stream, once, keeping only each one's key,
  * content digest and row (DeclaredSet), so that its memory stays a few dozen bytes a recipient.
- * The fields are read again, row by row, where they are sent (declaredRows).
+ * `each` sees every recipient the set takes, with its fields, in the list's order; what it returns
+ * (a number, 0 by default) is kept beside the recipient (DeclaredSet.tagOf). Rows with problems and
+ * later duplicates are not handed to it.
  */
-export async function scanRecipients(
+export async function surveyRecipients(
   source: RecipientSource,
   options: RecipientSourceOptions,
-): Promise<ScannedRecipients> {
+  each?: (recipient: SurveyedRecipient) => number | undefined,
+): Promise<Omit<ScannedRecipients, "digest">> {
   const set = new DeclaredSet();
   const { collected, problem } = problemCollector(options);
   let duplicateRows = 0;
   for await (const rows of validRows(source, options, problem)) {
     for (const recipient of rows) {
-      const earlier = set.get(recipient.key);
-      if (earlier === undefined) set.add(recipient);
-      else if (isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
+      const earlier = set.addNew(recipient, () => each?.(recipient) ?? 0);
+      if (earlier !== undefined && isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
     }
   }
-  return {
-    set,
-    duplicateRows,
-    digest: digestOfSorted(set.sortedPairs(), options.identityField),
-    ...collected,
-  };
+  return { set, duplicateRows, ...collected };
+}
+
+/** surveyRecipients, with the set's digest: what the provider plans with. */
+export async function scanRecipients(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+): Promise<ScannedRecipients> {
+  const surveyed = await surveyRecipients(source, options);
+  return { ...surveyed, digest: digestOfSorted(surveyed.set.sortedPairs(), options.identityField) };
 }
 
 /**
@@ -495,10 +572,18 @@ export function digestOfSorted(
   return hashLines(lines(), identityField);
 }
 
+/** The lines, hashed a chunk of about 64 KiB at a time: a million calls to update cost more than the hash. */
 function hashLines(sortedLines: Iterable<string>, identityField: string): string {
   const digest = createHash("sha256").update(`identity:${identityField}\n`);
-  for (const line of sortedLines) digest.update(`${line}\n`);
-  return digest.digest("hex");
+  let chunk = "";
+  for (const line of sortedLines) {
+    chunk += `${line}\n`;
+    if (chunk.length >= 1 << 16) {
+      digest.update(chunk);
+      chunk = "";
+    }
+  }
+  return digest.update(chunk).digest("hex");
 }
 
 /** Problems as lines a person can act on, with the source's name. */

@@ -24,12 +24,33 @@ function hexWord(text: string, at: number): number {
   return word >>> 0;
 }
 
-const hexPair = Buffer.alloc(8);
-/** Two words as 16 hex characters. */
+/** Each byte as its two hex characters. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+const wordHex = (word: number) =>
+  `${BYTE_HEX[word >>> 24]}${BYTE_HEX[(word >>> 16) & 255]}${BYTE_HEX[(word >>> 8) & 255]}${BYTE_HEX[word & 255]}`;
+
+/** Two words as 16 hex characters (twice a recipient for a set's digest: no Buffer made for it). */
 function wordsHex(hi: number, lo: number): string {
-  hexPair.writeUInt32BE(hi, 0);
-  hexPair.writeUInt32BE(lo, 4);
-  return hexPair.toString("hex");
+  return wordHex(hi) + wordHex(lo);
+}
+
+/** One array, reused: wordsOf runs once per recipient, twice a sync. */
+const words4 = new Uint32Array(4);
+
+/** A key and a content digest (16 hex characters each) as their 32-bit words, high first. */
+function wordsOf(key: string, content: string): Uint32Array {
+  const sized = key.length === KEY_HEX_LENGTH && content.length === KEY_HEX_LENGTH;
+  const hi = sized ? hexWord(key, 0) : -1;
+  const lo = sized ? hexWord(key, 8) : -1;
+  const contentHi = sized ? hexWord(content, 0) : -1;
+  const contentLo = sized ? hexWord(content, 8) : -1;
+  if (hi < 0 || lo < 0 || contentHi < 0 || contentLo < 0)
+    throw new Error(`not a recipient key and content digest: ${key} ${content}`);
+  words4[0] = hi;
+  words4[1] = lo;
+  words4[2] = contentHi;
+  words4[3] = contentLo;
+  return words4;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -66,15 +87,29 @@ export class KeyTable {
 
   /** Adds `key`, or overwrites it where it is; its position. */
   put(key: string, content: string, a: number, b: number): number {
-    // Once per recipient: no arrays made here.
-    const sized = key.length === KEY_HEX_LENGTH && content.length === KEY_HEX_LENGTH;
-    const hi = sized ? hexWord(key, 0) : -1;
-    const lo = sized ? hexWord(key, 8) : -1;
-    const contentHi = sized ? hexWord(content, 0) : -1;
-    const contentLo = sized ? hexWord(content, 8) : -1;
-    if (hi < 0 || lo < 0 || contentHi < 0 || contentLo < 0)
-      throw new Error(`not a recipient key and content digest: ${key} ${content}`);
-    return this.putWords(hi, lo, contentHi, contentLo, a, b);
+    const words = wordsOf(key, content);
+    return this.putWords(
+      words[0] as number,
+      words[1] as number,
+      words[2] as number,
+      words[3] as number,
+      a,
+      b,
+    );
+  }
+
+  /**
+   * Adds `key` when it is not there yet, with `b()` (called only then); the position of the entry
+   * that has it already, or -1 when it was added. The key is read once for both.
+   */
+  putNew(key: string, content: string, a: number, b: () => number): number {
+    const words = wordsOf(key, content);
+    const hi = words[0] as number;
+    const lo = words[1] as number;
+    const at = this.findWords(hi, lo);
+    if (at >= 0) return at;
+    this.putWords(hi, lo, words[2] as number, words[3] as number, a, b());
+    return -1;
   }
 
   /** put, with the key and the content digest as their two 32-bit words each (high first). */
@@ -186,6 +221,21 @@ export class DeclaredSet {
     this.#table.put(recipient.key, recipient.content, recipient.row, 0);
   }
 
+  /**
+   * Adds a recipient whose key is not in the set yet, with the number `tag()` gives kept beside it
+   * (tagOf), and says undefined; else leaves the set as it is and gives the recipient it has.
+   */
+  addNew(recipient: DeclaredKey, tag: () => number): DeclaredKey | undefined {
+    const at = this.#table.putNew(recipient.key, recipient.content, recipient.row, tag);
+    return at < 0 ? undefined : this.#at(at);
+  }
+
+  /** The number kept beside the recipient at `key` (see add); 0 when the set has not that key. */
+  tagOf(key: string): number {
+    const at = this.#table.find(key);
+    return at < 0 ? 0 : this.#table.b(at);
+  }
+
   has(key: string): boolean {
     return this.#table.find(key) >= 0;
   }
@@ -209,6 +259,11 @@ export class DeclaredSet {
 
   *values(): Generator<DeclaredKey> {
     for (let at = 0; at < this.#table.size; at++) yield this.#at(at);
+  }
+
+  /** values(), each with the number kept beside it (see addNew). */
+  *tagged(): Generator<DeclaredKey & { tag: number }> {
+    for (let at = 0; at < this.#table.size; at++) yield { ...this.#at(at), tag: this.#table.b(at) };
   }
 
   /** (key, content digest) pairs in key order, for the set's digest. */

@@ -1,0 +1,76 @@
+/**
+ * How often a run reads a campaign's recipients file: a no-change `pulumi preview` of a
+ * CampaignFolder reads it once in the program's process (the loader checks it and tells the online
+ * check what it needs) and once in the provider's (`check` scans it for its digest), whatever the
+ * list's size. Counted by a test-only preload (support/count-opens.cjs) in every process the run
+ * starts, through NODE_OPTIONS.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { campaignYaml, recipientsCsv } from "./support/campaign";
+import { createTestStack, type TestStack } from "./support/pulumi";
+
+let sb: TestSandbox;
+let t: TestStack;
+let logDir: string;
+let log: string;
+
+beforeAll(async () => {
+  sb = await startTestSandbox({ log: () => {} });
+  const { apiKey } = await sb.control.createAccount({ balance: 0 });
+  const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
+  logDir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-e2e-opens-"));
+  log = path.join(logDir, "opens.log");
+  t = await createTestStack("campaign-folder", {
+    config: {
+      "directmail:baseUrl": { value: sb.url },
+      "directmail:apiKey": { value: apiKey, secret: true },
+    },
+    env: {
+      NODE_OPTIONS: `--require ${path.join(__dirname, "support", "count-opens.cjs")}`,
+      DIRECTMAIL_COUNT_OPENS_OF: `${path.sep}people.csv`,
+      DIRECTMAIL_COUNT_OPENS_LOG: log,
+    },
+  });
+  fs.mkdirSync(path.join(t.workDir, "camps"));
+  fs.writeFileSync(path.join(t.workDir, "camps", "people.csv"), recipientsCsv([1, 2, 3, 4, 5]));
+  fs.writeFileSync(
+    path.join(t.workDir, "camps", "spring.yaml"),
+    campaignYaml("spring", templateId, { file: "people.csv" }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await t?.dispose();
+  await sb?.close();
+  if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
+});
+
+/** The reads of people.csv logged since the last call, per process: "program" or "provider", and how many. */
+function readsByProcess(): string[] {
+  const lines = fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n") : [];
+  fs.rmSync(log, { force: true });
+  const byPid = new Map<string, { kind: string; reads: number }>();
+  for (const line of lines) {
+    const [pid = "", ...command] = line.split(" ");
+    const kind = command.join(" ").includes("dynamic-provider") ? "provider" : "program";
+    const entry = byPid.get(pid) ?? { kind, reads: 0 };
+    entry.reads += 1;
+    byPid.set(pid, entry);
+  }
+  return [...byPid.values()].map((e) => `${e.kind} ${e.reads}`).sort();
+}
+
+it("a no-change preview reads the recipients file once in the program and once in the provider", {
+  timeout: 240_000,
+}, async () => {
+  const up = await t.stack.up();
+  expect(up.summary.result).toBe("succeeded");
+  readsByProcess();
+  const preview = await t.stack.preview({ expectNoChanges: true });
+  expect(preview.changeSummary).toEqual({ same: 5 });
+  expect(readsByProcess()).toEqual(["program 1", "provider 1"]);
+});
