@@ -25,7 +25,7 @@ import { OrderOutputFields } from "../../provider/resources/order/outputs";
 import { OrderRecipientsInputFields } from "../../provider/resources/order-recipients/inputs";
 import { OrderRecipientsOutputFields } from "../../provider/resources/order-recipients/outputs";
 import { startSandboxProcess } from "../sandbox-process";
-import { offlinePulumiEnv } from "./processes";
+import { offlinePulumiEnv, programFolders } from "./processes";
 
 export const repoRoot = path.resolve(__dirname, "../../..");
 const run = promisify(execFile);
@@ -283,22 +283,7 @@ export async function engineStacks(name: string, declared: BenchCampaign[]): Pro
     apiKey: started.first.apiKey as string,
     templateId: started.first.templates.postcard as number,
   };
-  // Under the repository, as the e2e programs are: `pulumi-directmail` resolves to this package.
-  fs.mkdirSync(path.join(repoRoot, ".pulumi-test"), { recursive: true });
-  const root = fs.mkdtempSync(path.join(repoRoot, ".pulumi-test", `bench-${name}-`));
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), `directmail-bench-${name}-`));
-  const cleanUp = () => {
-    started.child.kill();
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(state, { recursive: true, force: true });
-  };
-  // Interrupted: the sandbox and the programs' folders go too.
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      cleanUp();
-      process.exit(130);
-    });
-  }
+  const { root, state, cleanUp } = programFolders(name, started.child);
   try {
     const env = offlinePulumiEnv(state, sandbox);
     const make = (programName: string, source: string): Program => {
