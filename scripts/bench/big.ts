@@ -22,6 +22,8 @@ import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseCsv } from "csv-parse";
+import { CAMPAIGN_API_VERSION } from "../../provider/campaign/schema";
+import { campaignText } from "./engine-stack";
 import { offlinePulumiEnv, peaksOf, programFolders, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
@@ -165,19 +167,15 @@ async function main(): Promise<void> {
     fs.mkdirSync(campaigns);
     fs.writeFileSync(
       path.join(campaigns, "big.yaml"),
-      [
-        "apiVersion: directmail/v1",
-        "kind: Campaign",
-        "metadata:",
-        "  name: big",
-        "spec:",
-        "  order:",
-        `    templateId: ${sandbox.templateId}`,
-        "  recipients:",
-        "    file: people.csv",
-        "    keyColumn: customerId",
-        "",
-      ].join("\n"),
+      campaignText({
+        apiVersion: CAMPAIGN_API_VERSION,
+        kind: "Campaign",
+        metadata: { name: "big" },
+        spec: {
+          order: { templateId: sandbox.templateId },
+          recipients: { file: "people.csv", keyColumn: "customerId" },
+        },
+      }),
     );
     const file = path.join(campaigns, "people.csv");
     await writeCsv(file, count);

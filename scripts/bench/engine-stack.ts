@@ -61,6 +61,10 @@ function recipientRows(campaign: BenchCampaign) {
   }));
 }
 
+/** A campaign document's text, checked with the campaign schema before it is written. */
+export const campaignText = (document: z.input<typeof CampaignDocument>): string =>
+  stringify(CampaignDocument.parse(document));
+
 /** Its campaign file, checked with the campaign schema before it is written. */
 export function campaignFile(campaign: BenchCampaign, templateId: number): string {
   const document: z.input<typeof CampaignDocument> = {
@@ -82,7 +86,7 @@ export function campaignFile(campaign: BenchCampaign, templateId: number): strin
         : {}),
     },
   };
-  return stringify(CampaignDocument.parse(document));
+  return campaignText(document);
 }
 
 const campaignsProgram = `const { CampaignFolder } = require("pulumi-directmail");

@@ -13,7 +13,14 @@
  *
  *   node dist/scripts/bench/engine.js [--json] [--smoke] [--rounds 3]
  */
-import { benchCampaigns, deploy, engineStacks, noChangeTimes, type Times } from "./engine-stack";
+import {
+  benchCampaigns,
+  deploy,
+  engineStacks,
+  noChangeTimes,
+  type Program,
+  type Times,
+} from "./engine-stack";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
 
 /** The no-change ratios' target, at 20 campaigns as at 500. */
@@ -23,7 +30,7 @@ export const ENGINE_RATIO_TARGET = 1.1;
  * A figure of a no-change command: the campaigns' median CPU time (the command's processes: the
  * engine, the program, the provider) over the floor's, the wall times beside.
  */
-export function engineFigure(
+function engineFigure(
   key: string,
   command: string,
   campaigns: { count: number; times: Times | undefined },
@@ -50,6 +57,23 @@ export function engineFigure(
   };
 }
 
+/** The no-change preview's and up's figures, under `keys`: the campaigns' times over the floor's. */
+export function noChangeFigures(
+  times: Record<"preview" | "up", Map<Program, Times>>,
+  programs: { campaigns: Program; noop: Program },
+  described: { count: number; floor: string },
+  keys: Record<"preview" | "up", string>,
+): BenchFigure[] {
+  return (["preview", "up"] as const).map((command) =>
+    engineFigure(
+      keys[command],
+      command,
+      { count: described.count, times: times[command].get(programs.campaigns) },
+      { what: described.floor, times: times[command].get(programs.noop) },
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   const options = benchOptions();
   const args = process.argv.slice(2);
@@ -60,15 +84,13 @@ async function main(): Promise<void> {
     const { campaigns, noop } = stacks;
     for (const program of [campaigns, noop]) await deploy(program);
     const times = await noChangeTimes([campaigns, noop], rounds);
-    const floor = `${count} x 4 no-op resources`;
-    const figure = (command: "preview" | "up", key: string) =>
-      engineFigure(
-        key,
-        command,
-        { count, times: times[command].get(campaigns) },
-        { what: floor, times: times[command].get(noop) },
-      );
-    reportFigures([figure("preview", "engineRatioPreview"), figure("up", "engineRatioUp")], options);
+    const figures = noChangeFigures(
+      times,
+      { campaigns, noop },
+      { count, floor: `${count} x 4 no-op resources` },
+      { preview: "engineRatioPreview", up: "engineRatioUp" },
+    );
+    reportFigures(figures, options);
   } finally {
     stacks.cleanUp();
   }

@@ -21,7 +21,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { EXIT } from "../../cli/review/model";
-import { engineFigure } from "./engine";
+import { noChangeFigures } from "./engine";
 import {
   benchCampaigns,
   cpuTimed,
@@ -71,13 +71,12 @@ async function main(): Promise<void> {
     const times = await noChangeTimes([campaigns, noop], rounds);
     const paid = stacks.declared.filter((c) => c.paid).length;
     const floor = `${count} campaigns' shape of no-op resources (${paid} paid)`;
-    const figure = (command: "preview" | "up", key: string) =>
-      engineFigure(
-        key,
-        command,
-        { count, times: times[command].get(campaigns) },
-        { what: floor, times: times[command].get(noop) },
-      );
+    const engineFigures = noChangeFigures(
+      times,
+      { campaigns, noop },
+      { count, floor },
+      { preview: "engineRatioPreview500", up: "engineRatioUp500" },
+    );
 
     // Orders first: the review below changes files, not the stack.
     const statusBefore = stacks.requests();
@@ -125,8 +124,7 @@ async function main(): Promise<void> {
     });
     reportFigures(
       [
-        figure("preview", "engineRatioPreview500"),
-        figure("up", "engineRatioUp500"),
+        ...engineFigures,
         {
           key: "reviewRatio500",
           what:
