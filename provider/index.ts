@@ -2,6 +2,8 @@
  * pulumi-directmail: printed direct-mail campaigns as Pulumi resources.
  */
 
+// First: the modules loaded after it come from Node's compile cache (see compile-cache.ts).
+import "./compile-cache";
 // The typed API client: `import { DirectMailClient } from "pulumi-directmail"`.
 export * as api from "./api";
 export {

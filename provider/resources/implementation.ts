@@ -3,5 +3,8 @@
  * `require("pulumi-directmail/dist/provider/resources/implementation.js").providerFor(kind)` into
  * the state, so this path and that export stay, whatever the layout behind them.
  */
+// First: the provider process loads the modules below from Node's compile cache (compile-cache.ts).
+import "../compile-cache";
+
 export { observeRequests } from "./context";
 export { providerFor } from "./registry";

@@ -18,13 +18,36 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 
+/** What the transport uses of undici: its `Agent`, and a request through a dispatcher. */
+interface UndiciParts {
+  Agent: typeof import("undici").Agent;
+  request(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
 /**
  * undici, loaded with the first request rather than with the package: a program that only
  * declares resources, and a provider process whose plan sends nothing, never pay for loading it.
+ * Only the two modules used are loaded: undici's index also loads its other dispatchers, fetch,
+ * WebSocket, caches and mocks, about 50 ms of CPU more in each process that sends a request (the
+ * program's online check, the provider's key check). An undici laid out otherwise is loaded whole.
  */
-let undici: typeof import("undici") | undefined;
-const loadUndici = (): typeof import("undici") => {
-  undici ??= require("undici") as typeof import("undici");
+let undici: UndiciParts | undefined;
+const loadUndici = (): UndiciParts => {
+  if (undici) return undici;
+  try {
+    const request = require("undici/lib/api/api-request") as (
+      this: Dispatcher,
+      options: Dispatcher.RequestOptions,
+    ) => Promise<Dispatcher.ResponseData>;
+    undici = {
+      Agent: require("undici/lib/dispatcher/agent") as typeof import("undici").Agent,
+      request: (dispatcher, options) => request.call(dispatcher, options),
+    };
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== "MODULE_NOT_FOUND") throw error;
+    const whole = require("undici") as typeof import("undici");
+    undici = { Agent: whole.Agent, request: (dispatcher, options) => dispatcher.request(options) };
+  }
   return undici;
 };
 
@@ -367,8 +390,10 @@ export class Transport {
       let retryAfterMs: number | undefined;
       let response: Dispatcher.ResponseData | undefined;
       try {
-        response = await loadUndici().request(prepared.url, {
-          dispatcher: this.#agent(),
+        const url = new URL(prepared.url);
+        response = await loadUndici().request(this.#agent(), {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
           method: def.method,
           headers,
           body: prepared.body ?? null,
