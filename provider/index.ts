@@ -4,6 +4,7 @@
 
 // First: the modules loaded after it come from Node's compile cache (see compile-cache.ts).
 import "./compile-cache";
+
 // The typed API client: `import { DirectMailClient } from "pulumi-directmail"`.
 export * as api from "./api";
 export {
