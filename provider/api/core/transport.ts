@@ -35,19 +35,25 @@ let undici: UndiciParts | undefined;
 const loadUndici = (): UndiciParts => {
   if (undici) return undici;
   try {
-    const request = require("undici/lib/api/api-request") as (
-      this: Dispatcher,
-      options: Dispatcher.RequestOptions,
-    ) => Promise<Dispatcher.ResponseData>;
-    undici = {
-      Agent: require("undici/lib/dispatcher/agent") as typeof import("undici").Agent,
-      request: (dispatcher, options) => request.call(dispatcher, options),
-    };
+    const request: unknown = require("undici/lib/api/api-request");
+    const Agent: unknown = require("undici/lib/dispatcher/agent");
+    // The two files are undici's own layout, not its public entry: anything else there is taken
+    // as an undici laid out otherwise.
+    if (typeof request === "function" && typeof Agent === "function") {
+      undici = {
+        Agent: Agent as typeof import("undici").Agent,
+        request: (dispatcher, options) =>
+          (
+            request as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
+          ).call(dispatcher, options),
+      };
+      return undici;
+    }
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code !== "MODULE_NOT_FOUND") throw error;
-    const whole = require("undici") as typeof import("undici");
-    undici = { Agent: whole.Agent, request: (dispatcher, options) => dispatcher.request(options) };
   }
+  const whole = require("undici") as typeof import("undici");
+  undici = { Agent: whole.Agent, request: (dispatcher, options) => dispatcher.request(options) };
   return undici;
 };
 
