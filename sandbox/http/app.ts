@@ -244,10 +244,10 @@ export function buildApp(parts: AppParts): FastifyInstance {
       return;
     }
     request.fault = undefined;
-    sleep(fault.delayMs ?? 0).then(() => {
-      scheduler.tick();
-      done();
-    }, done);
+    // A failure of the tick is the request's (the error handler's 500), as in an async hook.
+    sleep(fault.delayMs ?? 0)
+      .then(() => scheduler.tick())
+      .then(() => done(), done);
   });
 
   app.addHook("onSend", (request, reply, payload, done) => {
