@@ -41,6 +41,7 @@ export class Accounts {
    * always read fresh with get(id).
    */
   private readonly keyCache = new Map<string, Account>();
+  private readonly profiles = new WeakMap<Account, Profile>();
   private readonly paymentListeners: ((accountId: number) => void)[] = [];
 
   constructor(
@@ -149,7 +150,20 @@ export class Accounts {
     return this.get(accountId);
   }
 
+  /**
+   * The profile of an account row, made once per row object and frozen: a cached account (see
+   * `keyCache`) gives the same profile to every request, which the HTTP layer writes once.
+   */
   profile(account: Account): Profile {
+    let profile = this.profiles.get(account);
+    if (!profile) {
+      profile = Object.freeze(this.profileOf(account));
+      this.profiles.set(account, profile);
+    }
+    return profile;
+  }
+
+  private profileOf(account: Account): Profile {
     return {
       id: account.id,
       aadId: account.aad_id,

@@ -25,6 +25,11 @@ export class Scheduler {
    * It spares most requests the events query (a rolled-back schedule only makes it lower: safe).
    */
   private nextDue: string | null | undefined;
+  /**
+   * `nextDue` as the clock's milliseconds when it is written as the clock writes its time (then the
+   * two order alike, and a request compares numbers instead of making the clock's text); NaN otherwise.
+   */
+  private nextDueMs = Number.NaN;
   /** A slice of due work is queued to run after the requests waiting now. */
   private sliceQueued = false;
 
@@ -46,7 +51,7 @@ export class Scheduler {
 
   schedule(due: string, kind: string, ref: number, data: unknown = {}): void {
     // Unknown stays unknown: an earlier event may already be in the table (after a restart).
-    if (this.nextDue === null || (this.nextDue !== undefined && due < this.nextDue)) this.nextDue = due;
+    if (this.nextDue === null || (this.nextDue !== undefined && due < this.nextDue)) this.setNextDue(due);
     this.store.run(
       "INSERT INTO events(due, kind, ref, data) VALUES (?, ?, ?, ?)",
       due,
@@ -67,7 +72,7 @@ export class Scheduler {
 
   /** Forgets what is cached of the events table (after a reset). */
   forget(): void {
-    this.nextDue = undefined;
+    this.setNextDue(undefined);
   }
 
   /** Moves the clock forward to `due` (never back) and runs all that became due. */
@@ -88,8 +93,9 @@ export class Scheduler {
    * slices, queued after the requests waiting now.
    */
   tick(): boolean {
+    if (this.nextDue === null || this.nextDueMs > this.clock.nowMs()) return true;
     const now = this.now();
-    if (this.nextDue === null || (this.nextDue !== undefined && this.nextDue > now)) return true;
+    if (this.nextDue !== undefined && this.nextDue > now) return true;
     const started = performance.now();
     for (;;) {
       const due = this.store.all<{ id: number; due: string; kind: string; ref: number; data: string }>(
@@ -97,8 +103,9 @@ export class Scheduler {
         now,
       );
       if (due.length === 0) {
-        this.nextDue =
-          this.store.get<{ due: string | null }>("SELECT min(due) AS due FROM events")?.due ?? null;
+        this.setNextDue(
+          this.store.get<{ due: string | null }>("SELECT min(due) AS due FROM events")?.due ?? null,
+        );
         return true;
       }
       for (const event of due) {
@@ -119,6 +126,13 @@ export class Scheduler {
         }
       }
     }
+  }
+
+  private setNextDue(due: string | null | undefined): void {
+    this.nextDue = due;
+    // Only the 24-character form (years 0 to 9999), whose texts sort as their instants do.
+    const ms = typeof due === "string" && due.length === 24 ? Date.parse(due) : Number.NaN;
+    this.nextDueMs = Number.isFinite(ms) && new Date(ms).toISOString() === due ? ms : Number.NaN;
   }
 
   /** Runs the next slice once the requests waiting now are answered, and so on until done. */

@@ -66,6 +66,12 @@ function sendRawError(socket: Duplex, error: ApiError): void {
   );
 }
 
+/** A request's path, without its query. */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
 const faultBody = (fault: Fault) =>
   httpErrorText(fault.status === 429 ? "RATE_LIMITED" : "SANDBOX_FAULT", [
     `fault ${fault.id} injected by the sandbox control API (status ${fault.status})`,
@@ -188,70 +194,84 @@ export function buildApp(parts: AppParts): FastifyInstance {
     done(null, value);
   });
 
-  app.addHook("onRequest", async (request, reply) => {
-    request.startedAt = process.hrtime.bigint();
+  // One hook a phase, each in callback form: every request passes them, and a promise a hook (its
+  // allocation and a turn of the microtask queue each) was a good part of a small request's cost.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (parts.requestLog) request.startedAt = process.hrtime.bigint();
     // Before anything runs: a web page (a cross-site form or fetch, a rebound DNS name) is refused.
     if (isControlRequest(request)) {
       const refusal = controlRefusal(request);
-      if (refusal) return reply.code(refusal.status).send({ error: refusal.message });
+      if (refusal) {
+        reply.code(refusal.status).send({ error: refusal.message });
+        return;
+      }
       // The control API is never faulted, but what it reads (the ledger) is as current as the API.
       scheduler.tick();
+    } else {
+      const refusal = apiRefusal(request);
+      if (refusal) throw new ApiError(refusal.status, refusal.errorCode, [refusal.message]);
+      const fault = faults.take(request.method, pathOf(request.url));
+      if (fault && !fault.after) {
+        if (fault.kind === "delay") {
+          // Waited once the body is in (preHandler): a request received in full runs after the
+          // delay even when its client has given up meanwhile, as on a slow service.
+          request.fault = fault;
+        } else if (fault.kind === "reset") {
+          request.raw.socket.destroy();
+          reply.hijack();
+          return;
+        } else {
+          faultHeaders(reply, fault);
+          reply.send(bodiless(fault) ? undefined : faultBody(fault));
+          return;
+        }
+      } else if (fault) {
+        request.fault = fault;
+      }
+      // Bring timed work (settlement, production, scans, ...) up to the clock before reading.
+      scheduler.tick();
+    }
+    // A path or method the table does not have is answered before fastify reads a body, so the
+    // answer is 404 or 405 whatever the body (fastify would first refuse a QUERY without a type).
+    if (request.is404) throw unknownRoute(request.method, request.url);
+    done();
+  });
+
+  app.addHook("preHandler", (request, _reply, done) => {
+    const fault = request.fault;
+    if (fault?.kind !== "delay" || fault.after) {
+      done();
       return;
     }
-    const refusal = apiRefusal(request);
-    if (refusal) throw new ApiError(refusal.status, refusal.errorCode, [refusal.message]);
-    const path = request.url.split("?")[0] ?? request.url;
-    const fault = faults.take(request.method, path);
-    if (fault && !fault.after) {
-      if (fault.kind === "delay") {
-        // Waited once the body is in (preHandler): a request received in full runs after the
-        // delay even when its client has given up meanwhile, as on a slow service.
-        request.fault = fault;
-      } else if (fault.kind === "reset") {
-        request.raw.socket.destroy();
-        reply.hijack();
-        return;
-      } else {
-        faultHeaders(reply, fault);
-        return reply.send(bodiless(fault) ? undefined : faultBody(fault));
-      }
-    } else if (fault) {
-      request.fault = fault;
-    }
-    // Bring timed work (settlement, production, scans, ...) up to the clock before reading.
-    scheduler.tick();
-  });
-
-  app.addHook("preHandler", async (request) => {
-    const fault = request.fault;
-    if (fault?.kind !== "delay" || fault.after) return;
     request.fault = undefined;
-    await sleep(fault.delayMs ?? 0);
-    scheduler.tick();
+    // A failure of the tick is the request's (the error handler's 500), as in an async hook.
+    sleep(fault.delayMs ?? 0)
+      .then(() => scheduler.tick())
+      .then(() => done(), done);
   });
 
-  // The service's clock, as a real service's answers carry theirs: what the provider takes for
-  // "this month" follows the sandbox clock when a test advances it.
-  app.addHook("onSend", async (_request, reply, payload) => {
-    reply.header("date", clock.now().toUTCString());
-    return payload;
-  });
-
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
+    // The service's clock, as a real service's answers carry theirs: what the provider takes for
+    // "this month" follows the sandbox clock when a test advances it.
+    reply.header("date", clock.httpDate());
     const fault = request.fault;
-    if (!fault?.after) return payload;
+    if (!fault?.after) {
+      done(null, payload);
+      return;
+    }
     request.fault = undefined;
     if (fault.kind === "delay") {
-      await sleep(fault.delayMs ?? 0);
-      return payload;
+      sleep(fault.delayMs ?? 0).then(() => done(null, payload), done);
+      return;
     }
     if (fault.kind === "reset") {
       // The request took effect; the client never hears so.
       request.raw.socket.destroy();
-      return payload;
+      done(null, payload);
+      return;
     }
     faultHeaders(reply, fault);
-    return bodiless(fault) ? "" : faultBody(fault);
+    done(null, bodiless(fault) ? "" : faultBody(fault));
   });
 
   if (parts.requestLog) {
@@ -265,11 +285,6 @@ export function buildApp(parts: AppParts): FastifyInstance {
   }
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-  // A path or method the table does not have is answered before fastify reads a body, so the
-  // answer is 404 or 405 whatever the body (fastify would first refuse a QUERY without a type).
-  app.addHook("onRequest", async (request) => {
-    if (request.is404) throw unknownRoute(request.method, request.url);
-  });
   app.setNotFoundHandler((request) => {
     throw unknownRoute(request.method, request.url);
   });

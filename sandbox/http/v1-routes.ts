@@ -1,6 +1,6 @@
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { type EndpointDef, endpoints, type OperationId } from "../../provider/api/endpoints";
-import { ERROR_CODES } from "../../provider/api/schemas";
+import { ERROR_CODES, type Profile } from "../../provider/api/schemas";
 import { ApiError } from "../domain/errors";
 import type { Account } from "../storage/rows";
 import { checkBounds } from "./bounds";
@@ -16,7 +16,7 @@ import {
   RAW_BODY,
   type V1Parts,
 } from "./v1-handlers";
-import { serializerCompiler, v1ValidatorCompiler } from "./zod";
+import { serialize, serializerCompiler, v1ValidatorCompiler } from "./zod";
 
 /**
  * The v1 interface, one route per path of the endpoint table. Each route's schema is the table's:
@@ -30,10 +30,11 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
   const impl = handlers(parts);
   // The sandbox's own bounds, after each request's schema (a raw body is its handler's to parse,
   // and bounded here all the same).
-  app.addHook("preHandler", async (request) => {
+  app.addHook("preHandler", (request, _reply, done) => {
     // A path's ids are looked up (an unknown one is a 404), never bounded.
     checkBounds(request.query);
     checkBounds(request.body);
+    done();
   });
 
   const authenticate = (request: FastifyRequest): Account => {
@@ -48,6 +49,60 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
     }
     request.account = account;
     return account;
+  };
+
+  /**
+   * The answers that are the account's profile and nothing beside it (`GET /v1/me`, the call that
+   * confirms a key), as written through their route's schema: the profile is the same frozen object
+   * while its account is unchanged (Accounts.profile), and so is the text. Per route and profile.
+   */
+  const profileAnswers = new WeakMap<EndpointDef, WeakMap<Profile, string>>();
+  const profileAnswer = (def: EndpointDef, profile: Profile): string => {
+    let written = profileAnswers.get(def);
+    if (!written) {
+      written = new WeakMap();
+      profileAnswers.set(def, written);
+    }
+    let text = written.get(profile);
+    if (text === undefined) {
+      if (def.response.kind !== "json") throw new Error(`${def.operationId} answers no JSON`);
+      text = serialize(def.response.envelope, envelope(profile, profile), `${def.method} ${def.path} (200)`);
+      written.set(profile, text);
+    }
+    return text;
+  };
+
+  /** Writes a handler's answer: a PDF as its bytes, JSON in the envelope (through the route's schema). */
+  const send = (
+    def: EndpointDef,
+    account: Account,
+    answer: JsonAnswer | PdfAnswer,
+    reply: FastifyReply,
+  ): FastifyReply => {
+    if ("pdf" in answer) {
+      return reply.code(200).header("content-type", "application/pdf").send(answer.pdf);
+    }
+    const profile = parts.accounts.profile(account);
+    if (
+      answer.payload === profile &&
+      !answer.bare &&
+      answer.errors === undefined &&
+      answer.warnings === undefined &&
+      answer.metadata === undefined
+    ) {
+      // The type fastify gives a body it writes through the schema.
+      return reply.code(200).type("application/json; charset=utf-8").send(profileAnswer(def, profile));
+    }
+    const body = answer.bare
+      ? (({ errorCode: _c, errorDetails: _d, ...rest }) => rest)(
+          envelope(profile, answer.payload, { warnings: answer.warnings, metadata: answer.metadata }),
+        )
+      : envelope(profile, answer.payload, {
+          errors: answer.errors,
+          warnings: answer.warnings,
+          metadata: answer.metadata,
+        });
+    return reply.code(200).send(body);
   };
 
   /**
@@ -71,14 +126,16 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
         },
         // Key and entitlement before the body is read: a request without a key is a 401 whatever
         // its body, and a tier without the feature a 403.
-        onRequest: async (request, reply) => {
+        onRequest: (request, reply, done) => {
           const account = authenticate(request);
           if (def.feature && account.tier === "basic") {
             // Entitlement failures have no body (spec).
-            return reply.code(403).send();
+            reply.code(403).send();
+            return;
           }
+          done();
         },
-        handler: async (request, reply) => {
+        handler: (request, reply) => {
           const account = request.account as Account;
           const call = {
             account,
@@ -86,21 +143,10 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
             query: def.query ? request.query : {},
             body: request.body,
           } as Call<K>;
-          const answer: JsonAnswer | PdfAnswer = await handle(call);
-          if ("pdf" in answer) {
-            return reply.code(200).header("content-type", "application/pdf").send(answer.pdf);
-          }
-          const profile = parts.accounts.profile(account);
-          const body = answer.bare
-            ? (({ errorCode: _c, errorDetails: _d, ...rest }) => rest)(
-                envelope(profile, answer.payload, { warnings: answer.warnings, metadata: answer.metadata }),
-              )
-            : envelope(profile, answer.payload, {
-                errors: answer.errors,
-                warnings: answer.warnings,
-                metadata: answer.metadata,
-              });
-          return reply.code(200).send(body);
+          const answer = handle(call);
+          // Most handlers answer at once: no promise and no turn of the microtask queue for them.
+          if (answer instanceof Promise) return answer.then((settled) => send(def, account, settled, reply));
+          send(def, account, answer, reply);
         },
       });
     }

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { formatIssues, formatPath, readQuery } from "../../provider/api/schemas";
 import { exactCheck } from "../../provider/api/schemas/exact-check";
 import { ApiError } from "../domain/errors";
+import { REQUEST_BOUNDS } from "./bound-rules";
 
 function invalid(issues: readonly z.core.$ZodIssue[], errorCode: string, root: string): ApiError {
   return new ApiError(
@@ -23,7 +24,8 @@ const judged = new WeakMap<object, { schema: z.ZodType; exact: boolean }>();
 
 /**
  * The schema whose exact check accepted `value` as it stands, when `parseWith` returned it so:
- * the value then has that schema's shape exactly (see exact-check.ts), which the bounds use.
+ * the value then has that schema's shape exactly (see exact-check.ts) and is within the sandbox's
+ * bounds, which that check took in the same walk (bound-rules.ts), so bounds.ts walks it no more.
  */
 export function exactSchemaOf(value: unknown): z.ZodType | undefined {
   if (typeof value !== "object" || value === null) return undefined;
@@ -32,15 +34,17 @@ export function exactSchemaOf(value: unknown): z.ZodType | undefined {
 }
 
 /**
- * Whether `schema`'s exact check accepts `value` as it stands (the verdict on an object is
- * remembered: the body parser asks first, `parseWith` then reads the answer instead of checking
- * the value again).
+ * Whether `schema`'s exact check, with the sandbox's bounds, accepts `value` as it stands (the
+ * verdict on an object is remembered: the body parser asks first, `parseWith` then reads the
+ * answer instead of checking the value again). A value out of bounds goes through zod, and its
+ * copy through the bounds' walk, which names the field.
  */
 export function takenAsItIs(schema: z.ZodType, value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return exactCheck(schema)?.(value) === true;
+  const check = exactCheck(schema, REQUEST_BOUNDS);
+  if (typeof value !== "object" || value === null) return check?.(value) === true;
   const verdict = judged.get(value);
   if (verdict?.schema === schema) return verdict.exact;
-  const exact = exactCheck(schema)?.(value) === true;
+  const exact = check?.(value) === true;
   judged.set(value, { schema, exact });
   return exact;
 }

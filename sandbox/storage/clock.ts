@@ -16,6 +16,8 @@ function usable(ms: number): boolean {
 export class SandboxClock {
   private anchorWall: number;
   private anchorSandbox: number;
+  private httpDateSecond = Number.NaN;
+  private httpDateText = "";
 
   constructor(
     private readonly store: Store,
@@ -45,6 +47,17 @@ export class SandboxClock {
 
   now(): Date {
     return new Date(this.nowMs());
+  }
+
+  /** The time as an HTTP `Date` header writes it (whole seconds), made once a second of the clock. */
+  httpDate(): string {
+    const ms = this.nowMs();
+    const second = Math.floor(ms / 1000);
+    if (second !== this.httpDateSecond) {
+      this.httpDateSecond = second;
+      this.httpDateText = new Date(ms).toUTCString();
+    }
+    return this.httpDateText;
   }
 
   iso(): string {

@@ -24,6 +24,33 @@ describe("authentication (spec: Authentication 1, 5-8)", () => {
     expect(Profile.safeParse(body.payload).success).toBe(true);
   });
 
+  test("GET /v1/me answered again (its text written once per profile) is the same bytes, type and envelope", async () => {
+    const { apiKey, profile } = await sb.control.createAccount({ email: "again@shop.test" });
+    const first = await http(sb.url, "GET", "/v1/me", { apiKey });
+    // A change to the account through the control API: its key's account is read again.
+    await sb.control.updateAccount({ apiKey, tier: "basic" });
+    const second = await http(sb.url, "GET", "/v1/me", { apiKey });
+    for (const r of [first, second]) {
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(r.headers.get("date")).toMatch(
+        /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+      );
+      expect(parsed(MeResponse, r)).toEqual({
+        profile,
+        payload: profile,
+        errorCode: null,
+        errors: [],
+        hasErrors: false,
+        warnings: [],
+        hasWarnings: false,
+        errorDetails: [],
+        metadata: {},
+      });
+    }
+    expect(second.bytes.equals(first.bytes)).toBe(true);
+  });
+
   test("a missing key is 401 with errorCode UNAUTHENTICATED", async () => {
     const r = await http(sb.url, "GET", "/v1/me");
     expectError(r, 401, "UNAUTHENTICATED");

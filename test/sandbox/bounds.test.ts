@@ -1,7 +1,8 @@
 /**
- * The sandbox's bounds on a body its schema's exact check took as it stands: checked along the
- * schema's known shape instead of by a walk, with the same verdict and the same 400 naming the
- * same field as the walk (which a copy of the value, unknown to the exact check, still gets).
+ * The sandbox's bounds on a body of its schema's exact shape: checked by the exact check itself, in
+ * its one walk, with the same verdict as the bounds' walk (which a copy of the value, unknown to the
+ * exact check, still gets); a body out of bounds is not taken as it stands, and gets the same 400
+ * naming the same field.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
@@ -24,14 +25,20 @@ function verdict(value: unknown): unknown {
   }
 }
 
-/** The verdict on the value as parsed (the shape's check) and on a copy (the walk), which must agree. */
+/**
+ * The verdict on the value as parsed (the exact check with the bounds, taking it as it stands only
+ * when it is within them; else zod's copy, walked) and on a copy (the walk), which must agree.
+ */
 function bothWays(schema: z.ZodType, value: unknown): unknown {
   const copy = structuredClone(value);
   const parsed = parseWith(schema, value);
-  expect(exactSchemaOf(parsed), "the exact check took the value as it stands").toBe(schema);
   expect(exactSchemaOf(copy)).toBeUndefined();
   const fast = verdict(parsed);
   expect(fast).toEqual(verdict(copy));
+  expect(exactSchemaOf(parsed), "taken as it stands exactly when within bounds").toBe(
+    fast === "within bounds" ? schema : undefined,
+  );
+  expect(parsed === value).toBe(fast === "within bounds");
   return fast;
 }
 

@@ -15,18 +15,63 @@ const INTEGER_FORMATS: Record<string, { min: number; max: number }> = {
   safeint: { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER },
 };
 
-const isText: ExactCheck = (v) => typeof v === "string";
-const isNullableText: ExactCheck = (v) => v === null || typeof v === "string";
-/** Which of the checks above a field's check is, so an object checks its texts inline. */
+/**
+ * Bounds a caller adds to a schema's own rules, checked in the same walk (the sandbox's bounds on a
+ * request): a value the check accepts with them is also within them.
+ */
+export interface ExactBounds {
+  maxStringLength: number;
+  maxArrayLength: number;
+  maxObjectKeys: number;
+  /** Whether a number is within bounds, by the name of the field it stands in (an array's items: the array's). */
+  numberWithin: (value: number, key: string | undefined) => boolean;
+}
+
+/** Whether a value is a text, and of at most `longest` characters. */
+const textCheck =
+  (longest: number): ExactCheck =>
+  (v) =>
+    typeof v === "string" && v.length <= longest;
+const nullableTextCheck =
+  (longest: number): ExactCheck =>
+  (v) =>
+    v === null || (typeof v === "string" && v.length <= longest);
+/** Which kind of text check a field's check is, so an object checks its texts inline. */
 enum Text {
   No,
   Plain,
   Nullable,
 }
-const textChecks = new Map<ExactCheck, Text>([
-  [isText, Text.Plain],
-  [isNullableText, Text.Nullable],
-]);
+/** The text checks of one set of bounds (or of none), each known for what it is. */
+interface TextChecks {
+  longest: number;
+  plain: ExactCheck;
+  nullable: ExactCheck;
+  kinds: Map<ExactCheck, Text>;
+}
+function textChecks(longest: number): TextChecks {
+  const plain = textCheck(longest);
+  const nullable = nullableTextCheck(longest);
+  return {
+    longest,
+    plain,
+    nullable,
+    kinds: new Map([
+      [plain, Text.Plain],
+      [nullable, Text.Nullable],
+    ]),
+  };
+}
+const UNBOUNDED_TEXTS = textChecks(Number.POSITIVE_INFINITY);
+
+/** How one set of checks is built: the caller's bounds (none: the schema's rules alone) and its text checks. */
+interface Build {
+  bounds: ExactBounds | undefined;
+  texts: TextChecks;
+  cache: WeakMap<z.core.$ZodType, Map<string | undefined, ExactCheck | null>>;
+}
+const UNBOUNDED: Build = { bounds: undefined, texts: UNBOUNDED_TEXTS, cache: new WeakMap() };
+const builds = new WeakMap<ExactBounds, Build>();
 
 /**
  * A check built from a schema's own definition that accepts a value only when the schema's parse
@@ -35,17 +80,19 @@ const textChecks = new Map<ExactCheck, Text>([
  * the shape's, in its order. Whatever else a schema holds (refinements, transforms, defaults,
  * optional keys, other checks) gives no check (null): such values always go through zod. The rules
  * stay the schema's; a value the check does not accept is parsed by zod, which writes the errors.
+ * With bounds, it also accepts only values within them; `key` is the field the value stands in.
  */
-function buildExactCheck(schema: z.core.$ZodType): ExactCheck | null {
+function buildExactCheck(schema: z.core.$ZodType, build: Build, key: string | undefined): ExactCheck | null {
   const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
   const checks = (def.checks ?? []) as z.core.$ZodCheck[];
+  const { bounds, texts } = build;
   if (def.coerce) return null;
   switch (def.type) {
     case "string":
-      return checks.length === 0 ? isText : null;
+      return checks.length === 0 ? texts.plain : null;
     case "nullable": {
-      const inner = exactCheck(def.innerType as z.core.$ZodType);
-      if (inner === isText) return isNullableText;
+      const inner = checkOf(def.innerType as z.core.$ZodType, build, key);
+      if (inner === texts.plain) return texts.nullable;
       return inner && ((v) => v === null || inner(v));
     }
     case "number": {
@@ -60,22 +107,24 @@ function buildExactCheck(schema: z.core.$ZodType): ExactCheck | null {
         if (c.inclusive) min = Math.max(min, c.value);
         else above = Math.max(above, c.value);
       }
-      return (v) =>
+      const within = (v: unknown): v is number =>
         typeof v === "number" &&
         (integer ? Number.isInteger(v) : Number.isFinite(v)) &&
         v >= min &&
         v <= max &&
         v > above;
+      if (!bounds) return within;
+      return (v) => within(v) && bounds.numberWithin(v, key);
     }
     case "array": {
-      const element = exactCheck(def.element as z.core.$ZodType);
+      const element = checkOf(def.element as z.core.$ZodType, build, key);
       if (!element) return null;
       let min = 0;
-      let max = Number.POSITIVE_INFINITY;
+      let max = bounds ? bounds.maxArrayLength : Number.POSITIVE_INFINITY;
       for (const check of checks) {
         const c = check._zod.def as { check: string; minimum?: number; maximum?: number };
         if (c.check === "min_length" && c.minimum !== undefined) min = c.minimum;
-        else if (c.check === "max_length" && c.maximum !== undefined) max = c.maximum;
+        else if (c.check === "max_length" && c.maximum !== undefined) max = Math.min(max, c.maximum);
         else return null;
       }
       return (v) => {
@@ -91,26 +140,29 @@ function buildExactCheck(schema: z.core.$ZodType): ExactCheck | null {
       const fields: ExactCheck[] = [];
       // Most fields are texts: those are checked here, without a call each (5,000 recipients
       // have 225,000 fields).
-      const texts: Text[] = [];
-      for (const key of keys) {
-        const field = exactCheck(shape[key] as z.core.$ZodType);
+      const kinds: Text[] = [];
+      for (const name of keys) {
+        const field = checkOf(shape[name] as z.core.$ZodType, build, name);
         if (!field) return null;
         fields.push(field);
-        texts.push(textChecks.get(field) ?? Text.No);
+        kinds.push(texts.kinds.get(field) ?? Text.No);
       }
+      // Every value of this shape has as many keys: beyond the bounds, none is accepted.
+      if (bounds && keys.length > bounds.maxObjectKeys) return () => false;
+      const longest = texts.longest;
       return (v) => {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
         const value = v as Record<string, unknown>;
         let i = 0;
-        for (const key in value) {
-          if (key !== keys[i]) return false;
-          const item = value[key];
-          const text = texts[i];
+        for (const name in value) {
+          if (name !== keys[i]) return false;
+          const item = value[name];
+          const kind = kinds[i];
           if (
-            text === Text.Nullable
-              ? item !== null && typeof item !== "string"
-              : text === Text.Plain
-                ? typeof item !== "string"
+            kind === Text.Nullable
+              ? item !== null && (typeof item !== "string" || item.length > longest)
+              : kind === Text.Plain
+                ? typeof item !== "string" || item.length > longest
                 : !(fields[i] as ExactCheck)(item)
           )
             return false;
@@ -124,18 +176,36 @@ function buildExactCheck(schema: z.core.$ZodType): ExactCheck | null {
   }
 }
 
-const exactChecks = new WeakMap<z.core.$ZodType, ExactCheck | null>();
-
-/** The exact check of `schema` (built once per schema), or null when it has none. */
-export function exactCheck(schema: z.core.$ZodType): ExactCheck | null {
-  let check = exactChecks.get(schema);
+/** The check of `schema` at `key` in one build, made once. */
+function checkOf(schema: z.core.$ZodType, build: Build, key: string | undefined): ExactCheck | null {
+  let byKey = build.cache.get(schema);
+  if (!byKey) {
+    byKey = new Map();
+    build.cache.set(schema, byKey);
+  }
+  // Without bounds a check does not depend on its field's name.
+  const at = build.bounds ? key : undefined;
+  let check = byKey.get(at);
   if (check === undefined) {
     // None while it is being built: a schema that contains itself has no check (it goes to zod).
-    exactChecks.set(schema, null);
-    check = buildExactCheck(schema);
-    exactChecks.set(schema, check);
+    byKey.set(at, null);
+    check = buildExactCheck(schema, build, at);
+    byKey.set(at, check);
   }
   return check;
+}
+
+/**
+ * The exact check of `schema` (built once per schema and bounds), or null when it has none. With
+ * `bounds`, it accepts only values that are also within them.
+ */
+export function exactCheck(schema: z.core.$ZodType, bounds?: ExactBounds): ExactCheck | null {
+  let build = UNBOUNDED;
+  if (bounds) {
+    build = builds.get(bounds) ?? { bounds, texts: textChecks(bounds.maxStringLength), cache: new WeakMap() };
+    builds.set(bounds, build);
+  }
+  return checkOf(schema, build, undefined);
 }
 
 const exactDepths = new WeakMap<z.core.$ZodType, number>();
