@@ -11,7 +11,7 @@
  * costs; the wall times are printed beside. Part `engine500` is the
  * same at 500 campaigns.
  *
- *   node dist/scripts/bench/engine.js [--json] [--smoke] [--rounds 3]
+ *   node dist/scripts/bench/engine.js [--json] [--smoke] [--rounds 5]
  */
 import {
   benchCampaigns,
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const options = benchOptions();
   const args = process.argv.slice(2);
   const count = options.smoke ? 1 : 20;
-  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 3;
+  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 5;
   const stacks = await engineStacks("engine", benchCampaigns(count, 1));
   try {
     const { campaigns, noop } = stacks;
