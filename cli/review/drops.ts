@@ -6,6 +6,7 @@
  */
 
 import { surveyList } from "../../provider/campaign/recipients-check";
+import { DEFAULT_IDENTITY_FIELD } from "../../provider/resources/recipients/declared";
 import {
   decodeIndex,
   isAccepted,
@@ -29,7 +30,7 @@ export async function predictDraft(
   const list =
     head.list ??
     (await surveyList(head.source, {
-      identityField: head.identityField ?? "custom6",
+      identityField: head.identityField ?? DEFAULT_IDENTITY_FIELD,
       ...(head.keyColumn !== undefined ? { keyColumn: head.keyColumn } : {}),
     })
       .then(({ loaded, list }) => (loaded.problemCount > 0 ? undefined : list))
@@ -38,7 +39,7 @@ export async function predictDraft(
   // Under another key column or identity field every recipient is sent again: nothing is kept.
   const sameIdentity =
     deployed?.keyColumn === head.keyColumn &&
-    (deployed?.identityField ?? "custom6") === (head.identityField ?? "custom6");
+    (deployed?.identityField ?? DEFAULT_IDENTITY_FIELD) === (head.identityField ?? DEFAULT_IDENTITY_FIELD);
   let index: RecipientIndex | undefined;
   try {
     if (sameIdentity && typeof deployed?.index === "string")

@@ -10,13 +10,12 @@
  */
 import { type RecipientList, surveyList } from "../../provider/campaign/recipients-check";
 import type { IdentityField } from "../../provider/index";
-import type { DeclaredRecipient } from "../../provider/resources/recipients/declared";
+import { DEFAULT_IDENTITY_FIELD, type DeclaredRecipient } from "../../provider/resources/recipients/declared";
 import { type RecipientSource, recipientsAtRows } from "../../provider/resources/recipients/source";
 import { DeclaredSet } from "../../provider/resources/recipients/table";
 import { shown } from "../../provider/text";
 
 /** The identity field a campaign uses when it names none (OrderRecipients' default). */
-const DEFAULT_IDENTITY_FIELD: IdentityField = "custom6";
 
 /** Entries listed per kind of change in review.json (the counts are always whole). */
 export const MAX_LISTED = 1000;

@@ -16,8 +16,10 @@ import { lookupSettings, serviceFacts } from "../lookups/data-functions";
 import { projectRoot } from "../project";
 import { AutomationRecipients } from "../resources/automation-recipients/resource";
 import { Conversions, type ConversionsArgs } from "../resources/conversions/resource";
-import type { Recipient } from "../resources/order-recipients/inputs";
+import type { ProgramRead, Recipient } from "../resources/order-recipients/inputs";
 import { ProximitySearch } from "../resources/proximity-search/resource";
+import { DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
+import { digestOfSorted } from "../resources/recipients/source";
 import { Campaign, type CampaignArgs } from "./component";
 import {
   type CampaignProblem,
@@ -25,6 +27,7 @@ import {
   type LoadedCampaign,
   type LoadedResourceDocument,
   loadCampaignsDir,
+  recipientListOf,
 } from "./loader";
 import { COMPONENT_TYPE, childName } from "./names";
 import { checkCampaignsOnline } from "./online-check";
@@ -227,7 +230,7 @@ export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs
       // Relative to the project folder, as the provider reads it: the state stays the same on every
       // machine and checkout folder.
       ...(loaded.recipientsFile !== undefined
-        ? { file: path.relative(root, loaded.recipientsFile) }
+        ? { file: path.relative(root, loaded.recipientsFile), ...programReadOf(loaded) }
         : {
             // YAML reads `zip: 62701` as a number; the service takes text.
             // The loader checked every field name; the provider checks them again at plan time.
@@ -243,6 +246,25 @@ export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs
       ? { conversions: conversionsArgs(conversions, fromProject(root, loaded.conversionsFile)) }
       : {}),
     ...(retain ? { retain } : {}),
+  };
+}
+
+/**
+ * What this program's load read of a campaign's recipients file, for the provider's check, which
+ * then need not read the file again (OrderRecipients' `programRead`, recorded nowhere): nothing
+ * when the file changed during the read.
+ */
+function programReadOf(loaded: LoadedCampaign): { programRead?: ProgramRead } {
+  const list = recipientListOf(loaded);
+  if (list?.signature === undefined) return {};
+  const identityField = loaded.document.spec.recipients.identityField ?? DEFAULT_IDENTITY_FIELD;
+  return {
+    programRead: {
+      signature: list.signature,
+      digest: digestOfSorted(list.set.sortedPairs(), identityField),
+      declaredCount: list.set.size,
+      duplicateRows: list.duplicateRows,
+    },
   };
 }
 

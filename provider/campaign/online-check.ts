@@ -12,6 +12,7 @@ import {
   type DeclaredRow,
   type FieldPresence,
 } from "../lookups/order-check";
+import { DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
 import { loadRecipients } from "../resources/recipients/source";
 import { type LoadedCampaign, recipientListOf } from "./loader";
 import type { CampaignProblem, Path } from "./problem";
@@ -65,7 +66,7 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | F
   if (list) return list.fields;
   const { recipients } = campaign.document.spec;
   const options = {
-    identityField: recipients.identityField ?? "custom6",
+    identityField: recipients.identityField ?? DEFAULT_IDENTITY_FIELD,
     ...(recipients.keyColumn !== undefined ? { keyColumn: recipients.keyColumn } : {}),
   };
   const loaded = await loadRecipients(

@@ -9,9 +9,14 @@ import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
 import { SourceFileError, wholeTextOf } from "../files/text";
 import { FieldPresence } from "../lookups/order-check";
-import { type CsvDelimiter, canonicalFieldName } from "../resources/recipients/declared";
+import {
+  type CsvDelimiter,
+  canonicalFieldName,
+  DEFAULT_IDENTITY_FIELD,
+} from "../resources/recipients/declared";
 import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
+  fileSignature,
   formatOf,
   type RecipientFormat,
   type RecipientSource,
@@ -37,8 +42,12 @@ export const MAX_RECIPIENT_PROBLEMS = 100;
  */
 export interface RecipientList {
   set: DeclaredSet;
+  /** Rows identical to (or with the same key as) an earlier row. */
+  duplicateRows: number;
   dropReasons: string[];
   fields: FieldPresence;
+  /** The file's signature (fileSignature) when it was the same before and after the read. */
+  signature?: string;
 }
 
 /** What checking one recipients file found, kept for the other documents that name it. */
@@ -109,7 +118,7 @@ export async function surveyList(
   );
   return {
     loaded,
-    list: { set: loaded.set, dropReasons, fields },
+    list: { set: loaded.set, duplicateRows: loaded.duplicateRows, dropReasons, fields },
     drops: { rows, more, predicted: tally.result },
   };
 }
@@ -147,7 +156,7 @@ export async function checkRecipients(
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
   if (!section.success) return {};
   const options = {
-    identityField: section.data.identityField ?? "custom6",
+    identityField: section.data.identityField ?? DEFAULT_IDENTITY_FIELD,
     maxProblems: MAX_RECIPIENT_PROBLEMS,
     ...(section.data.keyColumn !== undefined ? { keyColumn: section.data.keyColumn } : {}),
   };
@@ -272,10 +281,14 @@ export async function checkRecipientsFile(
   }
   try {
     const { root, delimiter, ...sourceOptions } = options;
+    const before = await fileSignature(file, sourceOptions, delimiter);
     const { loaded, list, drops } = await surveyList(
       { file, root, ...(delimiter ? { delimiter } : {}) },
       sourceOptions,
     );
+    // The provider's check takes what this read found only of the file this read read.
+    if (before !== undefined && before === (await fileSignature(file, sourceOptions, delimiter)))
+      list.signature = before;
     const rowOf = (row: number) => ({ line: row, column: 1 });
     if (loaded.problemCount === 0) {
       // Placed at their rows below, in a JSON array once the elements' positions are known.

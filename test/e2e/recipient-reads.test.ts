@@ -1,26 +1,29 @@
 /**
- * How often a run reads a campaign's recipients file: a no-change `pulumi preview` of a
- * CampaignFolder reads it once in the program's process (the loader checks it and tells the online
- * check what it needs) and once in the provider's (`check` scans it for its digest), whatever the
- * list's size. Counted by a test-only preload (support/count-opens.cjs) in every process the run
- * starts, through NODE_OPTIONS.
+ * How often a run reads a campaign's recipients file. A CampaignFolder's program reads it once (the
+ * loader checks it and tells the online check what it needs) and hands what it found to the
+ * provider's `check` with the file's signature (`programRead`): a no-change `pulumi preview` reads
+ * it in the program alone, whatever the list's size; an `up` that changes the list reads it twice
+ * in the provider: to plan, and to send the rows it appends. Counted by a test-only preload
+ * (support/count-opens.cjs) in every process the run starts, through NODE_OPTIONS.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml, recipientsCsv } from "./support/campaign";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 let sb: TestSandbox;
 let t: TestStack;
+let apiKey: string;
 let logDir: string;
 let log: string;
 
 beforeAll(async () => {
   sb = await startTestSandbox({ log: () => {} });
-  const { apiKey } = await sb.control.createAccount({ balance: 0 });
+  ({ apiKey } = await sb.control.createAccount({ balance: 0 }));
   const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
   logDir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-e2e-opens-"));
   log = path.join(logDir, "opens.log");
@@ -64,7 +67,7 @@ function readsByProcess(): string[] {
   return [...byPid.values()].map((e) => `${e.kind} ${e.reads}`).sort();
 }
 
-it("a no-change preview reads the recipients file once in the program and once in the provider", {
+it("a no-change preview reads the recipients file once, in the program; an up of a changed list twice more, in the provider", {
   timeout: 240_000,
 }, async () => {
   const up = await t.stack.up();
@@ -72,5 +75,22 @@ it("a no-change preview reads the recipients file once in the program and once i
   readsByProcess();
   const preview = await t.stack.preview({ expectNoChanges: true });
   expect(preview.changeSummary).toEqual({ same: 5 });
-  expect(readsByProcess()).toEqual(["program 1", "provider 1"]);
+  expect(readsByProcess()).toEqual(["program 1"]);
+
+  // One more row: the provider reads the file for the plan (its diff; the update takes that read),
+  // and again as it sends the rows to append (it holds no row).
+  fs.writeFileSync(path.join(t.workDir, "camps", "people.csv"), recipientsCsv([1, 2, 3, 4, 5, 6]));
+  const changed = await t.stack.up();
+  expect(changed.summary.resourceChanges).toMatchObject({ update: 1 });
+  expect(readsByProcess()).toEqual(["program 1", "provider 2"]);
+  // The service holds the six: the update sent what the provider read.
+  const state = (await t.stack.exportStack()).deployment as {
+    resources: { type: string; outputs?: { orderId?: number } }[];
+  };
+  const orderId = state.resources.find((r) => r.type.endsWith(":Order"))?.outputs?.orderId as number;
+  const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+  const live: unknown[] = [];
+  for await (const r of client.iterateRecipients(orderId)) live.push(r);
+  await client.close();
+  expect(live).toHaveLength(6);
 });

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { shown } from "../../text";
 import {
   CSV_DELIMITERS,
+  DEFAULT_IDENTITY_FIELD,
   IDENTITY_FIELDS,
   isPersonalColumn,
   type RecipientFields,
@@ -65,7 +66,9 @@ export const OrderRecipientsInputFields = {
    * key to the service and back; the recipients must leave it empty, and the template must not
    * print it. A change replaces every recipient.
    */
-  identityField: z.enum(IDENTITY_FIELDS, "identityField must be one of custom1..custom6").default("custom6"),
+  identityField: z
+    .enum(IDENTITY_FIELDS, "identityField must be one of custom1..custom6")
+    .default(DEFAULT_IDENTITY_FIELD),
   /**
    * Fail the deployment when the service drops more than this percentage (0 to 100) of the declared
    * recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that
@@ -78,6 +81,19 @@ export const OrderRecipientsInputFields = {
     .optional(),
 };
 
+/**
+ * What a CampaignFolder's program found when it read the recipients file (campaign/folder.ts): the
+ * file's signature then (fileSignature) and the list's figures. `check` takes them, rather than read
+ * the file again, while the file's signature is the same; it never records them.
+ */
+export const ProgramRead = z.strictObject({
+  signature: z.string().max(8192),
+  digest: z.string().max(128),
+  declaredCount: z.int().nonnegative(),
+  duplicateRows: z.int().nonnegative(),
+});
+export type ProgramRead = z.infer<typeof ProgramRead>;
+
 /** The inputs as `check` records them: the declaration, and what it computed from the list. */
 export const OrderRecipientsInputs = z
   .strictObject({
@@ -85,6 +101,7 @@ export const OrderRecipientsInputs = z
     digest: z.string().optional(),
     declaredCount: z.int().optional(),
     duplicateRows: z.int().optional(),
+    programRead: ProgramRead.optional(),
   })
   .refine((v) => (v.recipients === undefined) !== (v.file === undefined), {
     message: "declare the recipients either inline (recipients) or in a file (file), exactly one of the two",

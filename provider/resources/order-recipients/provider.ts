@@ -3,7 +3,6 @@
  * diff plans the change, create and update bring the order to the list (sync.ts), read compares
  * it with what the order holds, and delete removes the recipients of a draft.
  */
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../../api/errors";
 import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
@@ -24,13 +23,14 @@ import {
   declaredRows,
   describeProblems,
   digestOfSorted,
+  fileSignature,
   type RecipientSource,
   type RecipientSourceOptions,
   type ScannedRecipients,
   scanRecipients,
 } from "../recipients/source";
 import { UserError } from "../user-error";
-import { OrderRecipientsInputs } from "./inputs";
+import { OrderRecipientsInputs, type ProgramRead } from "./inputs";
 import { namedChanges } from "./named";
 import type { OrderRecipientsOutputs } from "./outputs";
 import {
@@ -110,13 +110,30 @@ async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
   keepYoungGenerationSmall();
   const { source, options } = sourceOf(inputs);
   if ("inline" in source) return scanRecipients(source, options);
-  const file = path.resolve(projectRoot(), source.file);
-  const stat = await fs.stat(file).catch(() => undefined);
-  const signature = JSON.stringify([file, stat?.size, stat?.mtimeMs, options, source.delimiter]);
-  if (stat && lastFileRead?.signature === signature) return lastFileRead.loaded;
+  const signature = await signatureOf(inputs);
+  if (signature !== undefined && lastFileRead?.signature === signature) return lastFileRead.loaded;
   const loaded = await scanRecipients(source, options);
-  lastFileRead = stat ? { signature, loaded } : undefined;
+  lastFileRead = signature !== undefined ? { signature, loaded } : undefined;
   return loaded;
+}
+
+/** The signature of the declared recipients file as it is now (fileSignature); undefined inline. */
+async function signatureOf(inputs: OrderRecipientsInputs): Promise<string | undefined> {
+  const { source, options } = sourceOf(inputs);
+  if ("inline" in source) return undefined;
+  return fileSignature(path.resolve(projectRoot(), source.file), options, source.delimiter);
+}
+
+/**
+ * The list's figures that a CampaignFolder's program found when it read the file (`programRead`),
+ * if the file is still as it read it: the program refused the run had the list any problem, so
+ * `check` need not read a large list a second time. Figures that are wrong (a program that says
+ * so) cannot send anything wrong: create and update read the file, and refuse a list whose digest
+ * is not the plan's.
+ */
+async function programFigures(inputs: OrderRecipientsInputs): Promise<ProgramRead | undefined> {
+  const read = inputs.programRead;
+  return read !== undefined && read.signature === (await signatureOf(inputs)) ? read : undefined;
 }
 
 /** The refusal of a list edited since the plan was made (its digest differs, or its rows do). */
@@ -258,6 +275,13 @@ export function orderRecipientsImplementation(
       const { inputs } = checked;
       // The engine's marker, as it came: the order is made when applied (see CheckResult).
       if (orderUnknown) inputs.orderId = UNKNOWN as unknown as number;
+      // What the program read is for this check only, never recorded.
+      const { programRead: _, ...declaration } = inputs;
+      const figures = await programFigures(inputs);
+      if (figures !== undefined) {
+        const { digest, declaredCount, duplicateRows } = figures;
+        return { inputs: { ...declaration, digest, declaredCount, duplicateRows } };
+      }
       let loaded: ScannedRecipients;
       try {
         loaded = await load(inputs);
@@ -270,7 +294,7 @@ export function orderRecipientsImplementation(
       }
       return {
         inputs: {
-          ...inputs,
+          ...declaration,
           digest: loaded.digest,
           declaredCount: loaded.set.size,
           duplicateRows: loaded.duplicateRows,

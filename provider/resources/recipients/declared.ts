@@ -136,6 +136,8 @@ export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
 /** Fields a recipient may use to hold its identity key (see docs/resources.md). */
 export const IDENTITY_FIELDS = ["custom1", "custom2", "custom3", "custom4", "custom5", "custom6"] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
+/** The identity field of a list that names none. */
+export const DEFAULT_IDENTITY_FIELD: IdentityField = "custom6";
 
 /**
  * Common spellings of column names, so a CSV exported elsewhere loads without renaming. A Map, as

@@ -11,6 +11,7 @@
  * the same key with another content digest is a changed recipient.
  */
 import { createHash, hash } from "node:crypto";
+import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { type FileRoot, resolveInside } from "../../file-root";
 import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
@@ -507,6 +508,29 @@ export async function surveyRecipients(
     }
   }
   return { set, duplicateRows, ...collected };
+}
+
+/**
+ * What identifies one reading of a recipients file: its absolute path, size and modification time,
+ * and what the rows are read with. A file written again changes its size or its time, so two
+ * readings of one signature read the same rows (undefined: the file cannot be found).
+ */
+export async function fileSignature(
+  file: string,
+  options: RecipientSourceOptions,
+  delimiter: string | undefined,
+): Promise<string | undefined> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  return stat
+    ? JSON.stringify([
+        file,
+        stat.size,
+        stat.mtimeMs,
+        options.identityField,
+        options.keyColumn ?? null,
+        delimiter ?? null,
+      ])
+    : undefined;
 }
 
 /** surveyRecipients, with the set's digest: what the provider plans with. */

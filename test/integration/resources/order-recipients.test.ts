@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import { MAX_RECIPIENTS_PER_REQUEST } from "../../../provider/api/schemas/recipient";
+import { DEFAULT_IDENTITY_FIELD } from "../../../provider/resources/recipients/declared";
 import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
+import { fileSignature } from "../../../provider/resources/recipients/source";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import {
   configuredProvider,
@@ -196,6 +198,30 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     });
     expect(live?.metadata.custom6).toMatch(/^[0-9a-f]{16}$/);
     expect([...decodeIndex(outs.index, false).keys()]).toEqual([live?.metadata.custom6]);
+  });
+
+  it("check takes a program's figures of a file only while the file is as the program read it, and records none of its words", async () => {
+    const orderId = await newOrder();
+    const file = csv("read-by-program.csv", [recipient(1), recipient(2)]);
+    const signature = await fileSignature(file, { identityField: DEFAULT_IDENTITY_FIELD }, undefined);
+    // Figures no read of this file gives: taken as they are, so the file was not read again.
+    const programRead = { signature, digest: "f".repeat(64), declaredCount: 7, duplicateRows: 1 };
+    const taken = await checked({ orderId, file, programRead });
+    expect(taken).toMatchObject({ digest: "f".repeat(64), declaredCount: 7, duplicateRows: 1 });
+    expect(taken).not.toHaveProperty("programRead");
+    // Figures that are wrong send nothing: create reads the file, and its digest is not the plan's.
+    await expect(recipients.create(taken)).rejects.toThrow(/changed while this deployment ran/);
+    expect(await liveRecipients(orderId)).toHaveLength(0);
+
+    // Written again since: its signature is another, and check reads the file itself.
+    csv("read-by-program.csv", [recipient(1), recipient(2), recipient(3)]);
+    const read = await checked({ orderId, file, programRead });
+    expect(read).toMatchObject({ declaredCount: 3, duplicateRows: 0 });
+    expect(read.digest).not.toBe("f".repeat(64));
+    expect(read).not.toHaveProperty("programRead");
+    const { outs } = await recipients.create(read);
+    expect(outs).toMatchObject({ declaredCount: 3, acceptedCount: 3 });
+    expect(await liveRecipients(orderId)).toHaveLength(3);
   });
 
   it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {

@@ -6,6 +6,8 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { campaignArgs } from "../../../provider/campaign/folder";
 import { loadCampaignFiles } from "../../../provider/campaign/loader";
+import { DEFAULT_IDENTITY_FIELD } from "../../../provider/resources/recipients/declared";
+import { fileSignature, scanRecipients } from "../../../provider/resources/recipients/source";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
 const dirs: { remove: () => void }[] = [];
@@ -31,9 +33,22 @@ describe("campaignArgs", () => {
       },
       "campaigns/spring.yaml",
     );
+    const file = path.join(root, "campaigns", "lists", "people.csv");
+    const options = { identityField: DEFAULT_IDENTITY_FIELD, keyColumn: "customerId" };
+    // What the load read, for the provider's check: the figures its own scan of the file gives.
+    const { digest, set, duplicateRows } = await scanRecipients({ file }, options);
     expect(campaignArgs(loaded, root)).toEqual({
       order: { templateId: 10002 },
-      recipients: { file: path.join("campaigns", "lists", "people.csv"), keyColumn: "customerId" },
+      recipients: {
+        file: path.join("campaigns", "lists", "people.csv"),
+        keyColumn: "customerId",
+        programRead: {
+          signature: await fileSignature(file, options, undefined),
+          digest,
+          declaredCount: set.size,
+          duplicateRows,
+        },
+      },
     });
   });
 
