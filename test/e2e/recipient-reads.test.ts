@@ -84,7 +84,13 @@ it("a no-change preview reads the recipients file once, in the program; an up of
   expect(changed.summary.resourceChanges).toMatchObject({ update: 1 });
   expect(readsByProcess()).toEqual(["program 1", "provider 2"]);
   // The service holds the six: the update sent what the provider read.
-  const state = (await t.stack.exportStack()).deployment as {
+  const exported = await t.stack.exportStack();
+  // What the program read is for check alone: its figures and its signature, which names the
+  // file's absolute path, are in no resource's inputs or outputs.
+  const text = JSON.stringify(exported);
+  expect(text).not.toMatch(/"programRead":\{/);
+  expect(text).not.toContain(JSON.stringify(path.join(t.workDir, "camps", "people.csv")).slice(1, -1));
+  const state = exported.deployment as {
     resources: { type: string; outputs?: { orderId?: number } }[];
   };
   const orderId = state.resources.find((r) => r.type.endsWith(":Order"))?.outputs?.orderId as number;
