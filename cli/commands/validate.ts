@@ -10,7 +10,7 @@ import {
 import { checkCampaignsOnline } from "../../provider/campaign/online-check";
 import { displayPath } from "../../provider/campaign/problem";
 import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
-import { type ServiceFacts, serviceFacts } from "../../provider/lookups/data-functions";
+import { type ServiceFacts, serviceFacts } from "../../provider/lookups/facts";
 import { note, say } from "../output";
 import { clientFor, serviceSettings } from "../stack/settings";
 

@@ -6,7 +6,8 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { campaignFolderRoot, type FileRoot, type LoadResult, loadCampaignsDir } from "../../provider/index";
+import { type LoadResult, loadCampaignsDir } from "../../provider/campaign/loader";
+import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
 
 /** The folder `directmail review` reads when neither --campaigns nor the stack's `campaignsDir` names one. */
 export const DEFAULT_CAMPAIGNS_DIR = "campaigns";

@@ -3,7 +3,8 @@
  * checkout preview (the exact price; the service creates no payment for it), and a draft's proof.
  */
 import * as path from "node:path";
-import { type DirectMailClient, DirectMailHttpError } from "../../provider/index";
+import type { DirectMailClient } from "../../provider/api/client";
+import { DirectMailHttpError } from "../../provider/api/errors";
 import type { CheckoutTerms, QuoteAnswer } from "./model";
 
 /** A refusal by the service (a 4xx answer: an invalid status, a short balance); other errors are thrown. */

@@ -10,8 +10,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
 import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { DirectMailClient, type ProviderSettings, resolveSettings } from "../../provider/index";
+import { DirectMailClient } from "../../provider/api/client";
 import { projectRoot } from "../../provider/project";
+import { type ProviderSettings, resolveSettings } from "../../provider/settings";
 
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml"];
 
