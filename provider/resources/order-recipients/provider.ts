@@ -126,8 +126,8 @@ async function signatureOf(inputs: OrderRecipientsInputs): Promise<string | unde
 
 /**
  * The list's figures that a CampaignFolder's program found when it read the file (`programRead`),
- * if the file is still as it read it: the program refused the run had the list any problem, so
- * `check` need not read a large list a second time. Figures that are wrong (a program that says
+ * if the file is still as it read it: a program that found any problem in the list stopped the
+ * run before declaring it, so `check` need not read a large list a second time. Figures that are wrong (a program that says
  * so) cannot send anything wrong: create and update read the file, and refuse a list whose digest
  * is not the plan's.
  */
