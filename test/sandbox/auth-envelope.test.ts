@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ErrorEnvelope, MeResponse, Profile } from "../../provider/api/schemas";
+import { successEnvelope } from "../support/envelope";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { expectError, newAccount, newOrder, parsed } from "./fixtures";
 import { api, http } from "./http";
@@ -36,17 +37,7 @@ describe("authentication (spec: Authentication 1, 5-8)", () => {
       expect(r.headers.get("date")).toMatch(
         /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
       );
-      expect(parsed(MeResponse, r)).toEqual({
-        profile,
-        payload: profile,
-        errorCode: null,
-        errors: [],
-        hasErrors: false,
-        warnings: [],
-        hasWarnings: false,
-        errorDetails: [],
-        metadata: {},
-      });
+      expect(parsed(MeResponse, r)).toEqual(successEnvelope(profile, profile));
     }
     expect(second.bytes.equals(first.bytes)).toBe(true);
   });

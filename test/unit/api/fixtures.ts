@@ -1,6 +1,7 @@
 /** Valid wire payloads for unit tests (each one parses with its schema; schemas.test.ts checks that). */
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import type * as S from "../../../provider/api/schemas";
+import { successEnvelope } from "../../support/envelope";
 
 export const ORIGIN = "http://directmail.test";
 export const API_KEY = "dm_test_9f8e7d6c5b4a3210SECRET";
@@ -17,18 +18,7 @@ export const profile: S.Profile = {
 };
 
 export function envelope<P>(payload: P, extra: Partial<Record<string, unknown>> = {}) {
-  return {
-    profile,
-    payload,
-    errorCode: null,
-    errors: [],
-    hasErrors: false,
-    warnings: [],
-    hasWarnings: false,
-    errorDetails: [],
-    metadata: {},
-    ...extra,
-  };
+  return successEnvelope(profile, payload, extra);
 }
 
 export function errorEnvelope(errorCode: string, errors: string[], payload: unknown = null) {
