@@ -1,5 +1,5 @@
 /**
- * The module every stack's stored provider loads: thin-provider.ts serializes
+ * The module every stack's stored provider loads: thin-provider.ts writes
  * `require("pulumi-directmail/dist/provider/resources/implementation.js").providerFor(kind)` into
  * the state, so this path and that export stay, whatever the layout behind them.
  */

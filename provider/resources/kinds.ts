@@ -28,7 +28,7 @@ export type ResourceKind = (typeof KIND)[keyof typeof KIND];
 /** The kinds in the order above. */
 export const RESOURCE_KINDS: readonly ResourceKind[] = Object.values(KIND);
 
-/** The module every dynamic resource is declared in (the `module` of `pulumi.dynamic.Resource`). */
+/** The module every dynamic resource is declared in (the part of its type before the kind). */
 export const RESOURCE_MODULE = "directmail";
 
 /** What Pulumi puts before a dynamic resource's kind to make its type. */

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AddressBookEntryInputFields } from "./inputs";
 import { AddressBookEntryOutputFields } from "./outputs";
@@ -18,15 +18,16 @@ export interface AddressBookEntry
  * delete them: a change of any field replaces the entry in the stack (the old one stays in the
  * address book), and destroy only removes it from the stack.
  */
-export class AddressBookEntry extends pulumi.dynamic.Resource {
+export class AddressBookEntry extends pulumi.CustomResource {
   constructor(name: string, args: AddressBookEntryArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.AddressBookEntry),
+      dynamicType(KIND.AddressBookEntry),
       name,
-      { ...args, ...outputPlaceholders(AddressBookEntryOutputFields) },
+      withStoredProvider(KIND.AddressBookEntry, {
+        ...args,
+        ...outputPlaceholders(AddressBookEntryOutputFields),
+      }),
       opts,
-      RESOURCE_MODULE,
-      KIND.AddressBookEntry,
     );
   }
 }

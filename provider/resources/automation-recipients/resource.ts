@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AutomationRecipientsInputFields } from "./inputs";
 import { AutomationRecipientsOutputFields } from "./outputs";
@@ -19,15 +19,16 @@ export interface AutomationRecipients
  * service's refusals (422) are reported per recipient with their reason code. `maxNew` stops a plan
  * that would mail more recipients than allowed. See docs/resources.md.
  */
-export class AutomationRecipients extends pulumi.dynamic.Resource {
+export class AutomationRecipients extends pulumi.CustomResource {
   constructor(name: string, args: AutomationRecipientsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.AutomationRecipients),
+      dynamicType(KIND.AutomationRecipients),
       name,
-      { ...args, ...outputPlaceholders(AutomationRecipientsOutputFields) },
+      withStoredProvider(KIND.AutomationRecipients, {
+        ...args,
+        ...outputPlaceholders(AutomationRecipientsOutputFields),
+      }),
       opts,
-      RESOURCE_MODULE,
-      KIND.AutomationRecipients,
     );
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { CheckoutInputFields } from "./inputs";
 import { CheckoutOutputFields } from "./outputs";
@@ -20,15 +20,13 @@ export interface Checkout extends OutputProperties<typeof CheckoutOutputFields, 
  * is: nothing is refunded.
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
-export class Checkout extends pulumi.dynamic.Resource {
+export class Checkout extends pulumi.CustomResource {
   constructor(name: string, args: CheckoutArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.Checkout),
+      dynamicType(KIND.Checkout),
       name,
-      { ...args, ...outputPlaceholders(CheckoutOutputFields) },
+      withStoredProvider(KIND.Checkout, { ...args, ...outputPlaceholders(CheckoutOutputFields) }),
       opts,
-      RESOURCE_MODULE,
-      KIND.Checkout,
     );
   }
 }

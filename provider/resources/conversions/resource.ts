@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ConversionsInputFields } from "./inputs";
 import { ConversionsOutputFields } from "./outputs";
@@ -20,15 +20,13 @@ export interface Conversions
  * upload's status; destroy deletes the uploads and waits for the service to complete it.
  * See docs/resources.md.
  */
-export class Conversions extends pulumi.dynamic.Resource {
+export class Conversions extends pulumi.CustomResource {
   constructor(name: string, args: ConversionsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.Conversions),
+      dynamicType(KIND.Conversions),
       name,
-      { ...args, ...outputPlaceholders(ConversionsOutputFields) },
+      withStoredProvider(KIND.Conversions, { ...args, ...outputPlaceholders(ConversionsOutputFields) }),
       opts,
-      RESOURCE_MODULE,
-      KIND.Conversions,
     );
   }
 }

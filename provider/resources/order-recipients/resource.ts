@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderRecipientsInputFields, Recipient } from "./inputs";
 import { OrderRecipientsOutputFields } from "./outputs";
@@ -46,15 +46,16 @@ export interface OrderRecipients<Key extends string = never>
  * See docs/resources.md for how recipients are identified.
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
-export class OrderRecipients<Key extends string = never> extends pulumi.dynamic.Resource {
+export class OrderRecipients<Key extends string = never> extends pulumi.CustomResource {
   constructor(name: string, args: OrderRecipientsArgs<Key>, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.OrderRecipients),
+      dynamicType(KIND.OrderRecipients),
       name,
-      { ...args, ...outputPlaceholders(OrderRecipientsOutputFields) },
+      withStoredProvider(KIND.OrderRecipients, {
+        ...args,
+        ...outputPlaceholders(OrderRecipientsOutputFields),
+      }),
       opts,
-      RESOURCE_MODULE,
-      KIND.OrderRecipients,
     );
   }
 }

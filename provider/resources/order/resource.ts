@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderInputFields } from "./inputs";
 import { OrderOutputFields } from "./outputs";
@@ -21,15 +21,13 @@ export interface Order extends OutputProperties<typeof OrderOutputFields, typeof
  * deletes a draft; an order past draft stays at the service and leaves the stack.
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
-export class Order extends pulumi.dynamic.Resource {
+export class Order extends pulumi.CustomResource {
   constructor(name: string, args: OrderArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.Order),
+      dynamicType(KIND.Order),
       name,
-      { ...args, ...outputPlaceholders(OrderOutputFields) },
+      withStoredProvider(KIND.Order, { ...args, ...outputPlaceholders(OrderOutputFields) }),
       opts,
-      RESOURCE_MODULE,
-      KIND.Order,
     );
   }
 }

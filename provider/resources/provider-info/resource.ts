@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ProviderInfoInputFields } from "./inputs";
 import { ProviderInfoOutputFields } from "./outputs";
@@ -18,15 +18,16 @@ export interface ProviderInfo
  * API key is configured (never the key). Handy in stack outputs, and the smallest resource that
  * exercises the provider pattern every directmail resource uses.
  */
-export class ProviderInfo extends pulumi.dynamic.Resource {
+export class ProviderInfo extends pulumi.CustomResource {
   constructor(name: string, args: ProviderInfoArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.ProviderInfo),
+      dynamicType(KIND.ProviderInfo),
       name,
-      { label: args.label, ...outputPlaceholders(ProviderInfoOutputFields) },
+      withStoredProvider(KIND.ProviderInfo, {
+        label: args.label,
+        ...outputPlaceholders(ProviderInfoOutputFields),
+      }),
       opts,
-      RESOURCE_MODULE,
-      KIND.ProviderInfo,
     );
   }
 }

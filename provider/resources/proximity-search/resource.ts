@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KIND, RESOURCE_MODULE } from "../kinds";
-import { thinProvider } from "../thin-provider";
+import { dynamicType, KIND } from "../kinds";
+import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ProximitySearchInputFields } from "./inputs";
 import { ProximitySearchOutputFields } from "./outputs";
@@ -18,15 +18,16 @@ export interface ProximitySearch
  * sending, each problem naming its field; create-only: a change is refused (declare a new one);
  * `refresh` follows the asynchronous discovery. Destroy forgets it. See docs/resources.md.
  */
-export class ProximitySearch extends pulumi.dynamic.Resource {
+export class ProximitySearch extends pulumi.CustomResource {
   constructor(name: string, args: ProximitySearchArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      thinProvider(KIND.ProximitySearch),
+      dynamicType(KIND.ProximitySearch),
       name,
-      { ...args, ...outputPlaceholders(ProximitySearchOutputFields) },
+      withStoredProvider(KIND.ProximitySearch, {
+        ...args,
+        ...outputPlaceholders(ProximitySearchOutputFields),
+      }),
       opts,
-      RESOURCE_MODULE,
-      KIND.ProximitySearch,
     );
   }
 }
