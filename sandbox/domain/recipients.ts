@@ -45,22 +45,6 @@ export class Recipients {
       const order = this.orders.editable(accountId, orderId, "appending recipients");
       const required = JSON.parse(order.required_merge_fields) as string[];
       const slotsInUse = new Set<string>(IMAGE_FIELDS.filter((f) => required.includes(f)));
-      for (const r of batch) {
-        if (slotsInUse.size === IMAGE_FIELDS.length) break;
-        const metadata = r.metadata;
-        // Most recipients fill no slot: six named reads say so without a lookup by name each.
-        if (
-          metadata.image1 === null &&
-          metadata.image2 === null &&
-          metadata.image3 === null &&
-          metadata.image4 === null &&
-          metadata.image5 === null &&
-          metadata.image6 === null
-        )
-          continue;
-        for (const f of IMAGE_FIELDS) if (metadata[f]?.trim()) slotsInUse.add(f);
-      }
-
       const now = this.scheduler.now();
       const seen = new Set<string>();
       const undeliverable: (OrderRecipient & { reason: string })[] = [];
@@ -99,19 +83,21 @@ export class Recipients {
       const doNotMailKeys = this.accounts.doNotMailKeys(accountId);
       const qrDefault = order.has_qr ? order.qr_url : null;
 
-      // Only the image slots the batch uses are checked (most batches use none).
-      const slots = IMAGE_FIELDS.filter((f) => slotsInUse.has(f));
-
-      batch.forEach((submitted, index) => {
-        if (slots.length > 0) {
-          const issues: ImageIssue[] = [];
-          for (const field of slots) {
-            const { outcome, issue } = checkImage(field, submitted.metadata[field]);
-            summary[outcome]++;
-            if (issue) issues.push(issue);
-          }
-          if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
-        }
+      batch.forEach((submitted) => {
+        const metadata = submitted.metadata;
+        // The image slots the batch uses, found in this walk rather than one of its own (the images
+        // are checked after it, only when the batch uses a slot). Most recipients fill no slot: six
+        // named reads say so without a lookup by name each.
+        if (
+          slotsInUse.size < IMAGE_FIELDS.length &&
+          (metadata.image1 !== null ||
+            metadata.image2 !== null ||
+            metadata.image3 !== null ||
+            metadata.image4 !== null ||
+            metadata.image5 !== null ||
+            metadata.image6 !== null)
+        )
+          for (const f of IMAGE_FIELDS) if (metadata[f]?.trim()) slotsInUse.add(f);
 
         const result = validateAddress(submitted.address);
         if (!result.standard) {
@@ -135,7 +121,7 @@ export class Recipients {
         }
         seen.add(dup);
         const dnm = doNotMailKeys.size > 0 && doNotMailKeys.has(doNotMailKey(std));
-        const qrUrl = submitted.metadata.qrUrl ?? qrDefault;
+        const qrUrl = metadata.qrUrl ?? qrDefault;
         const personal = submitted.personal;
         values.push(
           orderId,
@@ -145,7 +131,7 @@ export class Recipients {
           personal.lastName,
           std.address1,
           now,
-          packRecipient(std, personal, submitted.metadata, qrUrl),
+          packRecipient(std, personal, metadata, qrUrl),
         );
         if (dnm) {
           // Kept on the order, marked, never mailed, charged or proofed.
@@ -185,6 +171,20 @@ export class Recipients {
         else invalidated++;
       });
       flush();
+
+      // Only the image slots the batch uses are checked (most batches use none).
+      const slots = IMAGE_FIELDS.filter((f) => slotsInUse.has(f));
+      if (slots.length > 0) {
+        batch.forEach((submitted, index) => {
+          const issues: ImageIssue[] = [];
+          for (const field of slots) {
+            const { outcome, issue } = checkImage(field, submitted.metadata[field]);
+            summary[outcome]++;
+            if (issue) issues.push(issue);
+          }
+          if (issues.length > 0) recipientsWithIssues.push({ recipientIndex: index, issues });
+        });
+      }
 
       this.store.run(
         `UPDATE orders SET cum_validated = cum_validated + ?, cum_duplicated = cum_duplicated + ?,

@@ -308,6 +308,49 @@ describe("PUT /v1/order/{id}/recipients (entry 5)", () => {
     });
   });
 
+  test("every recipient's images are checked, dropped ones too, in each slot some recipient of the batch uses", async () => {
+    const a = await newAccount(sb);
+    const orderId = await newOrder(a);
+    const batch = [
+      // Fills no slot, but image2 is used later in the batch: missing there.
+      recipient({ firstName: "Ann", address1: "1 A St" }),
+      // Dropped for its address, checked all the same.
+      recipient({ firstName: "Bob", address1: "No Number Street", image1: "not a url" }),
+      recipient({ firstName: "Cy", address1: "3 A St", image2: "https://cdn.example.com/a-1200x800.jpg" }),
+      // A duplicate of the first, dropped, checked all the same.
+      recipient({
+        firstName: "Ann",
+        address1: "1 A Street",
+        image1: "https://cdn.example.com/b-300x200.jpg",
+      }),
+    ];
+    const body = parsed(
+      AppendRecipientsResponse,
+      await a.c.put(`/v1/order/${orderId}/recipients`, { recipients: batch }),
+    ).payload;
+    expect(body).toMatchObject({ acceptedRecipients: 2, droppedRecipients: 2 });
+    expect(body.undeliverable).toMatchObject({ duplicated: 1, invalidAddress: 1 });
+    expect(body.variableImages.summary).toEqual({
+      accepted: 1,
+      unsupportedOrBroken: 1,
+      doesNotExist: 0,
+      lowDpi: 1,
+      aspectRatioMismatch: 0,
+      missing: 5,
+    });
+    expect(
+      body.variableImages.recipientsWithIssues.map((r) => [
+        r.recipientIndex,
+        r.issues.map((i) => `${i.field}:${i.code}`),
+      ]),
+    ).toEqual([
+      [0, ["image1:IMAGE_MISSING", "image2:IMAGE_MISSING"]],
+      [1, ["image1:IMAGE_BROKEN_LINK", "image2:IMAGE_MISSING"]],
+      [2, ["image1:IMAGE_MISSING"]],
+      [3, ["image1:IMAGE_LOW_DPI", "image2:IMAGE_MISSING"]],
+    ]);
+  });
+
   test("append is allowed in Draft and Edits Needed only; in Payment Needed, Paid and later it is 400 and changes nothing", async () => {
     const a = await newAccount(sb);
     const editsNeeded = await newOrder(a, 1);
