@@ -4,6 +4,11 @@
 
 // First: the modules loaded after it come from Node's compile cache (see compile-cache.ts).
 import "./compile-cache";
+import { encodeLongStringsInProgram } from "./resources/long-strings";
+
+// A program's answers from the engine hold each resource's outputs, a long recipient list's index
+// among them: keep the SDK from copying them into debug logs and byte arrays (long-strings.ts).
+encodeLongStringsInProgram();
 
 // The typed API client: `import { DirectMailClient } from "pulumi-directmail"`.
 export * as api from "./api";

@@ -5,6 +5,7 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import {
   encodeLongStringsAsBytes,
+  encodeLongStringsInProgram,
   encodeLongStringsInProviderHost,
   LONG_STRING_CHARS,
 } from "../../../provider/resources/long-strings";
@@ -104,5 +105,36 @@ describe("encodeLongStringsInProviderHost", () => {
     expect(encodeLongStringsInProviderHost(["node", hostEntry, "127.0.0.1:1"], "/nowhere/index.js")).toBe(
       false,
     );
+  });
+});
+
+describe("encodeLongStringsInProgram", () => {
+  const fromSdk = createRequire(require.resolve("@pulumi/pulumi"));
+  const { RegisterResourceResponse, ReadResourceResponse } = fromSdk("./proto/resource_pb");
+  const urn = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/directmail:OrderRecipients::big";
+
+  it("gives the engine's answers about resources their type and URN as text, not their outputs", () => {
+    const answer = new RegisterResourceResponse();
+    answer.setUrn(urn);
+    answer.setObject(Struct.fromJavaScript(outputs));
+    expect(`${answer}`.length).toBeGreaterThan(LONG_STRING_CHARS); // the library's text: every value
+    expect(encodeLongStringsInProgram()).toBe(true);
+    // How the SDK logs each answer at debug level, a text it sends to the engine.
+    expect(`resp: ${answer}`).toBe(`resp: RegisterResourceResponse(${urn})`);
+    const read = new ReadResourceResponse();
+    read.setUrn(urn);
+    expect(`${read}`).toBe(`ReadResourceResponse(${urn})`);
+    // The answer itself is untouched.
+    expect(answer.getObject().toJavaScript()).toEqual(outputs);
+  });
+
+  it("installs the long strings' encoding on the SDK's google-protobuf", () => {
+    expect(encodeLongStringsInProgram()).toBe(true);
+    const sdkWriter = fromSdk("google-protobuf").BinaryWriter.prototype;
+    expect(sdkWriter.writeString.original).toBeTypeOf("function");
+  });
+
+  it("changes nothing without the SDK", () => {
+    expect(encodeLongStringsInProgram("/nowhere/index.js")).toBe(false);
   });
 });
