@@ -27,15 +27,17 @@ export async function predictDraft(
   head: RecipientsSide,
   deployed: Record<string, unknown> | undefined,
 ): Promise<PredictedDrops | undefined> {
+  // A list read without content digests has no set: read again here.
   const list =
-    head.list ??
+    (head.list?.set !== undefined ? head.list : undefined) ??
     (await surveyList(head.source, {
       identityField: head.identityField ?? DEFAULT_IDENTITY_FIELD,
       ...(head.keyColumn !== undefined ? { keyColumn: head.keyColumn } : {}),
     })
       .then(({ loaded, list }) => (loaded.problemCount > 0 ? undefined : list))
       .catch(() => undefined));
-  if (!list) return undefined;
+  const set = list?.set;
+  if (!list || !set) return undefined;
   // Under another key column or identity field every recipient is sent again: nothing is kept.
   const sameIdentity =
     deployed?.keyColumn === head.keyColumn &&
@@ -49,7 +51,7 @@ export async function predictDraft(
   }
   const tally = new DropTally();
   // The reason the rules give each recipient was found as the list was read (RecipientList).
-  for (const { row, key, content, tag } of list.set.tagged()) {
+  for (const { row, key, content, tag } of set.tagged()) {
     const reason = tag > 0 ? list.dropReasons[tag - 1] : undefined;
     const now = index?.get(key);
     if (now !== undefined && now.content === content)

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type LoadResult, loadCampaignsDir } from "../../provider/campaign/loader";
+import { type LoadOptions, type LoadResult, loadCampaignsDir } from "../../provider/campaign/loader";
 import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
 
 /** The folder `directmail review` reads when neither --campaigns nor the stack's `campaignsDir` names one. */
@@ -39,6 +39,7 @@ export async function loadSide(
   root: string,
   dir: string,
   followLinks = true,
+  recipientsSeen?: LoadOptions["recipientsSeen"],
 ): Promise<CampaignFiles | undefined> {
   const folder = path.resolve(root, dir);
   // lstat at the base: a campaign folder that is a link is the loader's problem, not a missing folder.
@@ -52,7 +53,11 @@ export async function loadSide(
     root,
     dir,
     fileRoot,
-    loaded: await loadCampaignsDir(folder, { relativeTo: root, root: fileRoot }),
+    loaded: await loadCampaignsDir(folder, {
+      relativeTo: root,
+      root: fileRoot,
+      ...(recipientsSeen ? { recipientsSeen } : {}),
+    }),
   };
 }
 

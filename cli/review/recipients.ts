@@ -8,7 +8,11 @@
  * Recipients are personal data and a review is widely visible: entries carry the key value and the
  * row, never a name or an address, unless `showPersonalData` is asked for.
  */
-import { type RecipientList, surveyList } from "../../provider/campaign/recipients-check";
+import {
+  type RecipientList,
+  type RecipientsSeen,
+  surveyList,
+} from "../../provider/campaign/recipients-check";
 import type { IdentityField } from "../../provider/index";
 import { DEFAULT_IDENTITY_FIELD, type DeclaredRecipient } from "../../provider/resources/recipients/declared";
 import { type RecipientSource, recipientsAtRows } from "../../provider/resources/recipients/source";
@@ -31,7 +35,12 @@ export interface RecipientsSide {
   identityField: IdentityField | undefined;
   /** What the loader read of them, when it did: they are then not read again but for the rows listed. */
   list?: RecipientList | undefined;
+  /** The rows a comparison lists of this side, kept as the loader read it (BaseRowsKept): not read again. */
+  rowsKept?: BaseRowsKept | undefined;
 }
+
+/** A row as a comparison lists it: its fields and its key column's value. */
+type ListedRow = { recipient: DeclaredRecipient; keyValue: string | undefined };
 
 export interface RecipientEntry {
   /** The key column's value; undefined when recipients are matched by content. */
@@ -94,6 +103,39 @@ class FirstRows<T extends { row: number }> {
 }
 
 /**
+ * The base's rows a comparison with the head will list, kept as the loader reads the base (its
+ * RecipientsSeen), so that the base is not read again for them: the first MAX_LISTED removed ones,
+ * and the base rows of the changed ones with the MAX_LISTED lowest rows at the head. Only under the
+ * same key column at both sides (the sets are then compared as they are).
+ */
+export class BaseRowsKept {
+  readonly #head: DeclaredSet;
+  readonly #removed = new FirstRows<{ row: number; read: ListedRow }>();
+  readonly #changed = new FirstRows<{ row: number; before: number; read: ListedRow }>();
+
+  constructor(head: DeclaredSet) {
+    this.#head = head;
+  }
+
+  readonly seen: RecipientsSeen = ({ key, content, row, recipient, keyValue }) => {
+    // Most recipients are unchanged: told without making the head's entry.
+    if (this.#head.hasWithContent(key, content)) return;
+    const atHead = this.#head.get(key);
+    const read = { recipient, keyValue };
+    if (atHead === undefined) this.#removed.add({ row, read });
+    else this.#changed.add({ row: atHead.row, before: row, read });
+  };
+
+  /** The rows kept, by their row at the base. */
+  rows(): Map<number, ListedRow> {
+    const rows = new Map<number, ListedRow>();
+    for (const { row, read } of this.#removed.items) rows.set(row, read);
+    for (const { before, read } of this.#changed.items) rows.set(before, read);
+    return rows;
+  }
+}
+
+/**
  * Compares the recipients of a campaign at the base and at the head (either may be missing: a new
  * or a removed campaign). A side whose recipients have problems is left out with a note; the
  * problems themselves are the validation's. Each side's keys, content digests and rows are what
@@ -139,8 +181,12 @@ export async function compareRecipients(
     for (const recipient of baseBy.values()) if (!headBy.has(recipient.key)) removed.add(recipient);
   }
   // The fields (and key values) of the rows listed, each side read again up to the last of them.
-  const wanted = (side: RecipientsSide | undefined, rows: number[], needFields: boolean) =>
-    side && (needFields || keyed) ? recipientsAtRows(side.source, side.keyColumn, new Set(rows)) : undefined;
+  const wanted = (side: RecipientsSide | undefined, rows: number[], needFields: boolean) => {
+    if (!side || !(needFields || keyed)) return undefined;
+    const kept = side.rowsKept?.rows();
+    if (kept && rows.every((row) => kept.has(row))) return kept;
+    return recipientsAtRows(side.source, side.keyColumn, new Set(rows));
+  };
   const [headRows, baseRows] = await Promise.all([
     wanted(
       head,
@@ -153,7 +199,7 @@ export async function compareRecipients(
       options.showPersonalData || changed.count > 0,
     ),
   ]);
-  const entry = (row: number, rows: Awaited<ReturnType<typeof recipientsAtRows>> | undefined) => {
+  const entry = (row: number, rows: ReadonlyMap<number, ListedRow> | undefined) => {
     const read = rows?.get(row);
     return {
       // A key is user text of any length: shown short, its control characters escaped.
@@ -187,7 +233,7 @@ async function read(
   label: "base" | "head",
   notes: string[],
 ): Promise<DeclaredSet | undefined> {
-  if (side.list) return side.list.set;
+  if (side.list?.set) return side.list.set;
   try {
     const { loaded } = await surveyList(side.source, {
       identityField: side.identityField ?? DEFAULT_IDENTITY_FIELD,

@@ -16,7 +16,7 @@ import { chargesThisMonth } from "../../provider/api/charges";
 import { analyticsOf } from "../../provider/api/order-entries";
 import { ENTRY_STATUS_NOT_FOUND, type OrderAnalyticsEntry } from "../../provider/api/schemas/analytics";
 import { isEditable } from "../../provider/api/schemas/order";
-import { recipientListOf } from "../../provider/campaign/loader";
+import { type LoadOptions, recipientListOf } from "../../provider/campaign/loader";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
 import { orderOfProgress } from "../../provider/resources/progress";
@@ -49,7 +49,7 @@ import {
   type ValidationProblem,
 } from "./model";
 import { type PlanResult, previewPlan } from "./plan";
-import { compareRecipients, type RecipientsSide } from "./recipients";
+import { BaseRowsKept, compareRecipients, type RecipientChanges, type RecipientsSide } from "./recipients";
 import { mapLimited, orderStatus, quote, saveProof } from "./service";
 
 export interface ReviewOptions {
@@ -160,15 +160,41 @@ async function reviewFiles(
 ): Promise<ReviewOutcome> {
   const { root, dir, out, proofsDir, project, target, preview } = where;
   const problems: string[] = [];
-  const head = await loadSide(root, dir);
+  // The base's files are taken from git while the head's are read.
+  const baseExtracted = options.base !== undefined ? extractBase(root, options.base) : undefined;
+  baseExtracted?.catch(() => {});
+  let head: CampaignFiles | undefined;
+  try {
+    head = await loadSide(root, dir);
+  } catch (error) {
+    await baseExtracted?.then(
+      (tree) => tree.remove(),
+      () => {},
+    );
+    throw error;
+  }
   // Drops above a maxDroppedPercent show under their campaign, figured with the draft's state too.
   const dropLimits = (head?.loaded.problems ?? []).filter((p) => p.dropLimit);
   const validation: ValidationProblem[] = (head?.loaded.problems ?? [])
     .filter((p) => !p.dropLimit)
     .map((p) => ({ ...p, file: path.relative(root, p.file) || p.file }));
-  const baseTree = options.base !== undefined ? await extractBase(root, options.base) : undefined;
+  const baseTree = await baseExtracted;
   try {
-    const base = baseTree ? await loadSide(baseTree.root, dir, false) : undefined;
+    const kept = new Map<string, BaseRowsKept | undefined>();
+    const base = baseTree ? await loadSide(baseTree.root, dir, false, keepBaseRows(head, kept)) : undefined;
+    // The recipients compared while the preview runs: each side read, the rows listed read again.
+    const comparisons = recipientComparisons(
+      head,
+      base,
+      baseTree !== undefined,
+      kept,
+      options.showPersonalData,
+    );
+    // The state is read beside the preview too (a preview does not change it), but not while the
+    // sides are read: the state of a list of a million holds tens of MB.
+    const stateRead =
+      target !== undefined && preview !== undefined ? deployedResources(preview.stack) : undefined;
+    stateRead?.catch(() => {});
     // Files the base names outside its campaign folder, or through a link, are not read: said here.
     for (const p of base?.loaded.problems ?? [])
       if (p.outsideRoot)
@@ -180,7 +206,6 @@ async function reviewFiles(
     let state: DeployedResource[] = [];
     let client: DirectMailClient | undefined;
     if (target !== undefined && preview !== undefined) {
-      const { stack } = preview;
       if (validation.length > 0) {
         preview.stop.abort();
         await preview.planning;
@@ -195,7 +220,7 @@ async function reviewFiles(
       } else {
         plan = await preview.planning;
       }
-      state = await deployedResources(stack);
+      state = await (stateRead as Promise<DeployedResource[]>);
       client = clientFor(target.settings);
     }
     let campaigns: CampaignReview[];
@@ -205,7 +230,7 @@ async function reviewFiles(
         names: campaignNames(head, base, plan, state),
         head,
         base,
-        baseGiven: baseTree !== undefined,
+        comparisons,
         plan,
         state,
         client,
@@ -291,8 +316,8 @@ interface CampaignsInput {
   names: string[];
   head: CampaignFiles | undefined;
   base: CampaignFiles | undefined;
-  /** Whether --base was given (a base without a campaign folder is a change that adds it). */
-  baseGiven: boolean;
+  /** Each campaign's recipients compared, when --base was given (recipientComparisons). */
+  comparisons: Map<string, Promise<RecipientChanges>>;
   plan: PlanResult;
   state: DeployedResource[];
   /** The service; none for an offline review. */
@@ -357,14 +382,7 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
         serviceProblem(error);
       }
     }
-    // Without --base there is nothing to compare with; with it, a campaign new in the change has
-    // every recipient added.
-    const recipientChanges =
-      input.baseGiven && (baseCampaign || headCampaign)
-        ? await compareRecipients(sideOf(base, baseCampaign), sideOf(head, headCampaign), {
-            showPersonalData: input.showPersonalData,
-          })
-        : undefined;
+    const recipientChanges = await input.comparisons.get(name);
     const steps = plan.steps.filter((s) => s.campaign === name);
     const diagnostics = plan.diagnostics.filter((d) => d.campaign === name);
     const recipientsOutputs = resources.find((r) => r.kind === KIND.OrderRecipients)?.outputs;
@@ -410,14 +428,65 @@ async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]>
   });
 }
 
+/**
+ * What keeps, as the loader reads the base, the base's rows the comparison of each campaign will
+ * list (BaseRowsKept, by campaign in `kept`): for a campaign the head has, read, under the same key
+ * column. A name read twice at the base (a problem of its own) keeps none.
+ */
+function keepBaseRows(
+  head: CampaignFiles | undefined,
+  kept: Map<string, BaseRowsKept | undefined>,
+): LoadOptions["recipientsSeen"] {
+  const heads = new Map((head?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
+  return ({ name, keyColumn }) => {
+    const headCampaign = heads.get(name);
+    const set = headCampaign && recipientListOf(headCampaign)?.set;
+    if (kept.has(name) || !set || headCampaign.document.spec.recipients.keyColumn !== keyColumn) {
+      kept.set(name, undefined);
+      return undefined;
+    }
+    const keeper = new BaseRowsKept(set);
+    kept.set(name, keeper);
+    return keeper.seen;
+  };
+}
+
+/**
+ * Each campaign's recipients at the base and at the head compared (compareRecipients), started
+ * now; none without --base. With it, a campaign new in the change has every recipient added.
+ */
+function recipientComparisons(
+  head: CampaignFiles | undefined,
+  base: CampaignFiles | undefined,
+  baseGiven: boolean,
+  kept: Map<string, BaseRowsKept | undefined>,
+  showPersonalData: boolean,
+): Map<string, Promise<RecipientChanges>> {
+  const comparisons = new Map<string, Promise<RecipientChanges>>();
+  if (!baseGiven) return comparisons;
+  const byName = (side: CampaignFiles | undefined) =>
+    new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
+  const heads = byName(head);
+  const bases = byName(base);
+  for (const name of new Set([...heads.keys(), ...bases.keys()])) {
+    const baseSide = sideOf(base, bases.get(name), kept.get(name));
+    const comparison = compareRecipients(baseSide, sideOf(head, heads.get(name)), { showPersonalData });
+    // Awaited where the review takes it; a failure is the review's then, not an unhandled one now.
+    comparison.catch(() => {});
+    comparisons.set(name, comparison);
+  }
+  return comparisons;
+}
+
 /** Where a campaign's recipients come from at one side. */
 function sideOf(
   side: CampaignFiles | undefined,
   campaign: LoadedCampaign | undefined,
+  rowsKept?: BaseRowsKept,
 ): RecipientsSide | undefined {
   if (!side || !campaign) return undefined;
   const { inline, keyColumn, identityField, delimiter } = campaign.document.spec.recipients;
-  const options = { keyColumn, identityField, list: recipientListOf(campaign) };
+  const options = { keyColumn, identityField, list: recipientListOf(campaign), rowsKept };
   if (campaign.recipientsFile !== undefined) {
     return {
       source: {

@@ -256,7 +256,7 @@ export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs
  */
 function programReadOf(loaded: LoadedCampaign): { programRead?: ProgramRead } {
   const list = recipientListOf(loaded);
-  if (list?.signature === undefined) return {};
+  if (list?.signature === undefined || list.set === undefined) return {};
   const identityField = loaded.document.spec.recipients.identityField ?? DEFAULT_IDENTITY_FIELD;
   return {
     programRead: {

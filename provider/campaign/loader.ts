@@ -24,7 +24,12 @@ import { overDropLimit, type PredictedDrops } from "../resources/recipients/pred
 import { LineTracker, notTextAt } from "../text";
 import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
-import { checkRecipients, type RecipientList, type RecipientsCheck } from "./recipients-check";
+import {
+  checkRecipients,
+  type RecipientList,
+  type RecipientsCheck,
+  type RecipientsSeen,
+} from "./recipients-check";
 import { CampaignDocument, DOCUMENT_KINDS, type ResourceDocument } from "./schema";
 import { type ParsedDocument, parseFile, positionOf, valueAt } from "./yaml-document";
 
@@ -91,6 +96,17 @@ export interface LoadOptions {
    * loadCampaignFiles, the Pulumi project folder of each campaign file (its own folder outside one).
    */
   root?: FileRoot | ((campaignFile: string) => FileRoot | undefined);
+  /**
+   * false for a caller that shows no digest (`directmail validate`): recipients under a key column
+   * are read without their content digests (RecipientSourceOptions.contentDigests), and their
+   * lists (recipientListOf) hold no set. Default true.
+   */
+  contentDigests?: boolean;
+  /**
+   * What sees each recipient of a campaign's list as it is read (RecipientsSeen), asked for each
+   * campaign whose list is read: `directmail review` keeps the base's rows it will list so.
+   */
+  recipientsSeen?: (campaign: { name: string; keyColumn: string | undefined }) => RecipientsSeen | undefined;
 }
 
 /** Problems formatProblems prints per file; the rest are counted in one more line. */
@@ -222,6 +238,8 @@ export async function loadCampaignFiles(paths: string[], options: LoadOptions = 
         recipientChecks,
         root,
         options.relativeTo,
+        options.contentDigests,
+        options.recipientsSeen,
       );
       const conversionsFile =
         fileProblems.length + lateProblems.length === before

@@ -22,6 +22,7 @@ import {
   type RecipientSource,
   type RecipientSourceOptions,
   type ScannedRecipients,
+  type SurveyedRecipient,
   surveyRecipients,
 } from "../resources/recipients/source";
 import type { DeclaredSet } from "../resources/recipients/table";
@@ -41,7 +42,8 @@ export const MAX_RECIPIENT_PROBLEMS = 100;
  * a million recipients take about 50 MB here.
  */
 export interface RecipientList {
-  set: DeclaredSet;
+  /** Unset for a list read without content digests (RecipientSourceOptions.contentDigests). */
+  set?: DeclaredSet;
   /** Rows identical to (or with the same key as) an earlier row. */
   duplicateRows: number;
   dropReasons: string[];
@@ -73,6 +75,12 @@ export interface CheckedRecipients {
   list?: RecipientList;
 }
 
+/**
+ * What sees each recipient of a list as the loader reads it (LoadOptions.recipientsSeen): the ones
+ * its set takes, with their fields, in the list's order.
+ */
+export type RecipientsSeen = (recipient: SurveyedRecipient) => void;
+
 /** A warning's words for a row the service will drop. */
 const willDrop = (what: string, reason: string) => `the service will drop this ${what}: ${reason}`;
 
@@ -84,6 +92,7 @@ const willDrop = (what: string, reason: string) => `the service will drop this $
 export async function surveyList(
   source: RecipientSource,
   options: RecipientSourceOptions,
+  seen?: RecipientsSeen,
 ): Promise<{
   loaded: Omit<ScannedRecipients, "digest">;
   list: RecipientList;
@@ -100,7 +109,9 @@ export async function surveyList(
   const loaded = await surveyRecipients(
     source,
     { ...options, memoryBudget: LIST_MEMORY_BUDGET },
-    ({ row, recipient }) => {
+    (surveyed) => {
+      seen?.(surveyed);
+      const { row, recipient } = surveyed;
       fields.add(row, recipient);
       const reason = predictedDropReason(recipient);
       tally.add(row, reason);
@@ -118,7 +129,12 @@ export async function surveyList(
   );
   return {
     loaded,
-    list: { set: loaded.set, duplicateRows: loaded.duplicateRows, dropReasons, fields },
+    list: {
+      ...(options.contentDigests !== false ? { set: loaded.set } : {}),
+      duplicateRows: loaded.duplicateRows,
+      dropReasons,
+      fields,
+    },
     drops: { rows, more, predicted: tally.result },
   };
 }
@@ -151,6 +167,8 @@ export async function checkRecipients(
   checks: Map<string, Promise<RecipientsCheck>>,
   root: FileRoot,
   relativeTo: string | undefined,
+  contentDigests = true,
+  seenFor?: (campaign: { name: string; keyColumn: string | undefined }) => RecipientsSeen | undefined,
 ): Promise<CheckedRecipients> {
   const { problems, late, warnings } = found;
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
@@ -158,15 +176,20 @@ export async function checkRecipients(
   const options = {
     identityField: section.data.identityField ?? DEFAULT_IDENTITY_FIELD,
     maxProblems: MAX_RECIPIENT_PROBLEMS,
+    ...(contentDigests ? {} : { contentDigests }),
     ...(section.data.keyColumn !== undefined ? { keyColumn: section.data.keyColumn } : {}),
   };
   const at = (p: Path) => ({ file: parsed.file, ...positionOf(parsed, ["spec", "recipients", ...p]) });
+  const name = valueAt(parsed.value, ["metadata", "name"]);
+  // Asked only for a list read here: a file another document named was read for that one.
+  const seen = () =>
+    typeof name === "string" ? seenFor?.({ name, keyColumn: section.data.keyColumn }) : undefined;
 
   if (section.data.inline !== undefined) {
     numbersLosingDigits(parsed, problems);
     // The recipients as written, not zod's copies of them: those lose a key such as `__proto__`.
     const inline = valueAt(parsed.value, ["spec", "recipients", "inline"]) as Record<string, unknown>[];
-    const { loaded, list, drops } = await surveyList({ inline }, options);
+    const { loaded, list, drops } = await surveyList({ inline }, options, seen());
     const written = new Map<number, Map<string, string>>();
     for (const problem of loaded.problems) {
       const item: Path = ["inline", problem.row - 1];
@@ -240,7 +263,12 @@ export async function checkRecipients(
   const key = JSON.stringify([file, options.identityField, options.keyColumn, delimiter]);
   let check = checks.get(key);
   if (!check) {
-    check = checkRecipientsFile(file, { ...options, root, ...(delimiter ? { delimiter } : {}) }, relativeTo);
+    check = checkRecipientsFile(
+      file,
+      { ...options, root, ...(delimiter ? { delimiter } : {}) },
+      relativeTo,
+      seen(),
+    );
     checks.set(key, check);
   }
   const checked = await check;
@@ -264,6 +292,7 @@ export async function checkRecipientsFile(
   file: string,
   options: RecipientSourceOptions & { root: FileRoot; delimiter?: CsvDelimiter },
   relativeTo: string | undefined,
+  seen?: RecipientsSeen,
 ): Promise<RecipientsCheck> {
   const late: CampaignProblem[] = [];
   const atFileValue: RecipientsCheck["atFileValue"] = [];
@@ -285,6 +314,7 @@ export async function checkRecipientsFile(
     const { loaded, list, drops } = await surveyList(
       { file, root, ...(delimiter ? { delimiter } : {}) },
       sourceOptions,
+      seen,
     );
     // The provider's check takes what this read found only of the file this read read.
     if (before !== undefined && before === (await fileSignature(file, sourceOptions, delimiter)))

@@ -43,6 +43,13 @@ export interface RecipientSourceOptions {
   maxProblems?: number;
   /** The process's memory budget while it reads (memory.ts); MEMORY_BUDGET_BYTES by default. */
   memoryBudget?: number;
+  /**
+   * false for a caller that shows no digest (`directmail validate`): under a key column no row's
+   * content is hashed as it is read (its content digest is then its key), and a row whose key an
+   * earlier row has is judged against that row read again once the read is done
+   * (surveyRecipients). Default true.
+   */
+  contentDigests?: boolean;
 }
 
 /**
@@ -172,7 +179,15 @@ async function* rowsOf(
     return;
   }
   const delimiter = source.delimiter ?? ",";
-  const text = headerChecked(textOf(file, source.file), source.file, delimiter, keyColumn);
+  // With `only`, the records at those lines are found without parsing the others, then parsed alone.
+  const picked = only ? await recordsAtLines(textOf(file, source.file), only) : undefined;
+  const lineOf = (line: number) => picked?.lines.get(line) ?? line;
+  const read = picked
+    ? (async function* () {
+        yield picked.text;
+      })()
+    : textOf(file, source.file);
+  const text = headerChecked(read, source.file, delimiter, keyColumn);
   const { parser, position } = csvReader(text, delimiter);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let columns: (string | undefined)[] | undefined;
@@ -186,7 +201,8 @@ async function* rowsOf(
         records.push(next);
       }
       const batch: RawRow[] = [];
-      for (const { record, line } of records) {
+      for (const { record, line: readAt } of records) {
+        const line = lineOf(readAt);
         if (columns === undefined) {
           columns = record.map((name) => {
             if (keyColumn !== undefined && name === keyColumn) return name;
@@ -221,6 +237,73 @@ async function* rowsOf(
   } catch (error) {
     throw csvFileError(error, source.file, position);
   }
+}
+
+/**
+ * The header record of a CSV text and the records that start on the lines `only`, found without
+ * parsing the others: as one text (each record on its line or lines, in their order) and the line
+ * each starts on in the file, by its line in that text. A line end ends a record unless it is inside
+ * quotes, which the count of quotes before it tells (a readable file's quotes pair up, a `""` inside
+ * a value too); lines are counted as csvReader counts them (a CR LF, an LF or a CR each one line),
+ * and empty lines hold no record. Stops reading past the last line of `only`.
+ */
+export async function recordsAtLines(
+  text: AsyncIterable<string>,
+  only: ReadonlySet<number>,
+): Promise<{ text: string; lines: Map<number, number> }> {
+  const last = Math.max(0, ...only);
+  const picked: string[] = [];
+  const lines = new Map<number, number>();
+  let pickedLine = 1;
+  let header = false;
+  const take = (record: string, line: number) => {
+    if (header && !only.has(line)) return;
+    header = true;
+    lines.set(pickedLine, line);
+    picked.push(record);
+    pickedLine += 1 + (record.match(/\r\n|\r|\n/g)?.length ?? 0);
+  };
+  const breaks = /["\r\n]/g;
+  let buffer = "";
+  let start = 0; // where the record being read starts in `buffer`
+  let scanned = 0; // how much of `buffer` was looked at
+  let line = 1;
+  let linesHandled = 1;
+  let recordLine = 1;
+  let quoted = false;
+  reading: for await (const piece of text) {
+    // The text read is dropped as it goes: held to the process's memory budget as rows are (memory.ts).
+    rowsHandled(line - linesHandled);
+    linesHandled = line;
+    buffer = buffer.slice(start) + piece;
+    scanned -= start;
+    start = 0;
+    breaks.lastIndex = scanned;
+    scanned = buffer.length;
+    for (let found = breaks.exec(buffer); found !== null; found = breaks.exec(buffer)) {
+      const at = found.index;
+      if (buffer[at] === '"') {
+        quoted = !quoted;
+        continue;
+      }
+      if (buffer[at] === "\r" && at + 1 === buffer.length) {
+        // Its LF, if any, is in the next piece.
+        scanned = at;
+        break;
+      }
+      const end = buffer[at] === "\r" && buffer[at + 1] === "\n" ? at + 2 : at + 1;
+      breaks.lastIndex = end;
+      line += 1;
+      if (quoted) continue;
+      if (at > start) take(buffer.slice(start, at), recordLine);
+      start = end;
+      recordLine = line;
+      if (header && recordLine > last) break reading;
+    }
+  }
+  const rest = buffer.slice(start).replace(/\r$/, "");
+  if (rest !== "" && recordLine <= last) take(rest, recordLine);
+  return { text: picked.join("\n"), lines };
 }
 
 /** How much of a file's start is looked at for its header line. */
@@ -287,6 +370,12 @@ interface ValidRow extends LoadedRecipient {
   /** The key column's value, under a key column. */
   keyValue?: string;
 }
+
+/**
+ * What judging a row against an earlier row of its key takes of it, and the count of problems found
+ * before its turn (a batch's rows are judged after the batch's other problems are found).
+ */
+type RepeatedRow = Omit<ValidRow, "recipient"> & { problemsBefore: number };
 
 /**
  * A row's fields under their canonical names, non-blank and not yet trimmed, and its key column's
@@ -368,9 +457,11 @@ async function* validRows(
   options: RecipientSourceOptions,
   problem: (p: RecipientProblem) => void,
   validated = false,
+  only?: ReadonlySet<number>,
 ): AsyncGenerator<ValidRow[]> {
   const keyColumn = options.keyColumn?.trim();
-  for await (const rows of rowsOf(source, keyColumn, problem)) {
+  const hashContent = keyColumn === undefined || options.contentDigests !== false;
+  for await (const rows of rowsOf(source, keyColumn, problem, only)) {
     rowsHandled(rows.length, undefined, options.memoryBudget);
     const valid: ValidRow[] = [];
     for (const raw of rows) {
@@ -398,8 +489,8 @@ async function* validRows(
         }
         continue;
       }
-      const content = contentKey(parsed.data);
       if (keyColumn === undefined) {
+        const content = contentKey(parsed.data);
         valid.push({ key: content, content, row, recipient: parsed.data });
         continue;
       }
@@ -407,7 +498,9 @@ async function* validRows(
         problem({ row, field: keyColumn, message: `${keyColumn} (the key column) is empty` });
         continue;
       }
-      valid.push({ key: columnKey(keyValue), content, row, recipient: parsed.data, keyValue });
+      const key = columnKey(keyValue);
+      const content = hashContent ? contentKey(parsed.data) : key;
+      valid.push({ key, content, row, recipient: parsed.data, keyValue });
     }
     yield valid;
   }
@@ -419,7 +512,7 @@ async function* validRows(
  */
 function isDuplicate(
   earlier: DeclaredKey,
-  later: ValidRow,
+  later: Omit<ValidRow, "recipient">,
   options: RecipientSourceOptions,
   problem: (p: RecipientProblem) => void,
 ): boolean {
@@ -433,7 +526,11 @@ function isDuplicate(
   return false;
 }
 
-/** Problems collected up to `maxProblems`, all of them counted. */
+/**
+ * Problems collected up to `maxProblems`, all of them counted. `mergeLater` takes problems judged
+ * after the read, in the order they would have been found, each with the count of the problems
+ * found before its turn (`before`), and places them as if found then.
+ */
 function problemCollector(options: RecipientSourceOptions) {
   const maxProblems = options.maxProblems ?? 20;
   const collected = { problems: [] as RecipientProblem[], problemCount: 0 };
@@ -441,7 +538,20 @@ function problemCollector(options: RecipientSourceOptions) {
     collected.problemCount += 1;
     if (collected.problems.length < maxProblems) collected.problems.push(p);
   };
-  return { collected, problem };
+  const mergeLater = (later: readonly { problem: RecipientProblem; before: number }[]) => {
+    const merged: RecipientProblem[] = [];
+    let taken = 0;
+    for (const { problem, before } of later) {
+      while (taken < before && taken < collected.problems.length)
+        merged.push(collected.problems[taken++] as RecipientProblem);
+      merged.push(problem);
+    }
+    for (; taken < collected.problems.length; taken++)
+      merged.push(collected.problems[taken] as RecipientProblem);
+    collected.problems = merged.slice(0, maxProblems);
+    collected.problemCount += later.length;
+  };
+  return { collected, problem, mergeLater };
 }
 
 /**
@@ -492,6 +602,11 @@ export interface SurveyedRecipient extends LoadedRecipient {
  * `each` sees every recipient the set takes, with its fields, in the list's order; what it returns
  * (a number, 0 by default) is kept beside the recipient (DeclaredSet.tagOf). Rows with problems and
  * later duplicates are not handed to it.
+ *
+ * With `contentDigests: false` under a key column, the set's content digests are its keys: a row
+ * whose key an earlier row has gets its content hashed then, and the earlier rows of such keys are
+ * read again after the read (only when there are any) to tell a duplicate from a problem, exactly
+ * as a read with digests does.
  */
 export async function surveyRecipients(
   source: RecipientSource,
@@ -499,15 +614,66 @@ export async function surveyRecipients(
   each?: (recipient: SurveyedRecipient) => number | undefined,
 ): Promise<Omit<ScannedRecipients, "digest">> {
   const set = new DeclaredSet();
-  const { collected, problem } = problemCollector(options);
+  const { collected, problem, mergeLater } = problemCollector(options);
+  const repeated: RepeatedRow[] | undefined =
+    options.contentDigests === false && options.keyColumn?.trim() !== undefined ? [] : undefined;
   let duplicateRows = 0;
   for await (const rows of validRows(source, options, problem)) {
     for (const recipient of rows) {
       const earlier = set.addNew(recipient, () => each?.(recipient) ?? 0);
-      if (earlier !== undefined && isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
+      if (earlier === undefined) continue;
+      // Held with its content digest, not its fields: only rows with a repeated key are.
+      if (repeated) {
+        const { recipient: fields, ...judged } = recipient;
+        repeated.push({ ...judged, content: contentKey(fields), problemsBefore: collected.problemCount });
+      } else if (isDuplicate(earlier, recipient, options, problem)) duplicateRows += 1;
     }
   }
+  if (repeated !== undefined && repeated.length > 0) {
+    const later: { problem: RecipientProblem; before: number }[] = [];
+    duplicateRows += await judgeRepeatedKeys(source, options, set, repeated, (problem, { problemsBefore }) =>
+      later.push({ problem, before: problemsBefore }),
+    );
+    mergeLater(later);
+  }
   return { set, duplicateRows, ...collected };
+}
+
+/**
+ * Rows whose key an earlier row has (in row order, each with its content digest), judged against
+ * that earlier row, read again with its content digest: how many are duplicates; the others are
+ * problems. A source whose earlier rows are no longer as read is a file changed meanwhile.
+ */
+async function judgeRepeatedKeys(
+  source: RecipientSource,
+  options: RecipientSourceOptions,
+  set: DeclaredSet,
+  repeated: readonly RepeatedRow[],
+  problem: (p: RecipientProblem, of: RepeatedRow) => void,
+): Promise<number> {
+  const earlierRows = new Set(repeated.map((later) => (set.get(later.key) as DeclaredKey).row));
+  const contents = new Map<number, DeclaredKey>();
+  const ignore = () => {};
+  for await (const rows of validRows(
+    source,
+    { ...options, contentDigests: true },
+    ignore,
+    false,
+    earlierRows,
+  ))
+    for (const { key, content, row } of rows)
+      if (earlierRows.has(row)) contents.set(row, { key, content, row });
+  let duplicates = 0;
+  for (const later of repeated) {
+    const { row, key } = set.get(later.key) as DeclaredKey;
+    const earlier = contents.get(row);
+    if (earlier?.key !== key) {
+      const shownAs = "file" in source ? source.file : "the recipients";
+      throw new SourceFileError(shownAs, "the file changed while it was read; check it again");
+    }
+    if (isDuplicate(earlier, later, options, (p) => problem(p, later))) duplicates += 1;
+  }
+  return duplicates;
 }
 
 /**

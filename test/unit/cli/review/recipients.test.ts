@@ -2,10 +2,13 @@
  * Recipient changes between the base and the head of a change, read with the provider's loader:
  * by key value with a key column, by content without one; never a name or an address unless asked.
  */
+import * as fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { compareRecipients, type RecipientsSide } from "../../../../cli/review/recipients";
+import { BaseRowsKept, compareRecipients, type RecipientsSide } from "../../../../cli/review/recipients";
+import { surveyList } from "../../../../provider/campaign/recipients-check";
 import { keyValuesByRow } from "../../../../provider/resources/recipients/key-values";
 import { loadRecipients } from "../../../../provider/resources/recipients/source";
+import type { DeclaredSet } from "../../../../provider/resources/recipients/table";
 import { tempDir } from "../../campaign/fixtures";
 
 const tmp = tempDir("directmail-review-recipients-");
@@ -165,6 +168,48 @@ describe("recipient changes", () => {
         JSON.stringify(source),
       ).toBe(true);
       expect(new Set(byRow).size).toBe(loaded.byKey.size);
+    }
+  });
+});
+
+describe("the base's rows kept as the loader reads the base", () => {
+  /** Rows 0..count-1 with every `changeEvery`th one changed, those from `from` on only. */
+  const list = (count: number, changeEvery: number, from = 0) =>
+    `${[
+      HEADER,
+      ...Array.from({ length: count - from }, (_, i) => {
+        const n = i + from;
+        const changed = n % changeEvery === 0 ? "Byron" : "Lovelace";
+        return `C-${n},Ada${n},${changed},${n + 1} Main St,Springfield,IL,62701`;
+      }),
+    ].join("\n")}\n`;
+
+  it("list what reading the base again lists, beyond MAX_LISTED of each kind, and spare that read", async () => {
+    for (const keyColumn of ["customerId", undefined]) {
+      const dir = keyColumn ? "kept-keyed" : "kept-content";
+      const baseFile = tmp.write(`${dir}/base.csv`, list(3000, 1000, 0).replaceAll("Byron", "Lovelace"));
+      // 1,200 removed (the first rows), every 2nd one changed, 1 added at the end.
+      const headFile = tmp.write(`${dir}/head.csv`, list(3001, 2, 1200));
+      const options = { identityField: "custom6" as const, ...(keyColumn ? { keyColumn } : {}) };
+      const head = await surveyList({ file: headFile }, options);
+      const keeper = new BaseRowsKept(head.list.set as DeclaredSet);
+      const base = await surveyList({ file: baseFile }, options, keeper.seen);
+      const sides = (rowsKept?: BaseRowsKept) =>
+        [
+          { ...side(baseFile, keyColumn), list: base.list, rowsKept },
+          { ...side(headFile, keyColumn), list: head.list },
+        ] as const;
+      for (const showPersonalData of [false, true]) {
+        const reread = await compareRecipients(...sides(), { showPersonalData });
+        // By content, a changed recipient is one removed and one added.
+        expect([reread.removed, reread.changed]).toEqual(keyColumn ? [1200, 900] : [2100, 0]);
+        fs.renameSync(baseFile, `${baseFile}.away`);
+        try {
+          expect(await compareRecipients(...sides(keeper), { showPersonalData })).toEqual(reread);
+        } finally {
+          fs.renameSync(`${baseFile}.away`, baseFile);
+        }
+      }
     }
   });
 });
