@@ -19,7 +19,7 @@ import { Conversions, type ConversionsArgs } from "../resources/conversions/reso
 import type { ProgramRead, Recipient } from "../resources/order-recipients/inputs";
 import { ProximitySearch } from "../resources/proximity-search/resource";
 import { DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
-import { digestOfSorted } from "../resources/recipients/source";
+import { digestOfSet } from "../resources/recipients/source";
 import { Campaign, type CampaignArgs } from "./component";
 import {
   type CampaignProblem,
@@ -261,7 +261,7 @@ function programReadOf(loaded: LoadedCampaign): { programRead?: ProgramRead } {
   return {
     programRead: {
       signature: list.signature,
-      digest: digestOfSorted(list.set.sortedPairs(), identityField),
+      digest: digestOfSet(list.set, identityField),
       declaredCount: list.set.size,
       duplicateRows: list.duplicateRows,
     },

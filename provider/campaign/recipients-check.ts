@@ -14,6 +14,7 @@ import {
   canonicalFieldName,
   DEFAULT_IDENTITY_FIELD,
 } from "../resources/recipients/declared";
+import { allocateRowsYoung } from "../resources/recipients/memory";
 import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
   fileSignature,
@@ -104,6 +105,7 @@ export async function surveyList(
   const reasonIds = new Map<string, number>();
   const rows: { row: number; reason: string }[] = [];
   let more = 0;
+  allocateRowsYoung();
   // It holds about 50 MB at a million recipients: a lower budget than the provider's keeps the CLI
   // and the program well within theirs.
   const loaded = await surveyRecipients(

@@ -22,7 +22,7 @@ import { changesKnown, describePlan, planSync } from "../recipients/plan";
 import {
   declaredRows,
   describeProblems,
-  digestOfSorted,
+  digestOfSet,
   fileSignature,
   type RecipientSource,
   type RecipientSourceOptions,
@@ -445,7 +445,7 @@ export function orderRecipientsImplementation(
         ...redactedDrops(props),
         orderStatus: order.orderStatus,
         index: encodeIndex(current),
-        digest: digestOfSorted(current.sortedPairs(), props.identityField),
+        digest: digestOfSet(current, props.identityField),
         acceptedCount: accepted,
         droppedCount: current.size - accepted,
         unmanagedCount: unmanaged,

@@ -87,9 +87,9 @@ export class RecipientIndex {
     }
   }
 
-  /** (key, content digest) pairs in key order, for a digest. */
-  *sortedPairs(): Generator<readonly [string, string]> {
-    for (const [key, entry] of this.sorted()) yield [key, entry.content];
+  /** The index's digest lines in key order, in chunks (KeyTable.sortedLines): for a digest. */
+  sortedLines(take: (chunk: Uint8Array) => void): void {
+    this.#table.sortedLines(take);
   }
 
   *entries(): Generator<[string, IndexEntry]> {

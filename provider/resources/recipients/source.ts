@@ -86,11 +86,30 @@ export const columnKey = (value: string) => hashKey(`column:${value}`);
 
 /** The declared fields in the order content keys list them, and each one's opening as JSON. */
 const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-const FIELD_OPENINGS = FIELDS_IN_KEY_ORDER.map((name) => `[${JSON.stringify(name)},`);
+const FIELD_OPENINGS = new Map(FIELDS_IN_KEY_ORDER.map((name) => [name, `[${JSON.stringify(name)},`]));
 
 /** Text that JSON writes as it is, between quotes: no quote, backslash, control character or lone surrogate. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes them, so finding them is the point.
 const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * The names of the last recipient contentKey read, in its own order, and which of them it lists,
+ * in key order (their places in that order, and their openings). The rows of a list are objects of
+ * one shape, so this is worked out once a list, not once a row: each row's values are then read in
+ * its own order, without looking up each declared field by its name.
+ */
+const lastShape = { names: [] as string[], listed: [] as number[], openings: [] as string[] };
+/** The values of the recipient being read, in its own order (reused: one call a recipient). */
+const valuesInOrder: (string | undefined)[] = [];
+
+function learnShape(recipient: DeclaredRecipient): void {
+  const names: string[] = [];
+  for (const name in recipient) names.push(name);
+  const listed = FIELDS_IN_KEY_ORDER.map((name) => names.indexOf(name)).filter((at) => at >= 0);
+  lastShape.names = names;
+  lastShape.listed = listed;
+  lastShape.openings = listed.map((at) => FIELD_OPENINGS.get(names[at] as keyof DeclaredRecipient) as string);
+}
 
 /**
  * The key of a recipient from its declared content: field order and blank fields do not matter.
@@ -99,12 +118,20 @@ const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
  * recipient, twice a sync).
  */
 export function contentKey(recipient: DeclaredRecipient): string {
+  let count = 0;
+  let sameShape = true;
+  for (const name in recipient) {
+    if (lastShape.names[count] !== name) sameShape = false;
+    valuesInOrder[count++] = recipient[name as keyof DeclaredRecipient];
+  }
+  if (!sameShape || count !== lastShape.names.length) learnShape(recipient);
+  const { listed, openings } = lastShape;
   let json = "[";
-  for (let i = 0; i < FIELDS_IN_KEY_ORDER.length; i++) {
-    const value = recipient[FIELDS_IN_KEY_ORDER[i] as keyof DeclaredRecipient];
+  for (let i = 0; i < listed.length; i++) {
+    const value = valuesInOrder[listed[i] as number];
     if (value === undefined || value === "") continue;
     const text = PLAIN_JSON_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
-    json += `${json.length > 1 ? "," : ""}${FIELD_OPENINGS[i]}${text}]`;
+    json += `${json.length > 1 ? "," : ""}${openings[i]}${text}]`;
   }
   return hashKey(`${json}]`);
 }
@@ -705,7 +732,7 @@ export async function scanRecipients(
   options: RecipientSourceOptions,
 ): Promise<ScannedRecipients> {
   const surveyed = await surveyRecipients(source, options);
-  return { ...surveyed, digest: digestOfSorted(surveyed.set.sortedPairs(), options.identityField) };
+  return { ...surveyed, digest: digestOfSet(surveyed.set, options.identityField) };
 }
 
 /**
@@ -748,18 +775,16 @@ export function digestOf(
   return hashLines(lines.sort(), identityField);
 }
 
-/**
- * digestOf of pairs already in key order, each key once, without holding them: their lines then
- * sort as their keys do, the keys being of one length.
- */
-export function digestOfSorted(
-  sorted: Iterable<readonly [key: string, content: string]>,
-  identityField: string,
-): string {
-  function* lines() {
-    for (const [key, content] of sorted) yield content === key ? key : `${key} ${content}`;
-  }
-  return hashLines(lines(), identityField);
+/** A set whose digest lines (digestOf's, in key order) come in chunks: a DeclaredSet, a RecipientIndex. */
+export interface DigestLines {
+  sortedLines(take: (chunk: Uint8Array) => void): void;
+}
+
+/** digestOf of a set's pairs, hashed from its digest lines as they are written, without a string a pair. */
+export function digestOfSet(set: DigestLines, identityField: string): string {
+  const digest = createHash("sha256").update(`identity:${identityField}\n`);
+  set.sortedLines((chunk) => digest.update(chunk));
+  return digest.digest("hex");
 }
 
 /** The lines, hashed a chunk of about 64 KiB at a time: a million calls to update cost more than the hash. */

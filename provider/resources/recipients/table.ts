@@ -55,6 +55,26 @@ function wordsOf(key: string, content: string): Uint32Array {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/** Each byte's two hex digits as ASCII codes, the first in the high byte. */
+const BYTE_HEX_CODES = new Uint16Array(256).map(
+  (_, byte) => (BYTE_HEX[byte] as string).charCodeAt(0) * 256 + (BYTE_HEX[byte] as string).charCodeAt(1),
+);
+const SPACE = 0x20;
+const LINE_END = 0x0a;
+/** A digest line at its longest: key, space, content digest, line end. */
+const LONGEST_LINE = 2 * KEY_HEX_LENGTH + 2;
+const LINES_CHUNK_BYTES = 1 << 16;
+
+/** Writes a 32-bit word as its 8 lowercase hex digits at `offset`; the offset after them. */
+function writeHexWord(bytes: Uint8Array, offset: number, word: number): number {
+  for (let shift = 24; shift >= 0; shift -= 8) {
+    const codes = BYTE_HEX_CODES[(word >>> shift) & 255] as number;
+    bytes[offset++] = codes >>> 8;
+    bytes[offset++] = codes & 255;
+  }
+  return offset;
+}
+
 export class KeyTable {
   #words = new Uint32Array(16 * WORDS);
   /** Position + 1 of the entry in each slot; 0 for an empty slot. Twice the capacity, a power of 2. */
@@ -170,18 +190,62 @@ export class KeyTable {
 
   /** Positions in key order (the order of the keys as hex text). */
   sorted(): Uint32Array {
-    // The keys as 64-bit numbers, sorted natively, then each one's position by its hash.
-    const [hiAt, loAt] = LITTLE_ENDIAN ? [1, 0] : [0, 1];
+    // Each key's high word beside its position, as 64-bit numbers sorted natively: no lookup of a
+    // key's position after. Keys that share a high word (about a hundred in a million) are then
+    // put in the order of their low words.
+    const [hiAt, atAt] = LITTLE_ENDIAN ? [1, 0] : [0, 1];
     const pairs = new Uint32Array(this.#size * 2);
     for (let at = 0; at < this.#size; at++) {
       pairs[at * 2 + hiAt] = this.#words[at * WORDS] as number;
-      pairs[at * 2 + loAt] = this.#words[at * WORDS + 1] as number;
+      pairs[at * 2 + atAt] = at;
     }
     new BigUint64Array(pairs.buffer).sort();
     const order = new Uint32Array(this.#size);
-    for (let i = 0; i < this.#size; i++)
-      order[i] = this.findWords(pairs[i * 2 + hiAt] as number, pairs[i * 2 + loAt] as number);
+    for (let i = 0; i < this.#size; i++) order[i] = pairs[i * 2 + atAt] as number;
+    for (let i = 1; i < this.#size; i++) {
+      const hi = pairs[i * 2 + hiAt] as number;
+      if (pairs[(i - 1) * 2 + hiAt] !== hi) continue;
+      // Insertion by low word among the keys of this high word before it.
+      const at = order[i] as number;
+      const lo = this.#words[at * WORDS + 1] as number;
+      let j = i;
+      for (; j > 0 && pairs[(j - 1) * 2 + hiAt] === hi; j--) {
+        const before = order[j - 1] as number;
+        if ((this.#words[before * WORDS + 1] as number) <= lo) break;
+        order[j] = before;
+      }
+      order[j] = at;
+    }
     return order;
+  }
+
+  /**
+   * The entries' digest lines in key order, as the ASCII bytes of their text: the key, then a space
+   * and the content digest unless that is the key, then a line end (the lines of a set's digest,
+   * digestOf in source.ts). Handed to `take` a chunk of about 64 KiB at a time, in one buffer
+   * reused after `take` returns: a million lines made as strings cost more than their hash.
+   */
+  sortedLines(take: (chunk: Uint8Array) => void): void {
+    const chunk = new Uint8Array(LINES_CHUNK_BYTES);
+    let end = 0;
+    const order = this.sorted();
+    for (let i = 0; i < order.length; i++) {
+      const at = order[i] as number;
+      if (end + LONGEST_LINE > chunk.length) {
+        take(chunk.subarray(0, end));
+        end = 0;
+      }
+      const base = at * WORDS;
+      end = writeHexWord(chunk, end, this.#words[base] as number);
+      end = writeHexWord(chunk, end, this.#words[base + 1] as number);
+      if (!this.contentIsKey(at)) {
+        chunk[end++] = SPACE;
+        end = writeHexWord(chunk, end, this.#words[base + 2] as number);
+        end = writeHexWord(chunk, end, this.#words[base + 3] as number);
+      }
+      chunk[end++] = LINE_END;
+    }
+    if (end > 0) take(chunk.subarray(0, end));
   }
 
   #place(at: number) {
@@ -266,9 +330,9 @@ export class DeclaredSet {
     for (let at = 0; at < this.#table.size; at++) yield { ...this.#at(at), tag: this.#table.b(at) };
   }
 
-  /** (key, content digest) pairs in key order, for the set's digest. */
-  *sortedPairs(): Generator<readonly [string, string]> {
-    for (const at of this.#table.sorted()) yield [this.#table.key(at), this.#table.content(at)];
+  /** The set's digest lines in key order, in chunks (KeyTable.sortedLines): for its digest. */
+  sortedLines(take: (chunk: Uint8Array) => void): void {
+    this.#table.sortedLines(take);
   }
 
   #at(at: number): DeclaredKey {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  allocateRowsYoung,
   CHECK_EVERY_ROWS,
   collectionsInHook,
   HEADROOM_BYTES,
@@ -73,5 +74,13 @@ describe("the provider's memory budget for long recipient lists", () => {
     expect(collectionsInHook()).toBe(1);
     expect(process.memoryUsage.rss()).toBeLessThan(held - 64 * MiB);
     hookEnded();
+  });
+
+  it("reads lists without pretenuring, set once, and a read goes on as before", () => {
+    allocateRowsYoung();
+    allocateRowsYoung();
+    // Objects made after it are made and dropped as ever.
+    const rows = Array.from({ length: 100_000 }, (_, i) => ({ row: i, fields: [`A${i}`, `${i} Main St`] }));
+    expect(rows.at(-1)?.fields[1]).toBe("99999 Main St");
   });
 });
