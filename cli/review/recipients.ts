@@ -178,9 +178,12 @@ export async function compareRecipients(
       if (before === undefined) added.add({ row });
       else changed.add({ row, before });
     });
-    baseBy.eachDifference(headBy, (row, atHead) => {
-      if (atHead === undefined) removed.add({ row });
-    });
+    // Keys are unique at each side: the base has as many of the head's keys as the head has not
+    // added, so its other ones are removed; none (a list added to, or changed) needs no pass.
+    if (baseBy.size > headBy.size - added.count)
+      baseBy.eachDifference(headBy, (row, atHead) => {
+        if (atHead === undefined) removed.add({ row });
+      });
   }
   // The fields (and key values) of the rows listed, each side read again up to the last of them.
   const wanted = (side: RecipientsSide | undefined, rows: number[], needFields: boolean) => {
