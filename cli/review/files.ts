@@ -32,15 +32,17 @@ export interface BaseTree {
 
 /**
  * Loads and checks the campaign files under `root/dir`; paths in problems are relative to `root`.
- * At the base (`followLinks` false), a link is never followed: git stores links as links, and
- * `tar` writes them so (a link to /etc/passwd is a link in the extracted tree); one is a problem.
+ * At the base (`base` given), a link is never followed: git stores links as links, and `tar`
+ * writes them so (a link to /etc/passwd is a link in the extracted tree); one is a problem. And the
+ * base's recipients are read only to be compared with the head's (LoadOptions.recipientChecks
+ * false: nothing shows the base's drops or merge fields), each seen by `base.recipientsSeen`.
  */
 export async function loadSide(
   root: string,
   dir: string,
-  followLinks = true,
-  recipientsSeen?: LoadOptions["recipientsSeen"],
+  base?: { recipientsSeen?: LoadOptions["recipientsSeen"] },
 ): Promise<CampaignFiles | undefined> {
+  const followLinks = base === undefined;
   const folder = path.resolve(root, dir);
   // lstat at the base: a campaign folder that is a link is the loader's problem, not a missing folder.
   const exists = await (followLinks ? fs.stat(folder) : fs.lstat(folder)).then(
@@ -56,7 +58,8 @@ export async function loadSide(
     loaded: await loadCampaignsDir(folder, {
       relativeTo: root,
       root: fileRoot,
-      ...(recipientsSeen ? { recipientsSeen } : {}),
+      ...(base ? { recipientChecks: false } : {}),
+      ...(base?.recipientsSeen ? { recipientsSeen: base.recipientsSeen } : {}),
     }),
   };
 }

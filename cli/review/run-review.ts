@@ -181,7 +181,9 @@ async function reviewFiles(
   const baseTree = await baseExtracted;
   try {
     const kept = new Map<string, BaseRowsKept | undefined>();
-    const base = baseTree ? await loadSide(baseTree.root, dir, false, keepBaseRows(head, kept)) : undefined;
+    const base = baseTree
+      ? await loadSide(baseTree.root, dir, { recipientsSeen: keepBaseRows(head, kept) })
+      : undefined;
     // The recipients compared while the preview runs: each side read, the rows listed read again.
     const comparisons = recipientComparisons(
       head,

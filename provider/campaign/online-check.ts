@@ -62,8 +62,8 @@ function pathOf(field: CheckedField, fromFile: boolean): Path {
  * told as it read them once; read again only for a campaign loaded without them.
  */
 async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | FieldPresence> {
-  const list = recipientListOf(campaign);
-  if (list) return list.fields;
+  const fields = recipientListOf(campaign)?.fields;
+  if (fields) return fields;
   const { recipients } = campaign.document.spec;
   const options = {
     identityField: recipients.identityField ?? DEFAULT_IDENTITY_FIELD,

@@ -48,7 +48,8 @@ export interface RecipientList {
   /** Rows identical to (or with the same key as) an earlier row. */
   duplicateRows: number;
   dropReasons: string[];
-  fields: FieldPresence;
+  /** Unset for a list read without its checks (surveyList's `checks`). */
+  fields?: FieldPresence;
   /** The file's signature (fileSignature) when it was the same before and after the read. */
   signature?: string;
 }
@@ -63,7 +64,8 @@ export interface RecipientsCheck {
   drops?: {
     warnings: CampaignProblem[];
     atFileValue: ((declared: string) => string)[];
-    predicted: PredictedDrops;
+    /** Unset for a file read without its checks (surveyList's `checks`). */
+    predicted?: PredictedDrops | undefined;
   };
   /** The list; undefined when the file has problems. */
   list?: RecipientList;
@@ -88,16 +90,19 @@ const willDrop = (what: string, reason: string) => `the service will drop this $
 /**
  * A recipient list read once (surveyRecipients), told as it goes by: the recipients the service
  * will drop (predicted-drops.ts), the first MAX_RECIPIENT_PROBLEMS of them kept with their rows
- * and the others counted (`more`), and the fields the recipients fill in.
+ * and the others counted (`more`), and the fields the recipients fill in. Without `checks`, for a
+ * list read only to be compared with another: neither (no drop is predicted, `fields` is unset);
+ * its keys, content digests, rows and problems are the same.
  */
 export async function surveyList(
   source: RecipientSource,
   options: RecipientSourceOptions,
   seen?: RecipientsSeen,
+  checks = true,
 ): Promise<{
   loaded: Omit<ScannedRecipients, "digest">;
   list: RecipientList;
-  drops: { rows: { row: number; reason: string }[]; more: number; predicted: PredictedDrops };
+  drops: { rows: { row: number; reason: string }[]; more: number; predicted: PredictedDrops | undefined };
 }> {
   const tally = new DropTally();
   const fields = new FieldPresence();
@@ -113,6 +118,7 @@ export async function surveyList(
     { ...options, memoryBudget: LIST_MEMORY_BUDGET },
     (surveyed) => {
       seen?.(surveyed);
+      if (!checks) return 0;
       const { row, recipient } = surveyed;
       fields.add(row, recipient);
       const reason = predictedDropReason(recipient);
@@ -135,9 +141,9 @@ export async function surveyList(
       ...(options.contentDigests !== false ? { set: loaded.set } : {}),
       duplicateRows: loaded.duplicateRows,
       dropReasons,
-      fields,
+      ...(checks ? { fields } : {}),
     },
-    drops: { rows, more, predicted: tally.result },
+    drops: { rows, more, predicted: checks ? tally.result : undefined },
   };
 }
 
@@ -161,7 +167,9 @@ const moreDrops = (more: number) => (declared: string) =>
  * returns the absolute recipients file, if any, and the drops predicted. Problems inside the
  * campaign file go to `problems`; problems in the recipients file, to `late` (printed after the
  * campaign file's); the rows the service will drop, to `warnings`. `checks` keeps what each
- * recipients file gave, so that a file named by many documents is read once.
+ * recipients file gave, so that a file named by many documents is read once. Without
+ * `recipientChecks` (LoadOptions.recipientChecks), no drop is predicted or warned of, and the lists
+ * carry no `fields`.
  */
 export async function checkRecipients(
   parsed: ParsedDocument,
@@ -171,6 +179,7 @@ export async function checkRecipients(
   relativeTo: string | undefined,
   contentDigests = true,
   seenFor?: (campaign: { name: string; keyColumn: string | undefined }) => RecipientsSeen | undefined,
+  recipientChecks = true,
 ): Promise<CheckedRecipients> {
   const { problems, late, warnings } = found;
   const section = CampaignRecipients.safeParse(valueAt(parsed.value, ["spec", "recipients"]));
@@ -191,7 +200,7 @@ export async function checkRecipients(
     numbersLosingDigits(parsed, problems);
     // The recipients as written, not zod's copies of them: those lose a key such as `__proto__`.
     const inline = valueAt(parsed.value, ["spec", "recipients", "inline"]) as Record<string, unknown>[];
-    const { loaded, list, drops } = await surveyList({ inline }, options, seen());
+    const { loaded, list, drops } = await surveyList({ inline }, options, seen(), recipientChecks);
     const written = new Map<number, Map<string, string>>();
     for (const problem of loaded.problems) {
       const item: Path = ["inline", problem.row - 1];
@@ -231,7 +240,7 @@ export async function checkRecipients(
         message: moreDrops(drops.more)("spec.recipients.inline"),
         warning: true,
       });
-    return { predicted: drops.predicted, list };
+    return { ...(drops.predicted ? { predicted: drops.predicted } : {}), list };
   }
 
   const declared = section.data.file as string;
@@ -270,6 +279,7 @@ export async function checkRecipients(
       { ...options, root, ...(delimiter ? { delimiter } : {}) },
       relativeTo,
       seen(),
+      recipientChecks,
     );
     checks.set(key, check);
   }
@@ -286,7 +296,8 @@ export async function checkRecipients(
       message: `spec.recipients.file: ${message(`"${shown(declared)}"`)}`,
       warning: true,
     });
-  return { file, predicted: checked.drops.predicted, ...list };
+  const { predicted } = checked.drops;
+  return { file, ...(predicted ? { predicted } : {}), ...list };
 }
 
 /** Reads and checks one recipients file; see checkRecipients. */
@@ -295,6 +306,7 @@ export async function checkRecipientsFile(
   options: RecipientSourceOptions & { root: FileRoot; delimiter?: CsvDelimiter },
   relativeTo: string | undefined,
   seen?: RecipientsSeen,
+  recipientChecks = true,
 ): Promise<RecipientsCheck> {
   const late: CampaignProblem[] = [];
   const atFileValue: RecipientsCheck["atFileValue"] = [];
@@ -317,6 +329,7 @@ export async function checkRecipientsFile(
       { file, root, ...(delimiter ? { delimiter } : {}) },
       sourceOptions,
       seen,
+      recipientChecks,
     );
     // The provider's check takes what this read found only of the file this read read.
     if (before !== undefined && before === (await fileSignature(file, sourceOptions, delimiter)))

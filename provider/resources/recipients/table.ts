@@ -184,6 +184,26 @@ export class KeyTable {
     return this.#words[at * WORDS + 4] as number;
   }
 
+  /**
+   * Each entry whose key `other` has not (`otherAt` -1) or has with another content digest, with
+   * its position here and there, in this table's order: the keys are compared as words, never made
+   * into text (two tables of a million compared in a fraction of the time their hex would take).
+   */
+  eachDifference(other: KeyTable, each: (at: number, otherAt: number) => void): void {
+    const words = this.#words;
+    const otherWords = other.#words;
+    for (let at = 0; at < this.#size; at++) {
+      const base = at * WORDS;
+      const otherAt = other.findWords(words[base] as number, words[base + 1] as number);
+      if (otherAt < 0) each(at, -1);
+      else if (
+        otherWords[otherAt * WORDS + 2] !== words[base + 2] ||
+        otherWords[otherAt * WORDS + 3] !== words[base + 3]
+      )
+        each(at, otherAt);
+    }
+  }
+
   b(at: number): number {
     return this.#words[at * WORDS + 5] as number;
   }
@@ -319,6 +339,18 @@ export class DeclaredSet {
   hasWithContent(key: string, content: string): boolean {
     const at = this.#table.find(key);
     return at >= 0 && this.#table.contentIs(at, content);
+  }
+
+  /**
+   * Each recipient that `other` has not (`otherRow` undefined) or has with another content digest
+   * (its row there), by its row, in this set's order (KeyTable.eachDifference).
+   */
+  eachDifference(other: DeclaredSet, each: (row: number, otherRow: number | undefined) => void): void {
+    const table = this.#table;
+    const otherTable = other.#table;
+    table.eachDifference(otherTable, (at, otherAt) =>
+      each(table.a(at), otherAt < 0 ? undefined : otherTable.a(otherAt)),
+    );
   }
 
   *values(): Generator<DeclaredKey> {

@@ -8,10 +8,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   type CampaignProblem,
   formatProblems,
+  type LoadedCampaign,
   listCampaignFiles,
   loadCampaignFiles,
   loadCampaignsDir,
   MAX_RECIPIENT_PROBLEMS,
+  recipientListOf,
 } from "../../../provider/campaign/loader";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
@@ -466,6 +468,31 @@ describe("rows the service will drop (predicted by its address rules)", () => {
     expect(loaded.problems[0]?.dropLimit).toBe(true);
     expect(loaded.invalidFiles).toEqual([file]);
     expect(loaded.campaigns.map((c) => c.document.metadata.name)).toEqual(["spring"]);
+  });
+
+  it("are not predicted for a side read only to be compared (recipientChecks false); its list is the same", async () => {
+    tmp.write("compared/people.csv", dropping);
+    const file = tmp.write(
+      "compared/spring.yaml",
+      `${fileCampaign("spring", "people.csv", "customerId")}    maxDroppedPercent: 50\n`,
+    );
+    const inline = tmp.write(
+      "compared/inline.yaml",
+      inlineCampaign("inline-drops").replace("12 Frequency Way", "Frequency Way"),
+    );
+    const checked = await loadCampaignFiles([file, inline]);
+    const compared = await loadCampaignFiles([file, inline], { recipientChecks: false });
+    expect(compared.problems).toEqual([]);
+    expect(compared.warnings).toEqual([]);
+    expect(compared.campaigns.map((c) => c.document.metadata.name)).toEqual(["spring", "inline-drops"]);
+    compared.campaigns.forEach((campaign, i) => {
+      expect(campaign.predictedDrops).toBeUndefined();
+      const list = recipientListOf(campaign);
+      const full = recipientListOf(checked.campaigns[i] as LoadedCampaign);
+      expect(list?.fields).toBeUndefined();
+      expect([...(list?.set?.values() ?? [])]).toEqual([...(full?.set?.values() ?? [])]);
+      expect(list?.set?.size).toBeGreaterThan(0);
+    });
   });
 
   it("inline, are warnings at the recipient; in a JSON array, at the element", async () => {
