@@ -163,6 +163,12 @@ async function reviewFiles(
   // The base's files are taken from git while the head's are read.
   const baseExtracted = options.base !== undefined ? extractBase(root, options.base) : undefined;
   baseExtracted?.catch(() => {});
+  // The state is read beside the preview (a preview does not change it), before the sides are: its
+  // export holds a million recipients' index several times over for a moment (tens of MB each),
+  // which must not come on top of the sides' tables. A failure is reported where it is used.
+  const stateRead =
+    target !== undefined && preview !== undefined ? deployedResources(preview.stack) : undefined;
+  await stateRead?.catch(() => {});
   let head: CampaignFiles | undefined;
   try {
     head = await loadSide(root, dir);
@@ -192,11 +198,6 @@ async function reviewFiles(
       kept,
       options.showPersonalData,
     );
-    // The state is read beside the preview too (a preview does not change it), but not while the
-    // sides are read: the state of a list of a million holds tens of MB.
-    const stateRead =
-      target !== undefined && preview !== undefined ? deployedResources(preview.stack) : undefined;
-    stateRead?.catch(() => {});
     // Files the base names outside its campaign folder, or through a link, are not read: said here.
     for (const p of base?.loaded.problems ?? [])
       if (p.outsideRoot)

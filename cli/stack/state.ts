@@ -62,6 +62,7 @@ export async function deployedResources(
       kind: kindOfType(r.type),
       campaign: campaignOf(r.urn, r.type, r.parent),
       // Only what the CLI reads is kept: the export shows secrets (the provider's API key) in clear.
+      // A recipient index is a secret output too (withSecretIndex), which the reader reveals.
       outputs: pick(r.outputs ?? {}, STATE_OUTPUTS),
     }));
 }
@@ -71,6 +72,30 @@ function pick<K extends string>(
   keys: readonly K[],
 ): Partial<Record<K, unknown>> {
   const picked: Partial<Record<K, unknown>> = {};
-  for (const key of keys) if (Object.hasOwn(outputs, key)) picked[key] = outputs[key];
+  for (const key of keys) {
+    if (!Object.hasOwn(outputs, key)) continue;
+    const value = revealed(outputs[key]);
+    if (value !== undefined) picked[key] = value;
+  }
   return picked;
+}
+
+/** The key and value that mark a secret in a Pulumi state (the SDK's `specialSigKey` and `specialSecretSig`). */
+const SECRET_SIGNATURE = ["4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270"] as const;
+
+/**
+ * An output as the program saw it. A secret output (a recipient index: withSecretIndex) is exported,
+ * with `--show-secrets`, as the secret's mark and its value as JSON text (`plaintext`); one still
+ * encrypted (`ciphertext`), or whose text is not JSON, is not known here: undefined.
+ */
+export function revealed(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const marked = value as Record<string, unknown>;
+  if (marked[SECRET_SIGNATURE[0]] !== SECRET_SIGNATURE[1]) return value;
+  if (typeof marked.plaintext !== "string") return undefined;
+  try {
+    return JSON.parse(marked.plaintext);
+  } catch {
+    return undefined;
+  }
 }

@@ -19,7 +19,7 @@ import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { KIND, type ResourceKind } from "./kinds";
 import { encodeLongStringsInProviderHost } from "./long-strings";
-import { hookEnded } from "./recipients/memory";
+import { hookEnded, hookStarted } from "./recipients/memory";
 import { UserError } from "./user-error";
 
 // Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
@@ -134,6 +134,7 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     <A extends unknown[], R>(hook: string, run: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
+        hookStarted();
         // A refused key or a silent service fails the first hook, before anything is planned.
         if (hook !== "configure" && asksService) await serviceChecked();
         return await run(...args);

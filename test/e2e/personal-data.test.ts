@@ -7,7 +7,8 @@
  * - a recipients file with a bad ZIP code (`5974O`), and a name typed into the state column: after
  *   `pulumi up` the service has dropped both, and the state (`pulumi stack export`), the stack's
  *   outputs, `directmail status` and the review (review.md, review.json) give the reasons with the
- *   field named and the value left out, summed by code in the review's summary.
+ *   field named and the value left out, summed by code in the review's summary; the state keeps
+ *   the index of key hashes encrypted (a secret output), which the review still reads.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -123,6 +124,14 @@ describe("personal data under the pulumi CLI", { timeout: 300_000 }, () => {
       (r: { type: string }) => r.type === "pulumi-nodejs:dynamic/directmail:OrderRecipients",
     );
     expect(recipientsState.outputs).toMatchObject({ dropReasons: reasons, droppedSample: sample });
+    // The index of the recipients' key hashes is a secret output, encrypted with the stack's
+    // passphrase: without it, nobody can test guessed customer ids against the state.
+    expect(recipientsState.outputs.index).toEqual({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: expect.any(String),
+    });
+    // An index in clear is its version, then gzip's bytes in base64 (`H4sI`).
+    expect(exported).not.toMatch(/"v\d\.H4sI/);
 
     const status = await directmail("status");
     expect(status.code).toBe(0);

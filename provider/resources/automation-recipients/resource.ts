@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dynamicType, KIND } from "../kinds";
+import { withSecretIndex } from "../recipients/index-codec";
 import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AutomationRecipientsInputFields } from "./inputs";
@@ -28,7 +29,7 @@ export class AutomationRecipients extends pulumi.CustomResource {
         ...args,
         ...outputPlaceholders(AutomationRecipientsOutputFields),
       }),
-      opts,
+      withSecretIndex(opts),
     );
   }
 }

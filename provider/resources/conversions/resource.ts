@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dynamicType, KIND } from "../kinds";
+import { withSecretIndex } from "../recipients/index-codec";
 import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ConversionsInputFields } from "./inputs";
@@ -26,7 +27,7 @@ export class Conversions extends pulumi.CustomResource {
       dynamicType(KIND.Conversions),
       name,
       withStoredProvider(KIND.Conversions, { ...args, ...outputPlaceholders(ConversionsOutputFields) }),
-      opts,
+      withSecretIndex(opts),
     );
   }
 }

@@ -18,7 +18,7 @@ import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import { decodeIndex, encodeIndex, idOf, isAccepted, RecipientIndex } from "../recipients/index-codec";
 import { keepYoungGenerationSmall, settle } from "../recipients/memory";
-import { changesKnown, describePlan, planSync } from "../recipients/plan";
+import { changesKnown, countsOf, describePlan, planSync } from "../recipients/plan";
 import {
   declaredRows,
   describeProblems,
@@ -83,6 +83,22 @@ function figuresOf(
     declaredCount: news.declaredCount ?? olds.declaredCount,
     duplicateRows: news.duplicateRows ?? olds.duplicateRows,
   };
+}
+
+/** The figures of a scanned list that its outputs record. */
+type ScannedFigures = Pick<OrderRecipientsOutputs, "digest" | "declaredCount" | "duplicateRows">;
+
+const scannedFigures = (scanned: ScannedRecipients): ScannedFigures => ({
+  digest: scanned.digest,
+  declaredCount: scanned.set.size,
+  duplicateRows: scanned.duplicateRows,
+});
+
+/** What create and update leave for the outputs once the order holds the list. */
+interface Applied {
+  order: OrderSummary;
+  figures: ScannedFigures;
+  outcome: SyncOutcome;
 }
 
 /** Where the declared recipients are, and how they are read. */
@@ -203,9 +219,7 @@ export function orderRecipientsImplementation(
 
   const outputsOf = (
     inputs: OrderRecipientsInputs,
-    declared: ScannedRecipients,
-    outcome: SyncOutcome,
-    orderStatus: string,
+    { figures, outcome, order }: Applied,
     previous?: OrderRecipientsOutputs,
   ): OrderRecipientsOutputs => {
     let droppedCount = 0;
@@ -215,9 +229,7 @@ export function orderRecipientsImplementation(
     settle();
     return {
       ...inputs,
-      digest: declared.digest,
-      declaredCount: declared.set.size,
-      duplicateRows: declared.duplicateRows,
+      ...figures,
       index: encodeIndex(outcome.index),
       acceptedCount: outcome.index.size - droppedCount,
       droppedCount,
@@ -226,8 +238,67 @@ export function orderRecipientsImplementation(
       dropReasons: droppedCount === 0 ? {} : drops.dropReasons,
       droppedSample: drops.droppedSample,
       imageIssueSample: outcome.imageIssueSample,
-      orderStatus,
+      orderStatus: order.orderStatus,
     };
+  };
+
+  /**
+   * Brings the order to the declared list: create's work up to its outputs. Returns what the
+   * outputs need and nothing else, so that the list's tables (its set, what was on the order, a
+   * million entries each) are garbage when the index is encoded, which then reuses their memory.
+   */
+  const applyCreate = async (inputs: OrderRecipientsInputs): Promise<Applied> => {
+    const client = ctx.client();
+    const declared = await loadChecked(inputs);
+    const identity = identityOfInputs(inputs);
+    const order = await editableOrder(inputs.orderId, "adding recipients");
+    await refusePrintedIdentityField(order, inputs.identityField);
+    // An interrupted earlier run may have appended some already: start from what is there.
+    const { current, unmanaged } =
+      order.recipientCount > 0
+        ? await reconcile(client, order.orderId, identity, new RecipientIndex(), declared)
+        : { current: new RecipientIndex(), unmanaged: 0 };
+    const outcome = await sync(client, order, declared, current, unmanaged, identity);
+    return { order, figures: scannedFigures(declared.scanned), outcome };
+  };
+
+  /** update's work up to its outputs (as applyCreate), or the outputs of a list that cannot change. */
+  const applyUpdate = async (
+    olds: OrderRecipientsOutputs,
+    news: OrderRecipientsInputs,
+  ): Promise<Applied | { outs: OrderRecipientsOutputs }> => {
+    const client = ctx.client();
+    const declared = await loadChecked(news);
+    const identity = identityOfInputs(news);
+    let current = decodeIndex(olds.index, identity.keyed);
+    // Its counts only: the plan's table of kept recipients is not held while the sync makes its own.
+    const recorded = countsOf(planSync(declared.scanned.set, current));
+    if (!changesKnown(recorded)) {
+      // As in diff: on an order past Draft only a settings change gets here; nothing to send.
+      const live = await client.getOrder(news.orderId);
+      if (live && !isEditable(live.orderStatus)) {
+        return {
+          outs: { ...olds, ...news, ...figuresOf(olds, news), digest: olds.digest, ...redactedDrops(olds) },
+        };
+      }
+    }
+    const order = await editableOrder(news.orderId, "changing recipients");
+    let unmanaged = olds.unmanagedCount;
+    const countDiffers = order.recipientCount !== expectedCount(current, unmanaged);
+    if (countDiffers || recorded.unknown > 0) {
+      // The order holds more or fewer recipients than recorded (an interrupted run, or changes
+      // made elsewhere), or some were recorded without their content: learn what is really
+      // there before changing anything.
+      progress(
+        subject(order.orderId),
+        countDiffers
+          ? "the order's recipients differ from the stack's record; reading them all"
+          : `${recorded.unknown} recipients were recorded without their content; reading the order's recipients to compare them with the list`,
+      );
+      ({ current, unmanaged } = await reconcile(client, order.orderId, identity, current, declared));
+    }
+    const outcome = await sync(client, order, declared, current, unmanaged, identity);
+    return { order, figures: scannedFigures(declared.scanned), outcome };
   };
 
   const guardDrops = (outs: OrderRecipientsOutputs) => {
@@ -348,25 +419,15 @@ export function orderRecipientsImplementation(
     },
 
     async create(inputs) {
-      const client = ctx.client();
-      const declared = await loadChecked(inputs);
-      const identity = identityOfInputs(inputs);
-      const order = await editableOrder(inputs.orderId, "adding recipients");
-      await refusePrintedIdentityField(order, inputs.identityField);
-      // An interrupted earlier run may have appended some already: start from what is there.
-      const { current, unmanaged } =
-        order.recipientCount > 0
-          ? await reconcile(client, order.orderId, identity, new RecipientIndex(), declared)
-          : { current: new RecipientIndex(), unmanaged: 0 };
-      const outcome = await sync(client, order, declared, current, unmanaged, identity);
-      const outs = outputsOf(inputs, declared.scanned, outcome, order.orderStatus);
+      const applied = await applyCreate(inputs);
+      const outs = outputsOf(inputs, applied);
       progress(
-        subject(order.orderId),
-        `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped, ${declared.scanned.duplicateRows} duplicate rows ignored`,
+        subject(applied.order.orderId),
+        `${outs.acceptedCount} accepted, ${outs.droppedCount} dropped, ${outs.duplicateRows} duplicate rows ignored`,
       );
-      recipientChangeApplied(order.orderId);
+      recipientChangeApplied(applied.order.orderId);
       guardDrops(outs);
-      return { id: String(order.orderId), outs };
+      return { id: String(applied.order.orderId), outs };
     },
 
     async update(_id, olds, news) {
@@ -375,43 +436,13 @@ export function orderRecipientsImplementation(
         guardDrops(outs);
         return { outs };
       }
-      const client = ctx.client();
-      const declared = await loadChecked(news);
-      const identity = identityOfInputs(news);
-      let current = decodeIndex(olds.index, identity.keyed);
-      const recorded = planSync(declared.scanned.set, current);
-      if (!changesKnown(recorded)) {
-        // As in diff: on an order past Draft only a settings change gets here; nothing to send.
-        const live = await client.getOrder(news.orderId);
-        if (live && !isEditable(live.orderStatus)) {
-          const outs = {
-            ...olds,
-            ...news,
-            ...figuresOf(olds, news),
-            digest: olds.digest,
-            ...redactedDrops(olds),
-          };
-          guardDrops(outs);
-          return { outs };
-        }
+      const applied = await applyUpdate(olds, news);
+      if ("outs" in applied) {
+        guardDrops(applied.outs);
+        return applied;
       }
-      const order = await editableOrder(news.orderId, "changing recipients");
-      let unmanaged = olds.unmanagedCount;
-      const countDiffers = order.recipientCount !== expectedCount(current, unmanaged);
-      if (countDiffers || recorded.unknown > 0) {
-        // The order holds more or fewer recipients than recorded (an interrupted run, or changes
-        // made elsewhere), or some were recorded without their content: learn what is really
-        // there before changing anything.
-        progress(
-          subject(order.orderId),
-          countDiffers
-            ? "the order's recipients differ from the stack's record; reading them all"
-            : `${recorded.unknown} recipients were recorded without their content; reading the order's recipients to compare them with the list`,
-        );
-        ({ current, unmanaged } = await reconcile(client, order.orderId, identity, current, declared));
-      }
-      const outcome = await sync(client, order, declared, current, unmanaged, identity);
-      const outs = outputsOf(news, declared.scanned, outcome, order.orderStatus, olds);
+      const { order, outcome } = applied;
+      const outs = outputsOf(news, applied, olds);
       progress(
         subject(order.orderId),
         `${describePlan(outcome.plan)}: ${outcome.deleted} deleted, ${outcome.appended} appended; ` +

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dynamicType, KIND } from "../kinds";
+import { withSecretIndex } from "../recipients/index-codec";
 import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderRecipientsInputFields, Recipient } from "./inputs";
@@ -55,7 +56,7 @@ export class OrderRecipients<Key extends string = never> extends pulumi.CustomRe
         ...args,
         ...outputPlaceholders(OrderRecipientsOutputFields),
       }),
-      opts,
+      withSecretIndex(opts),
     );
   }
 }

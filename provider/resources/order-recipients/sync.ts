@@ -18,7 +18,7 @@ import {
   UNKNOWN_CONTENT,
 } from "../recipients/index-codec";
 import { rowsHandled } from "../recipients/memory";
-import { planSync, type SyncPlan } from "../recipients/plan";
+import { countsOf, type PlanCounts, planSync } from "../recipients/plan";
 import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
 import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
 import type { DropSample, ImageIssueSample } from "./outputs";
@@ -53,7 +53,8 @@ export interface Declared {
 export interface SyncOutcome {
   index: RecipientIndex;
   unmanaged: number;
-  plan: SyncPlan;
+  /** The plan asked for, by its counts: its tables are not held after the sync. */
+  plan: PlanCounts;
   appended: number;
   deleted: number;
   dropReasons: Record<string, number>;
@@ -218,7 +219,9 @@ export async function sync(
   }
   if (deleted > 0) progress(subject(orderId), `deleted ${deleted} recipients (removed or changed)`);
 
-  const index = new RecipientIndex(plan.keep);
+  // A copy, with room for what is appended: the plan's `append` is read from its own `keep` after
+  // the appends are recorded here.
+  const index = plan.keep.copy(plan.appendCount);
   const toAppend = plan.appendCount;
   const dropReasons: Record<string, number> = {};
   const droppedSample: DropSample[] = [];
@@ -294,7 +297,7 @@ export async function sync(
   return {
     index,
     unmanaged,
-    plan: asked,
+    plan: countsOf(asked),
     appended: toAppend,
     deleted,
     dropReasons,

@@ -13,14 +13,31 @@
  *   UNKNOWN_CONTENT, which the next update settles by comparing each such recipient, as the order
  *   lists it, with its declared row (see OrderRecipients' reconcile).
  */
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync, constants as zlibConstants } from "node:zlib";
+import type * as pulumi from "@pulumi/pulumi";
 import { KEY_HEX_LENGTH, KeyTable } from "./table";
+
+/**
+ * The options of a resource that records an index (OrderRecipients, Conversions,
+ * AutomationRecipients): its `index` output is a secret. The state then keeps it encrypted by the
+ * stack's secrets provider: its hashes are of keys such as customer ids or e-mails, which anyone
+ * reading the state could otherwise test guesses against. The engine's events show a secret as
+ * `[secret]`, so a preview (and the review that reads its events) no longer carries the index of a
+ * million recipients, about 31 MB, in each event of the resource.
+ */
+export function withSecretIndex(
+  opts: pulumi.CustomResourceOptions | undefined,
+): pulumi.CustomResourceOptions {
+  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "index"] };
+}
 
 const VERSION = "v3";
 const ENTRY_BYTES = 24;
 /** Version 2: the records of version 3, their listed hash of another function. */
 const V2 = "v2";
 const V1_ENTRY_BYTES = 12;
+/** The largest output chunk asked of zlib: an index of about 11,000,000 recipients. */
+const MAX_CHUNK_BYTES = 256 * 1024 * 1024;
 
 /**
  * The content digest of a recipient whose content is not known: recorded by version 1 under a key
@@ -44,14 +61,23 @@ export interface IndexEntry {
  * entries handed out are made on each call; the table keeps none.
  */
 export class RecipientIndex {
-  readonly #table = new KeyTable();
+  #table: KeyTable;
 
-  constructor(entries?: Iterable<readonly [string, IndexEntry]>) {
+  /** `expected`: how many entries it will hold, when known (see KeyTable). */
+  constructor(entries?: Iterable<readonly [string, IndexEntry]>, expected?: number) {
+    this.#table = new KeyTable(expected);
     for (const [key, entry] of entries ?? []) this.set(key, entry);
   }
 
   get size(): number {
     return this.#table.size;
+  }
+
+  /** A copy of the index (its table's arrays copied, no entry made), with room for `extra` more. */
+  copy(extra = 0): RecipientIndex {
+    const copied = new RecipientIndex();
+    copied.#table = this.#table.copy(extra);
+    return copied;
   }
 
   has(key: string): boolean {
@@ -127,7 +153,23 @@ export const markedUndeliverable = (recipientId: number) => (recipientId | UNDEL
 export function encodeIndex(index: RecipientIndex): string {
   const buffer = Buffer.alloc(index.size * ENTRY_BYTES);
   index.writeRecords(buffer);
-  return `${VERSION}.${gzipSync(buffer).toString("base64")}`;
+  // Hashes hardly compress: the output fits one chunk of the input's size and a little more, and
+  // zlib then does not join chunks into a second copy (see inflated).
+  const chunkSize = Math.min(MAX_CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, buffer.length + 1024));
+  return `${VERSION}.${gzipSync(buffer, { chunkSize }).toString("base64")}`;
+}
+
+/**
+ * The records of a gzip payload. zlib's synchronous call collects its output in chunks of
+ * `chunkSize` and joins them, twice the index at once; gzip ends with the size of its content
+ * (modulo 2^32), so the chunk is made that size and the output is the one chunk. A wrong size
+ * (a payload that is not an index) only costs the joining.
+ */
+function inflated(gzipped: Buffer): Buffer {
+  const stated = gzipped.length >= 4 ? gzipped.readUInt32LE(gzipped.length - 4) : 0;
+  // One byte over, so that zlib finds the end of its input before the chunk is full.
+  const chunkSize = Math.min(MAX_CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, stated + 1));
+  return gunzipSync(gzipped, { chunkSize });
 }
 
 /** `keyed`: the set has a key column (decides what a version 1 record knows of the content). */
@@ -139,10 +181,10 @@ export function decodeIndex(encoded: string, keyed: boolean): RecipientIndex {
   if (entryBytes === 0 || payload === undefined) {
     throw new Error(`unreadable recipient index (version "${version}"); refresh the stack to rebuild it`);
   }
-  const buffer = gunzipSync(Buffer.from(payload, "base64"));
+  const buffer = inflated(Buffer.from(payload, "base64"));
   if (buffer.length % entryBytes !== 0)
     throw new Error("corrupt recipient index; refresh the stack to rebuild it");
-  const index = new RecipientIndex();
+  const index = new RecipientIndex(undefined, buffer.length / entryBytes);
   const unknown: [number, number] = [0, 0];
   for (let offset = 0; offset < buffer.length; offset += entryBytes) {
     const key: [number, number] = [buffer.readUInt32BE(offset), buffer.readUInt32BE(offset + 4)];

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { type CsvRecord, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { textOf } from "../../files/text";
+import { rowsHandled } from "./memory";
 import { formatOf, type RecipientSource } from "./source";
 
 /**
@@ -57,6 +58,8 @@ export async function keyValuesByRow(
     }
     if (line > last) break;
     keepValue(line, record[column]);
+    // A plan naming an added row reads the whole list again: its rows are garbage at once.
+    rowsHandled(1);
   }
   parser.destroy();
   return values;

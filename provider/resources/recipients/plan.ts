@@ -25,7 +25,8 @@ export interface SyncPlan {
 }
 
 export function planSync(declared: DeclaredSet, current: RecipientIndex): SyncPlan {
-  const keep = new RecipientIndex();
+  // Made at the size it may reach: a table that grows copies itself (see KeyTable).
+  const keep = new RecipientIndex(undefined, current.size);
   const plan: SyncPlan = {
     keep,
     removeIds: [],
@@ -84,11 +85,21 @@ export function firstChanges(
   return { added, changed };
 }
 
+/** A plan's counts, without its tables (kept where the tables would hold tens of MB for nothing). */
+export type PlanCounts = Pick<SyncPlan, "added" | "removed" | "changed" | "unknown">;
+
+export const countsOf = ({ added, removed, changed, unknown }: PlanCounts): PlanCounts => ({
+  added,
+  removed,
+  changed,
+  unknown,
+});
+
 /** Whether the plan changes more than recipients recorded with UNKNOWN_CONTENT. */
-export const changesKnown = (plan: SyncPlan) => plan.added + plan.removed + plan.changed > 0;
+export const changesKnown = (plan: PlanCounts) => plan.added + plan.removed + plan.changed > 0;
 
 /** The plan in words, counts only (a plan line never names a recipient). */
-export function describePlan(plan: SyncPlan): string {
+export function describePlan(plan: PlanCounts): string {
   const parts = [`${plan.added} added`, `${plan.removed} removed`, `${plan.changed} changed`];
   if (plan.unknown > 0) parts.push(`${plan.unknown} whose content was not recorded`);
   return parts.join(", ");

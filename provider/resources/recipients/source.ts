@@ -461,6 +461,8 @@ export async function recipientsAtRows(
   if (rows.size === 0) return found;
   const ignore = () => {};
   for await (const batch of rowsOf(source, keyColumn?.trim(), ignore, rows)) {
+    // The rows passed over are garbage at once: a row added at the end reads a million of them.
+    rowsHandled(batch.length);
     for (const raw of batch) {
       if (!rows.has(raw.row)) continue;
       const read = fieldsOf(raw, keyColumn?.trim(), ignore);

@@ -75,14 +75,46 @@ function writeHexWord(bytes: Uint8Array, offset: number, word: number): number {
   return offset;
 }
 
+/** The slots of a table of `capacity` entries: a power of 2, at least twice as many. */
+function slotsFor(capacity: number): number {
+  let slots = 32;
+  while (slots < capacity * 2) slots *= 2;
+  return slots;
+}
+
 export class KeyTable {
-  #words = new Uint32Array(16 * WORDS);
-  /** Position + 1 of the entry in each slot; 0 for an empty slot. Twice the capacity, a power of 2. */
-  #slots = new Int32Array(32);
+  /** The entries, WORDS words each, in the order they were added; room for `capacity` of them. */
+  #words: Uint32Array;
+  /**
+   * Position + 1 of the entry in each slot; 0 for an empty slot. A power of 2, at least twice the
+   * entries. Sized apart from the entries: a million and one entries take 2^21 slots (8 MB), not
+   * room for 2^21 entries (48 MB more).
+   */
+  #slots: Int32Array;
   #size = 0;
+
+  /**
+   * `expected`: how many entries it will hold, when known (a decoded index, a plan's kept
+   * recipients): the arrays are made at that size once, instead of growing through copies.
+   */
+  constructor(expected = 16) {
+    const capacity = Math.max(16, expected);
+    this.#words = new Uint32Array(capacity * WORDS);
+    this.#slots = new Int32Array(slotsFor(capacity));
+  }
 
   get size(): number {
     return this.#size;
+  }
+
+  /** A table with the same entries, in the same order, and room for `extra` more without growing. */
+  copy(extra = 0): KeyTable {
+    const copied = new KeyTable(this.#size + extra);
+    copied.#words.set(this.#words.subarray(0, this.#size * WORDS));
+    copied.#size = this.#size;
+    if (copied.#slots.length === this.#slots.length) copied.#slots.set(this.#slots);
+    else for (let at = 0; at < this.#size; at++) copied.#place(at);
+    return copied;
   }
 
   /** The position of `key`, or -1. */
@@ -136,7 +168,8 @@ export class KeyTable {
   putWords(hi: number, lo: number, contentHi: number, contentLo: number, a: number, b: number): number {
     let at = this.findWords(hi, lo);
     if (at < 0) {
-      if ((this.#size + 1) * 2 > this.#slots.length) this.#grow();
+      if (this.#size * WORDS === this.#words.length) this.#growWords();
+      if ((this.#size + 1) * 2 > this.#slots.length) this.#rehash();
       at = this.#size++;
       this.#words[at * WORDS] = hi;
       this.#words[at * WORDS + 1] = lo;
@@ -275,10 +308,14 @@ export class KeyTable {
     this.#slots[slot] = at + 1;
   }
 
-  #grow() {
-    const words = new Uint32Array(this.#words.length * 2);
-    words.set(this.#words);
-    this.#words = words;
+  /** Room for half as many entries again (doubling would leave up to half of a large table unused). */
+  #growWords() {
+    const grown = new Uint32Array(Math.ceil((this.#words.length / WORDS) * 1.5) * WORDS);
+    grown.set(this.#words);
+    this.#words = grown;
+  }
+
+  #rehash() {
     this.#slots = new Int32Array(this.#slots.length * 2);
     for (let at = 0; at < this.#size; at++) this.#place(at);
   }
