@@ -9,12 +9,13 @@
  * - bigValidatePeakMiB: the peak RSS of that validate;
  * - bigPreviewRatio: a first `pulumi preview` of a stack with that campaign / (that validate + the
  *   engine floor, the `pulumi preview` of a trivial program);
- * - bigPeakMiB: the largest peak RSS of any process of validate, the preview and the review (the
- *   CLI, the program, the provider);
+ * - bigPeakMiB: the largest peak RSS of a Node.js process (the CLI, the program, the provider) of
+ *   validate, the first preview, the first `up`, and the preview, review and `up` of the change on
+ *   the deployed list (the engine's own processes are reported apart);
  * - bigReviewRatio: `directmail review --base HEAD` of a change of that list (1,000 rows added,
- *   1,000 changed) / the `pulumi preview` of the same change, which the review runs too.
- * Each is one run (they are long: the part takes about two minutes); the engine floor is the best of
- * two. `--smoke`: 2,000 rows.
+ *   1,000 changed), deployed, / the `pulumi preview` of the same change, which the review runs too.
+ * Each is one run (they are long: the part takes about two and a half minutes); the engine floor is
+ * the best of two. `--smoke`: 2,000 rows.
  *
  *   npm run build && node dist/scripts/bench/big.js [--json] [--smoke]
  */
