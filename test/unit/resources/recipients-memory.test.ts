@@ -8,6 +8,7 @@ import {
   collectionsInHook,
   HEADROOM_BYTES,
   hookEnded,
+  hookStarted,
   MEMORY_BUDGET_BYTES,
   rowsHandled,
   settle,
@@ -40,6 +41,16 @@ describe("the provider's memory budget for long recipient lists", () => {
     expect(collectionsInHook()).toBe(0);
     rowsHandled(1, () => MEMORY_BUDGET_BYTES + MiB);
     expect(collectionsInHook()).toBe(1);
+  });
+
+  it("collects when a hook starts over the budget (the engine's request decoded), not under it", () => {
+    hookEnded();
+    hookStarted(() => MEMORY_BUDGET_BYTES - MiB);
+    expect(collectionsInHook()).toBe(0);
+    hookStarted(() => MEMORY_BUDGET_BYTES + MiB);
+    expect(collectionsInHook()).toBe(1);
+    hookEnded();
+    expect(collectionsInHook()).toBe(0);
   });
 
   it("after a collection, allows HEADROOM_BYTES over what is held when that passes the budget", () => {
