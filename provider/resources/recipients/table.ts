@@ -87,8 +87,8 @@ export class KeyTable {
   #words: Uint32Array;
   /**
    * Position + 1 of the entry in each slot; 0 for an empty slot. A power of 2, at least twice the
-   * entries. Sized apart from the entries: a million and one entries take 2^21 slots (8 MB), not
-   * room for 2^21 entries (48 MB more).
+   * entries. Sized apart from the entries, which need not be a power of 2: 1,100,000 entries take
+   * 26 MB and 2^22 slots (16 MB), not room for 2^21 entries (48 MB) beside the slots.
    */
   #slots: Int32Array;
   #size = 0;
