@@ -18,7 +18,7 @@ import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import { decodeIndex, encodeIndex, idOf, isAccepted, RecipientIndex } from "../recipients/index-codec";
 import { keepYoungGenerationSmall, settle } from "../recipients/memory";
-import { changesKnown, countsOf, describePlan, planSync } from "../recipients/plan";
+import { changesKnown, describePlan, planSync, type SyncPlan } from "../recipients/plan";
 import {
   declaredRows,
   describeProblems,
@@ -29,6 +29,7 @@ import {
   type ScannedRecipients,
   scanRecipients,
 } from "../recipients/source";
+import type { DeclaredSet } from "../recipients/table";
 import { UserError } from "../user-error";
 import { OrderRecipientsInputs, type ProgramRead } from "./inputs";
 import { namedChanges } from "./named";
@@ -186,6 +187,20 @@ const recipientsFrozen = (order: OrderSummary, change: string) =>
  * its value, the path). Inline recipients have no property: the engine would print the whole list
  * beside the message, which names each row and field already.
  */
+/**
+ * An update's plan from the index in the state, and how many recipients that index says the order
+ * holds. A function of its own, so that the decoded index (a million entries) is garbage once it
+ * returns: the plan keeps what the sync needs of it, and the rare path that needs it all again
+ * decodes it again.
+ */
+function planOfRecorded(
+  set: DeclaredSet,
+  current: RecipientIndex,
+  unmanaged: number,
+): { plan: SyncPlan; recordedCount: number } {
+  return { plan: planSync(set, current), recordedCount: expectedCount(current, unmanaged) };
+}
+
 function listFailure(inputs: OrderRecipientsInputs, reason: string) {
   return { property: inputs.file !== undefined ? "file" : "", reason };
 }
@@ -258,7 +273,8 @@ export function orderRecipientsImplementation(
       order.recipientCount > 0
         ? await reconcile(client, order.orderId, identity, new RecipientIndex(), declared)
         : { current: new RecipientIndex(), unmanaged: 0 };
-    const outcome = await sync(client, order, declared, current, unmanaged, identity);
+    const plan = planSync(declared.scanned.set, current);
+    const outcome = await sync(client, order, declared, plan, () => current, unmanaged, identity);
     return { order, figures: scannedFigures(declared.scanned), outcome };
   };
 
@@ -270,10 +286,9 @@ export function orderRecipientsImplementation(
     const client = ctx.client();
     const declared = await loadChecked(news);
     const identity = identityOfInputs(news);
-    let current = decodeIndex(olds.index, identity.keyed);
-    // Its counts only: the plan's table of kept recipients is not held while the sync makes its own.
-    const recorded = countsOf(planSync(declared.scanned.set, current));
-    if (!changesKnown(recorded)) {
+    const recorded = () => decodeIndex(olds.index, identity.keyed);
+    let { plan, recordedCount } = planOfRecorded(declared.scanned.set, recorded(), olds.unmanagedCount);
+    if (!changesKnown(plan)) {
       // As in diff: on an order past Draft only a settings change gets here; nothing to send.
       const live = await client.getOrder(news.orderId);
       if (live && !isEditable(live.orderStatus)) {
@@ -284,8 +299,9 @@ export function orderRecipientsImplementation(
     }
     const order = await editableOrder(news.orderId, "changing recipients");
     let unmanaged = olds.unmanagedCount;
-    const countDiffers = order.recipientCount !== expectedCount(current, unmanaged);
-    if (countDiffers || recorded.unknown > 0) {
+    let known = recorded;
+    const countDiffers = order.recipientCount !== recordedCount;
+    if (countDiffers || plan.unknown > 0) {
       // The order holds more or fewer recipients than recorded (an interrupted run, or changes
       // made elsewhere), or some were recorded without their content: learn what is really
       // there before changing anything.
@@ -293,11 +309,14 @@ export function orderRecipientsImplementation(
         subject(order.orderId),
         countDiffers
           ? "the order's recipients differ from the stack's record; reading them all"
-          : `${recorded.unknown} recipients were recorded without their content; reading the order's recipients to compare them with the list`,
+          : `${plan.unknown} recipients were recorded without their content; reading the order's recipients to compare them with the list`,
       );
-      ({ current, unmanaged } = await reconcile(client, order.orderId, identity, current, declared));
+      const reconciled = await reconcile(client, order.orderId, identity, recorded(), declared);
+      unmanaged = reconciled.unmanaged;
+      plan = planSync(declared.scanned.set, reconciled.current);
+      known = () => reconciled.current;
     }
-    const outcome = await sync(client, order, declared, current, unmanaged, identity);
+    const outcome = await sync(client, order, declared, plan, known, unmanaged, identity);
     return { order, figures: scannedFigures(declared.scanned), outcome };
   };
 

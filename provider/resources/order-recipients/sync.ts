@@ -18,7 +18,7 @@ import {
   UNKNOWN_CONTENT,
 } from "../recipients/index-codec";
 import { rowsHandled } from "../recipients/memory";
-import { countsOf, type PlanCounts, planSync } from "../recipients/plan";
+import { countsOf, type PlanCounts, planSync, type SyncPlan } from "../recipients/plan";
 import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
 import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
 import type { DropSample, ImageIssueSample } from "./outputs";
@@ -186,25 +186,27 @@ async function listAppended(
 }
 
 /**
- * Brings the order's recipients to the declared set (see planSync): deletes the managed
- * recipients no longer declared and the old recipient of each changed key, appends the declared
- * ones not there as declared, and records each appended key's id. `known` is what is known to
- * be on the order; callers reconcile from a listing when the order's recipient count says it is
- * not exact, and so does this when a delete finds recipients already gone. The rows appended are
- * read again from their source as they are sent, a few batches at a time.
+ * Brings the order's recipients to the declared set as `planned` (planSync of the set and what is
+ * known to be on the order): deletes the managed recipients no longer declared and the old
+ * recipient of each changed key, appends the declared ones not there as declared, and records
+ * each appended key's id. Callers reconcile from a listing when the order's recipient count says
+ * what is known is not exact, and so does this when a delete finds recipients already gone; it
+ * then asks `known()` for what was known (a decoded index is not held through the sync for that
+ * rare case). The rows appended are read again from their source as they are sent, a few batches
+ * at a time.
  */
 export async function sync(
   client: DirectMailClient,
   order: OrderSummary,
   declared: Declared,
-  known: RecipientIndex,
+  planned: SyncPlan,
+  known: () => RecipientIndex,
   knownUnmanaged: number,
   identity: Identity,
 ): Promise<SyncOutcome> {
   const orderId = order.orderId;
-  const set = declared.scanned.set;
-  const asked = planSync(set, known);
-  let plan = asked;
+  const asked = countsOf(planned);
+  let plan = planned;
   let unmanaged = knownUnmanaged;
   let deleted = plan.removeIds.length;
   if (await deleteIds(client, orderId, plan.removeIds)) {
@@ -212,31 +214,31 @@ export async function sync(
     // recorded): read what is really there, so that nothing is appended twice.
     progress(subject(orderId), "some recorded recipients were already gone; reading the order's recipients");
     let current: RecipientIndex;
-    ({ current, unmanaged } = await reconcile(client, orderId, identity, known, declared));
-    plan = planSync(set, current);
+    ({ current, unmanaged } = await reconcile(client, orderId, identity, known(), declared));
+    plan = planSync(declared.scanned.set, current);
     await deleteIds(client, orderId, plan.removeIds);
     deleted += plan.removeIds.length;
   }
   if (deleted > 0) progress(subject(orderId), `deleted ${deleted} recipients (removed or changed)`);
 
-  // A copy, with room for what is appended: the plan's `append` is read from its own `keep` after
-  // the appends are recorded here.
-  const index = plan.keep.copy(plan.appendCount);
+  // The appended recipients are recorded in the plan's own table, after the kept ones (it has
+  // room for them, and the plan tells its kept ones by their position): no second table.
+  const index = plan.keep;
   const toAppend = plan.appendCount;
   const dropReasons: Record<string, number> = {};
   const droppedSample: DropSample[] = [];
   const imageIssueSample: ImageIssueSample[] = [];
   const reasonByKey = new Map<string, string>();
-  const countBefore = expectedCount(plan.keep, unmanaged);
+  const countBefore = expectedCount(index, unmanaged);
   let accepted = 0;
-  const { keep } = plan;
+  const { isKept } = plan;
   // Each row is serialized as it is read: a batch holds its rows' JSON as bytes, off the JavaScript
   // heap, not their objects (which, kept while a batch waits, would be old garbage once it is sent).
   // The wire shape is valid by construction (every declared value is text): not validated again.
   async function* rowsToAppend() {
     if (toAppend === 0) return;
     for await (const row of declared.rows())
-      if (!keep.has(row.key)) yield { row: row.row, json: Buffer.from(wireJson(row, identity.field)) };
+      if (!isKept(row.key)) yield { row: row.row, json: Buffer.from(wireJson(row, identity.field)) };
   }
   await sendBatches(
     rowsToAppend(),
@@ -297,7 +299,7 @@ export async function sync(
   return {
     index,
     unmanaged,
-    plan: countsOf(asked),
+    plan: asked,
     appended: toAppend,
     deleted,
     dropReasons,

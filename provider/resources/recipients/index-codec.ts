@@ -73,15 +73,14 @@ export class RecipientIndex {
     return this.#table.size;
   }
 
-  /** A copy of the index (its table's arrays copied, no entry made), with room for `extra` more. */
-  copy(extra = 0): RecipientIndex {
-    const copied = new RecipientIndex();
-    copied.#table = this.#table.copy(extra);
-    return copied;
-  }
-
   has(key: string): boolean {
     return this.#table.find(key) >= 0;
+  }
+
+  /** Whether `key` is among the first `count` entries set (entries keep the order they were set in). */
+  isAmongFirst(key: string, count: number): boolean {
+    const at = this.#table.find(key);
+    return at >= 0 && at < count;
   }
 
   get(key: string): IndexEntry | undefined {

@@ -6,8 +6,13 @@ import { type IndexEntry, idOf, RecipientIndex, UNKNOWN_CONTENT } from "./index-
 import type { DeclaredKey, DeclaredSet } from "./table";
 
 export interface SyncPlan {
-  /** Recorded recipients that stay as they are (same key, same content). */
+  /**
+   * Recorded recipients that stay as they are (same key, same content), in a table with room for
+   * every declared recipient: the sync records what it appends in it, after them (see isKept).
+   */
   keep: RecipientIndex;
+  /** Whether the plan keeps `key`: one of keep's entries as planned, whatever was added after. */
+  isKept: (key: string) => boolean;
   /** Recipient ids to delete: keys no longer declared, and the old recipient of a changed key. */
   removeIds: number[];
   /**
@@ -25,14 +30,17 @@ export interface SyncPlan {
 }
 
 export function planSync(declared: DeclaredSet, current: RecipientIndex): SyncPlan {
-  // Made at the size it may reach: a table that grows copies itself (see KeyTable).
-  const keep = new RecipientIndex(undefined, current.size);
+  // Made at the size the sync's index may reach, the declared recipients: a table that grows
+  // copies itself (see KeyTable).
+  const keep = new RecipientIndex(undefined, declared.size);
+  let kept = 0;
   const plan: SyncPlan = {
     keep,
+    isKept: (key) => keep.isAmongFirst(key, kept),
     removeIds: [],
     append: {
       *[Symbol.iterator]() {
-        for (const recipient of declared.values()) if (!keep.has(recipient.key)) yield recipient;
+        for (const recipient of declared.values()) if (!plan.isKept(recipient.key)) yield recipient;
       },
     },
     appendCount: 0,
@@ -58,6 +66,7 @@ export function planSync(declared: DeclaredSet, current: RecipientIndex): SyncPl
       remove(entry);
     }
   }
+  kept = keep.size;
   for (const recipient of plan.append) {
     if (!current.has(recipient.key)) plan.added += 1;
     plan.appendCount += 1;

@@ -107,16 +107,6 @@ export class KeyTable {
     return this.#size;
   }
 
-  /** A table with the same entries, in the same order, and room for `extra` more without growing. */
-  copy(extra = 0): KeyTable {
-    const copied = new KeyTable(this.#size + extra);
-    copied.#words.set(this.#words.subarray(0, this.#size * WORDS));
-    copied.#size = this.#size;
-    if (copied.#slots.length === this.#slots.length) copied.#slots.set(this.#slots);
-    else for (let at = 0; at < this.#size; at++) copied.#place(at);
-    return copied;
-  }
-
   /** The position of `key`, or -1. */
   find(key: string): number {
     if (key.length !== KEY_HEX_LENGTH) return -1;

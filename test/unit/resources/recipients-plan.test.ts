@@ -82,6 +82,20 @@ describe("the plan of an update", () => {
     expect(describePlan(plan)).toBe("1 added, 1 removed, 2 changed");
   });
 
+  it("tells its kept recipients from those the sync records in its table after them", () => {
+    const list = declared([
+      ["k1", "c1-new"],
+      ["k3", "c3"],
+      ["k5", "c5"],
+    ]);
+    const plan = planSync(list, current);
+    // What the sync does with each recipient it appends: recorded in the plan's own table.
+    for (const appended of [...plan.append]) plan.keep.set(appended.key, entry(500, named(appended.content)));
+    expect(keys(plan.keep)).toEqual(["k3", "k1", "k5"]);
+    expect(["k1", "k3", "k5", "k9"].map((key) => plan.isKept(hex(key)))).toEqual([false, true, false, false]);
+    expect(keys(plan.append)).toEqual(["k1", "k5"]);
+  });
+
   it("an unchanged list is an empty plan", () => {
     const plan = planSync(
       declared([
