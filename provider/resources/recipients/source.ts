@@ -287,7 +287,10 @@ export async function recordsAtLines(
     if (header && !only.has(line)) return;
     header = true;
     lines.set(pickedLine, line);
-    picked.push(record);
+    // A copy: V8 makes a slice a view of the text it was cut from, and a record kept as a slice
+    // would keep the whole piece read around it alive (2,000 records of a 1,000,000-row file kept
+    // about 80 MB of the file's text until the join).
+    picked.push(Buffer.from(record).toString());
     pickedLine += 1 + (record.match(/\r\n|\r|\n/g)?.length ?? 0);
   };
   const breaks = /["\r\n]/g;

@@ -94,3 +94,29 @@ it("compares two lists of that size under a 40 MiB heap", async () => {
     first: { key: "C99", row: 101, fields: ["lastName"] },
   });
 }, 120_000);
+
+it("picks rows across a text larger than its heap: a picked record does not keep the text around it", async () => {
+  // 700,000 lines (about 42 MB) in pieces of 64 KiB, every 350th line picked: records kept as
+  // slices of the pieces they were cut from kept every piece alive, more than the 24 MiB heap.
+  const script = [
+    `const { recordsAtLines } = require(${dist("provider/resources/recipients/source.js")});`,
+    "const LINES = 700000;",
+    "async function* pieces() {",
+    "  let piece = '';",
+    "  for (let n = 0; n < LINES; n++) {",
+    "    piece += `C${n},Ada${n},Lovelace,${n + 1} Main St,Springfield,IL,62701\\n`;",
+    "    if (piece.length >= 65536) { yield piece; piece = ''; }",
+    "  }",
+    "  yield piece;",
+    "}",
+    "const only = new Set();",
+    "for (let line = 2; line <= LINES; line += 350) only.add(line);",
+    "recordsAtLines(pieces(), only).then((r) => console.log(JSON.stringify({",
+    "  records: r.lines.size, last: r.text.split('\\n').at(-1), lastLine: Math.max(...r.lines.values()) })));",
+  ].join("\n");
+  expect(await underHeapLimit(script, 24)).toEqual({
+    records: 2001, // the first line (the header's place) and 2,000 picked
+    last: "C699651,Ada699651,Lovelace,699652 Main St,Springfield,IL,62701",
+    lastLine: 699652,
+  });
+}, 120_000);
