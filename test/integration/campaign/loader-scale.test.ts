@@ -104,7 +104,7 @@ it("picks rows across a text larger than its heap: a picked record does not keep
     "async function* pieces() {",
     "  let piece = '';",
     "  for (let n = 0; n < LINES; n++) {",
-    "    piece += `C${n},Ada${n},Lovelace,${n + 1} Main St,Springfield,IL,62701\\n`;",
+    "    piece += 'C' + n + ',Ada' + n + ',Lovelace,' + (n + 1) + ' Main St,Springfield,IL,62701\\n';",
     "    if (piece.length >= 65536) { yield piece; piece = ''; }",
     "  }",
     "  yield piece;",
