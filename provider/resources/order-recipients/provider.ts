@@ -17,7 +17,7 @@ import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import { decodeIndex, encodeIndex, idOf, isAccepted, RecipientIndex } from "../recipients/index-codec";
-import { keepYoungGenerationSmall, settle } from "../recipients/memory";
+import { garbageLeft, keepYoungGenerationSmall, settle } from "../recipients/memory";
 import { changesKnown, describePlan, planSync, type SyncPlan } from "../recipients/plan";
 import {
   declaredRows,
@@ -163,7 +163,10 @@ const listChangedMidway = (inputs: OrderRecipientsInputs) =>
 /** The scanned list, with its rows to be read again where they are compared or sent. */
 function declaredOf(inputs: OrderRecipientsInputs, scanned: ScannedRecipients): Declared {
   const { source, options } = sourceOf(inputs);
-  return { scanned, rows: () => declaredRows(source, options, scanned.set, () => listChangedMidway(inputs)) };
+  return {
+    scanned,
+    rows: (only) => declaredRows(source, options, scanned.set, () => listChangedMidway(inputs), only),
+  };
 }
 
 const identityOfInputs = (inputs: OrderRecipientsInputs): Identity => ({
@@ -288,6 +291,7 @@ export function orderRecipientsImplementation(
     const identity = identityOfInputs(news);
     const recorded = () => decodeIndex(olds.index, identity.keyed);
     let { plan, recordedCount } = planOfRecorded(declared.scanned.set, recorded(), olds.unmanagedCount);
+    garbageLeft();
     if (!changesKnown(plan)) {
       // As in diff: on an order past Draft only a settings change gets here; nothing to send.
       const live = await client.getOrder(news.orderId);

@@ -105,6 +105,15 @@ export function settle(): void {
  * own tables.
  */
 export function hookStarted(rss: () => number = process.memoryUsage.rss): void {
+  garbageLeft(rss);
+}
+
+/**
+ * After a step that leaves tens of MB of garbage at once (an index decoded, planned from and
+ * dropped: its buffers and its table): over the budget, it is given back before the next step
+ * allocates, rather than when the next collection comes.
+ */
+export function garbageLeft(rss: () => number = process.memoryUsage.rss): void {
   if (rss() > MEMORY_BUDGET_BYTES) giveBackFreedMemory(rss);
 }
 

@@ -744,26 +744,30 @@ export async function scanRecipients(
  * The recipients of a set, with their fields, read again from their source as a stream, in the
  * list's order. A row the set does not hold as it is (a later duplicate) is skipped; a source
  * that no longer yields every recipient of the set as scanned fails with `changed` (the file was
- * edited since), as soon as that shows.
+ * edited since), as soon as that shows. With `only` (rows of the set), just those rows are read,
+ * a CSV's others passed over unparsed (recordsAtLines), and each must still be as scanned.
  */
 export async function* declaredRows(
   source: RecipientSource,
   options: RecipientSourceOptions,
   set: DeclaredSet,
   changed: () => Error,
+  only?: ReadonlySet<number>,
 ): AsyncGenerator<LoadedRecipient> {
   let seen = 0;
-  for await (const rows of validRows(source, options, () => {}, true)) {
+  for await (const rows of validRows(source, options, () => {}, true, only)) {
     for (const { keyValue: _, ...recipient } of rows) {
+      // Inline and JSON lists are read whole, `only` or not.
+      if (only && !only.has(recipient.row)) continue;
       if (set.holds(recipient)) {
         seen += 1;
         yield recipient;
-      } else if (!set.has(recipient.key) || set.get(recipient.key)?.row === recipient.row) {
+      } else if (only || !set.has(recipient.key) || set.get(recipient.key)?.row === recipient.row) {
         throw changed();
       }
     }
   }
-  if (seen !== set.size) throw changed();
+  if (seen !== (only?.size ?? set.size)) throw changed();
 }
 
 /**

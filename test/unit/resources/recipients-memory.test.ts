@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   CHECK_EVERY_ROWS,
   collectionsInHook,
+  garbageLeft,
   HEADROOM_BYTES,
   hookEnded,
   hookStarted,
@@ -51,6 +52,14 @@ describe("the provider's memory budget for long recipient lists", () => {
     expect(collectionsInHook()).toBe(1);
     hookEnded();
     expect(collectionsInHook()).toBe(0);
+  });
+
+  it("collects after a step that leaves much garbage (an index decoded and dropped) over the budget, not under it", () => {
+    hookEnded();
+    garbageLeft(() => MEMORY_BUDGET_BYTES - MiB);
+    expect(collectionsInHook()).toBe(0);
+    garbageLeft(() => MEMORY_BUDGET_BYTES + MiB);
+    expect(collectionsInHook()).toBe(1);
   });
 
   it("after a collection, allows HEADROOM_BYTES over what is held when that passes the budget", () => {

@@ -472,6 +472,69 @@ describe("scanning a list, then reading its rows again as they are sent", () => 
   });
 });
 
+describe("reading some rows of a scanned list again (the rows a change appends)", () => {
+  const header = "firstName,lastName,address1,city,state,zipCode,customerId\n";
+  const row = (n: number, city = "Springfield") => `Ada${n},Lovelace,${n} Main St,${city},IL,62701,C-${n}\n`;
+  const options = { ...opts, keyColumn: "customerId" };
+  const rowsAt = async (
+    scanned: Awaited<ReturnType<typeof scanRecipients>>,
+    file: string,
+    only: number[],
+  ) => {
+    const rows = [];
+    for await (const r of declaredRows(
+      { file },
+      options,
+      scanned.set,
+      () => new Error("changed"),
+      new Set(only),
+    ))
+      rows.push(r);
+    return rows;
+  };
+
+  it("gives those rows alone, as the whole read gives them, in the list's order", async () => {
+    const name = file("some.csv", header + row(1) + row(2) + row(1) + row(3) + row(4));
+    const scanned = await scanRecipients({ file: name }, options);
+    const all = [];
+    for await (const r of declaredRows({ file: name }, options, scanned.set, () => new Error("changed")))
+      all.push(r);
+    const some = await rowsAt(scanned, name, [5, 2]);
+    expect(some.map((r) => r.row)).toEqual([2, 5]);
+    expect(some).toEqual(all.filter((r) => r.row === 2 || r.row === 5));
+  });
+
+  it("picks them from a list read whole (inline, JSON) too", async () => {
+    const inline = [1, 2, 3].map((n) => ({
+      firstName: `Ada${n}`,
+      address1: `${n} Main St`,
+      city: "Springfield",
+      state: "IL",
+      zipCode: "62701",
+    }));
+    const json = file("some.json", JSON.stringify(inline));
+    for (const source of [{ inline }, { file: json }]) {
+      const scanned = await scanRecipients(source, opts);
+      const rows = [];
+      for await (const r of declaredRows(source, opts, scanned.set, () => new Error("changed"), new Set([2])))
+        rows.push(r);
+      expect(rows.map((r) => [r.row, r.recipient.firstName])).toEqual([[2, "Ada2"]]);
+    }
+  });
+
+  it("fails with the caller's error when one of those rows is no longer as scanned, or gone", async () => {
+    const name = "picked.csv";
+    const source = file(name, header + row(1) + row(2) + row(3));
+    const scanned = await scanRecipients({ file: source }, options);
+    file(name, header + row(1) + row(2, "Shelbyville") + row(3));
+    // Rows are lines: the header is line 1, Ada2 line 3.
+    await expect(rowsAt(scanned, source, [4])).resolves.toHaveLength(1);
+    await expect(rowsAt(scanned, source, [4, 3])).rejects.toThrow("changed");
+    file(name, header + row(1) + row(2));
+    await expect(rowsAt(scanned, source, [4])).rejects.toThrow("changed");
+  });
+});
+
 describe("the compact recipient index", () => {
   const key = (i: number) =>
     contentKey({ firstName: `n${i}`, address1: "1 Main", city: "X", state: "NY", zipCode: "10001" });
