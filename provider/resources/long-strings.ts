@@ -4,7 +4,7 @@
  * The Pulumi Node SDK sends a hook's outputs as a protobuf Struct written by google-protobuf 3.x,
  * whose `BinaryWriter.writeString` puts each byte of a string in a JavaScript array, one number
  * (8 bytes) per byte, grown by doubling. The recipient index of a 1,000,000-recipient list is a
- * 21.6 MB string, so that answer alone took about 430 MiB. The wire format of a string field is
+ * string of 17 to 28 MB: one of 21.6 MB took about 430 MiB to send. The wire format of a string field is
  * the same as that of a bytes field holding its UTF-8 (tag, length, bytes), and `writeBytes` keeps
  * a Uint8Array as one block: the same bytes, in about a twentieth of the memory. Strings that are
  * not well-formed UTF-16 (lone surrogates) keep the library's own encoding, which differs from
@@ -74,7 +74,7 @@ interface MessageClass {
  * The SDK logs each answer of `RegisterResource` and `ReadResource` at debug level as
  * `${response}`, which google-protobuf makes of every value the answer holds, and sends that text
  * to the engine whatever its log level. An answer holds the resource's outputs, and a recipient
- * list's include its index (21.6 MB at 1,000,000 recipients): a no-change preview of such a stack
+ * list's include its index (17 to 28 MB at 1,000,000 recipients): a no-change preview of such a stack
  * took the program to 975 MiB and the engine to 590. The text of those two answers is now their
  * type and URN; nothing else reads it.
  */

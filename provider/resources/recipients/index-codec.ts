@@ -2,11 +2,19 @@
  * The compact index of an order's recipients kept in the Pulumi state. For each declared key
  * (64 bits): the digest of the content it was sent with (64 bits), the service's recipient id,
  * and a 32-bit hash of the recipient as the service listed it back (listedHash in wire.ts), so
- * that a refresh notices a recipient changed elsewhere. 24 bytes a recipient before compression;
- * the rows themselves never enter the state.
+ * that a refresh notices a recipient changed elsewhere. The rows themselves never enter the state.
+ *
+ * Version 4 writes the entries in key order as columns, then gzips them (see writeColumns): each
+ * key as its difference from the key before (sorted 64-bit hashes a million apart differ by about
+ * 2^44, 6 bytes as a varint), each content digest XOR its key (zeros for a list without a key
+ * column, where the content digest is the key, which gzip then takes to nothing), and the ids and
+ * listed hashes each as four byte planes (an order's ids share their high bytes). At 1,000,000
+ * keyed recipients: 20.8 MB gzipped, 27.7 MB as text, against 23.5 and 31.3 MB of 24-byte records.
+ * Every copy of the index (the engine's request and answer, the state, its secret) shrinks alike.
  *
  * Earlier versions still decode:
- * - version 2 has the same records, with the listed hash of an earlier listedHash (a sha256). It
+ * - version 3 holds the same entries as 24-byte records (key, content digest, id, listed hash);
+ * - version 2 has those records, with the listed hash of an earlier listedHash (a sha256). It
  *   decodes with no listed hash (0), as a recipient never listed: the next listing records it;
  * - version 1 (before content digests were recorded) held key and id only. Without a key column
  *   the key is the content digest, so nothing is lost; under a key column the content is
@@ -31,11 +39,14 @@ export function withSecretIndex(
   return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "index"] };
 }
 
-const VERSION = "v3";
-const ENTRY_BYTES = 24;
-/** Version 2: the records of version 3, their listed hash of another function. */
-const V2 = "v2";
-const V1_ENTRY_BYTES = 12;
+const VERSION = "v4";
+/** Versions 3 and 2: 24-byte records; version 2's listed hash of another function. */
+const RECORD_BYTES = 24;
+const V1_RECORD_BYTES = 12;
+/** The most bytes a version 4 entry takes before compression: a 10-byte varint and 16 bytes. */
+const MOST_COLUMN_BYTES = 26;
+/** Version 4's count and keys' length. */
+const COLUMNS_HEADER_BYTES = 8;
 /** The largest output chunk asked of zlib: an index of about 11,000,000 recipients. */
 const MAX_CHUNK_BYTES = 256 * 1024 * 1024;
 
@@ -103,13 +114,44 @@ export class RecipientIndex {
     for (const at of this.#table.sorted()) yield [this.#table.key(at), this.#entryAt(at)];
   }
 
-  /** Writes the entries in key order as records (ENTRY_BYTES each) into `buffer`. */
-  writeRecords(buffer: Buffer): void {
-    let offset = 0;
-    for (const at of this.#table.sorted()) {
-      this.#table.writeRecord(at, buffer, offset);
-      offset += ENTRY_BYTES;
+  /**
+   * Writes the entries in key order as version 4's columns into `buffer` (at least
+   * MOST_COLUMN_BYTES an entry and 8 more); the bytes written. The count and the keys' length in
+   * bytes (4 bytes each), each key as its difference from the key before as a varint (7 bits a
+   * byte, low first), each content digest XOR its key (8 bytes), then the ids and the listed
+   * hashes, each as four planes of one byte an entry, high bytes first. Numbers are big-endian.
+   */
+  writeColumns(buffer: Buffer): number {
+    const table = this.#table;
+    const order = table.sorted();
+    buffer.writeUInt32BE(order.length, 0);
+    let offset = COLUMNS_HEADER_BYTES;
+    let hiBefore = 0;
+    let loBefore = 0;
+    for (const at of order) {
+      const hi = table.word(at, 0);
+      const lo = table.word(at, 1);
+      // Keys ascend: the difference is a 64-bit number, borrowed across the two words.
+      let deltaLo = (lo - loBefore) >>> 0;
+      let deltaHi = (hi - hiBefore - (lo < loBefore ? 1 : 0)) >>> 0;
+      hiBefore = hi;
+      loBefore = lo;
+      while (deltaHi !== 0 || deltaLo > 0x7f) {
+        buffer[offset++] = (deltaLo & 0x7f) | 0x80;
+        deltaLo = ((deltaLo >>> 7) | ((deltaHi & 0x7f) << 25)) >>> 0;
+        deltaHi >>>= 7;
+      }
+      buffer[offset++] = deltaLo;
     }
+    buffer.writeUInt32BE(offset - COLUMNS_HEADER_BYTES, 4);
+    for (const at of order) {
+      offset = buffer.writeUInt32BE((table.word(at, 2) ^ table.word(at, 0)) >>> 0, offset);
+      offset = buffer.writeUInt32BE((table.word(at, 3) ^ table.word(at, 1)) >>> 0, offset);
+    }
+    for (const word of [4, 5])
+      for (let shift = 24; shift >= 0; shift -= 8)
+        for (const at of order) buffer[offset++] = (table.word(at, word) >>> shift) & 0xff;
+    return offset;
   }
 
   /** The index's digest lines in key order, in chunks (KeyTable.sortedLines): for a digest. */
@@ -150,12 +192,12 @@ export const isAccepted = (value: number) => value > 0 && (value & UNDELIVERABLE
 export const markedUndeliverable = (recipientId: number) => (recipientId | UNDELIVERABLE) >>> 0;
 
 export function encodeIndex(index: RecipientIndex): string {
-  const buffer = Buffer.alloc(index.size * ENTRY_BYTES);
-  index.writeRecords(buffer);
+  const columns = Buffer.allocUnsafe(COLUMNS_HEADER_BYTES + index.size * MOST_COLUMN_BYTES);
+  const length = index.writeColumns(columns);
   // Hashes hardly compress: the output fits one chunk of the input's size and a little more, and
   // zlib then does not join chunks into a second copy (see inflated).
-  const chunkSize = Math.min(MAX_CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, buffer.length + 1024));
-  return `${VERSION}.${gzipSync(buffer, { chunkSize }).toString("base64")}`;
+  const chunkSize = Math.min(MAX_CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, length + 1024));
+  return `${VERSION}.${gzipSync(columns.subarray(0, length), { chunkSize }).toString("base64")}`;
 }
 
 /**
@@ -171,29 +213,78 @@ function inflated(gzipped: Buffer): Buffer {
   return gunzipSync(gzipped, { chunkSize });
 }
 
-/** `keyed`: the set has a key column (decides what a version 1 record knows of the content). */
-export function decodeIndex(encoded: string, keyed: boolean): RecipientIndex {
-  const [version, payload] = encoded.split(".", 2);
-  const entryBytes =
-    version === VERSION || version === V2 ? ENTRY_BYTES : version === "v1" ? V1_ENTRY_BYTES : 0;
-  const listedKnown = version === VERSION;
-  if (entryBytes === 0 || payload === undefined) {
-    throw new Error(`unreadable recipient index (version "${version}"); refresh the stack to rebuild it`);
+const corrupt = () => new Error("corrupt recipient index; refresh the stack to rebuild it");
+
+/** The entries of version 4's columns (RecipientIndex.writeColumns), read in one pass. */
+function fromColumns(columns: Buffer): RecipientIndex {
+  if (columns.length < COLUMNS_HEADER_BYTES) throw corrupt();
+  const count = columns.readUInt32BE(0);
+  const contents = COLUMNS_HEADER_BYTES + columns.readUInt32BE(4);
+  const planes = contents + count * 8;
+  // Each key takes 1 to 10 bytes; the rest is 16 bytes an entry.
+  if (contents < COLUMNS_HEADER_BYTES + count || planes + count * 8 !== columns.length) throw corrupt();
+  const wordAt = (column: number, i: number) =>
+    (((columns[column + i] as number) << 24) |
+      ((columns[column + count + i] as number) << 16) |
+      ((columns[column + 2 * count + i] as number) << 8) |
+      (columns[column + 3 * count + i] as number)) >>>
+    0;
+  const index = new RecipientIndex(undefined, count);
+  const key: [number, number] = [0, 0];
+  const content: [number, number] = [0, 0];
+  let offset = COLUMNS_HEADER_BYTES;
+  for (let i = 0; i < count; i++) {
+    let deltaLo = 0;
+    let deltaHi = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      if (offset >= contents || shift > 63) throw corrupt();
+      byte = columns[offset++] as number;
+      const bits = byte & 0x7f;
+      if (shift < 32) {
+        deltaLo |= bits << shift;
+        // The group at bit 28 has its three high bits in the high word.
+        if (shift > 25) deltaHi |= bits >>> (32 - shift);
+      } else deltaHi |= bits << (shift - 32);
+      shift += 7;
+    } while (byte & 0x80);
+    const sum = key[1] + (deltaLo >>> 0);
+    key[0] = (key[0] + (deltaHi >>> 0) + (sum > 0xffff_ffff ? 1 : 0)) >>> 0;
+    key[1] = sum >>> 0;
+    content[0] = (columns.readUInt32BE(contents + i * 8) ^ key[0]) >>> 0;
+    content[1] = (columns.readUInt32BE(contents + i * 8 + 4) ^ key[1]) >>> 0;
+    index.setWords(key, content, wordAt(planes, i), wordAt(planes + 4 * count, i));
   }
-  const buffer = inflated(Buffer.from(payload, "base64"));
-  if (buffer.length % entryBytes !== 0)
-    throw new Error("corrupt recipient index; refresh the stack to rebuild it");
-  const index = new RecipientIndex(undefined, buffer.length / entryBytes);
+  if (offset !== contents) throw corrupt();
+  return index;
+}
+
+/** The entries of version 1 to 3's records. */
+function fromRecords(records: Buffer, version: string, keyed: boolean): RecipientIndex {
+  const recordBytes = version === "v1" ? V1_RECORD_BYTES : RECORD_BYTES;
+  if (records.length % recordBytes !== 0) throw corrupt();
+  const index = new RecipientIndex(undefined, records.length / recordBytes);
   const unknown: [number, number] = [0, 0];
-  for (let offset = 0; offset < buffer.length; offset += entryBytes) {
-    const key: [number, number] = [buffer.readUInt32BE(offset), buffer.readUInt32BE(offset + 4)];
-    if (entryBytes === V1_ENTRY_BYTES) {
-      index.setWords(key, keyed ? unknown : key, buffer.readUInt32BE(offset + 8), 0);
+  for (let offset = 0; offset < records.length; offset += recordBytes) {
+    const key: [number, number] = [records.readUInt32BE(offset), records.readUInt32BE(offset + 4)];
+    if (recordBytes === V1_RECORD_BYTES) {
+      index.setWords(key, keyed ? unknown : key, records.readUInt32BE(offset + 8), 0);
     } else {
-      const content: [number, number] = [buffer.readUInt32BE(offset + 8), buffer.readUInt32BE(offset + 12)];
-      const listed = listedKnown ? buffer.readUInt32BE(offset + 20) : 0;
-      index.setWords(key, content, buffer.readUInt32BE(offset + 16), listed);
+      const content: [number, number] = [records.readUInt32BE(offset + 8), records.readUInt32BE(offset + 12)];
+      const listed = version === "v3" ? records.readUInt32BE(offset + 20) : 0;
+      index.setWords(key, content, records.readUInt32BE(offset + 16), listed);
     }
   }
   return index;
+}
+
+/** `keyed`: the set has a key column (decides what a version 1 record knows of the content). */
+export function decodeIndex(encoded: string, keyed: boolean): RecipientIndex {
+  const [version, payload] = encoded.split(".", 2);
+  if (!["v1", "v2", "v3", VERSION].includes(version ?? "") || payload === undefined) {
+    throw new Error(`unreadable recipient index (version "${version}"); refresh the stack to rebuild it`);
+  }
+  const bytes = inflated(Buffer.from(payload, "base64"));
+  return version === VERSION ? fromColumns(bytes) : fromRecords(bytes, version as string, keyed);
 }

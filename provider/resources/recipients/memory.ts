@@ -91,7 +91,7 @@ export function rowsHandled(
 
 /**
  * Before a hook encodes its answer: if it collected on the way (a long list), collects once more,
- * so that the index (about 22 bytes a recipient, copied a few times by the Pulumi SDK while it is
+ * so that the index (17 to 28 bytes a recipient, copied a few times by the Pulumi SDK while it is
  * sent) is made from what is really held.
  */
 export function settle(): void {

@@ -181,13 +181,9 @@ export class KeyTable {
     return wordsHex(this.#words[at * WORDS + 2] as number, this.#words[at * WORDS + 3] as number);
   }
 
-  /**
-   * Writes the entry as 24 bytes: key, content digest (8 bytes each, as their hex reads), a, b
-   * (4 bytes each, big-endian): the index record (index-codec.ts).
-   */
-  writeRecord(at: number, buffer: Buffer, offset: number): void {
-    for (let i = 0; i < WORDS; i++)
-      buffer.writeUInt32BE(this.#words[at * WORDS + i] as number, offset + i * 4);
+  /** Word `i` of the entry (WORDS of them: key high and low, content digest high and low, a, b). */
+  word(at: number, i: number): number {
+    return this.#words[at * WORDS + i] as number;
   }
 
   /** Whether the entry's content digest is `content` (16 hex characters), without making its text. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
@@ -604,15 +604,21 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
       keyColumn: "customerId",
     });
     const { outs } = await recipients.create(declared);
-    // The same records with other listed hashes, as version 2 wrote them.
-    const records = gunzipSync(Buffer.from(outs.index.slice("v3.".length), "base64"));
-    for (let offset = 20; offset < records.length; offset += 24) records.writeUInt32BE(12_345, offset);
+    // The same entries with other listed hashes, as version 2 wrote them: 24-byte records.
+    const entries = [...decodeIndex(outs.index, true).sorted()];
+    const records = Buffer.alloc(entries.length * 24);
+    entries.forEach(([key, entry], i) => {
+      records.write(key, i * 24, 8, "hex");
+      records.write(entry.content, i * 24 + 8, 8, "hex");
+      records.writeUInt32BE(entry.id, i * 24 + 16);
+      records.writeUInt32BE(12_345, i * 24 + 20);
+    });
     const olds = { ...outs, index: `v2.${gzipSync(records).toString("base64")}` };
 
     const { result: read, requests } = await countingRequests(() => recipients.read(String(orderId), olds));
     expect(requests.map((r) => r.operationId)).toEqual(["listOrders", "listRecipients"]);
     expect(read.props?.digest).toBe(declared.digest);
-    expect(read.props?.index.startsWith("v3.")).toBe(true);
+    expect(read.props?.index.startsWith("v4.")).toBe(true);
     expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: false });
     expect(await liveByCustomer(orderId, customers)).toEqual({
       "C-1": "Ada1 Lovelace, 201 MAIN ST, ",
@@ -680,7 +686,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     // C-1 and C-3 kept their recipients: only C-2 was replaced.
     const after = await liveRecipients(orderId);
     expect(after.filter((r) => [...ids.values()].includes(r.id))).toHaveLength(2);
-    expect(result.outs.index.startsWith("v3.")).toBe(true);
+    expect(result.outs.index.startsWith("v4.")).toBe(true);
     expect(await recipients.diff(String(orderId), result.outs, news)).toEqual({ changes: false });
 
     // On an order past Draft the record cannot be checked, and nothing can change: no change, no error.

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { SourceFileError } from "../../../provider/files/text";
@@ -551,12 +551,59 @@ describe("the compact recipient index", () => {
         });
       }
       const encoded = encodeIndex(index);
-      expect(encoded.startsWith("v3.")).toBe(true);
+      expect(encoded.startsWith("v4.")).toBe(true);
       expect(new Map(decodeIndex(encoded, keyed))).toEqual(new Map(index));
-      // 24 bytes a recipient before compression; the key repeated as the content digest (no key
-      // column) compresses away.
-      expect(encoded.length).toBeLessThan(100_000 * (keyed ? 24 : 19) * 1.37);
+      // Version 3's records took 24 bytes a recipient before compression. Here a key of 100,000
+      // sorted takes about 7 bytes, an id about 2.5 once compressed, and the content digest 8
+      // under a key column, none without one (its key XOR itself).
+      expect(encoded.length).toBeLessThan(100_000 * (keyed ? 22 : 14) * (4 / 3));
     }
+  });
+
+  /** Version 3's 24-byte records of `index`, in key order, under `version`. */
+  function records(index: RecipientIndex, version = "v3"): string {
+    const entries = [...index.sorted()];
+    const buffer = Buffer.alloc(entries.length * 24);
+    entries.forEach(([k, entry], i) => {
+      buffer.write(k, i * 24, 8, "hex");
+      buffer.write(entry.content, i * 24 + 8, 8, "hex");
+      buffer.writeUInt32BE(entry.id, i * 24 + 16);
+      buffer.writeUInt32BE(entry.listed, i * 24 + 20);
+    });
+    return `${version}.${gzipSync(buffer).toString("base64")}`;
+  }
+
+  it("round-trips any keys: extremes, neighbours, one, none; what version 3's records held, version 4 holds", () => {
+    const hex64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((n) => n.toString(16).padStart(16, "0"));
+    const edge = fc.constantFrom(
+      "0000000000000000",
+      "0000000000000001",
+      "000000007fffffff",
+      "00000000ffffffff",
+      "0000000100000000",
+      "8000000000000000",
+      "fffffffffffffffe",
+      "ffffffffffffffff",
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.oneof(hex64, edge), hex64, fc.nat(), fc.nat()), {
+          selector: ([k]) => k,
+          maxLength: 300,
+        }),
+        (entries) => {
+          const index = new RecipientIndex(
+            entries.map(
+              ([k, content, id, listed]) => [k, { content, id: id >>> 0, listed: listed >>> 0 }] as const,
+            ),
+          );
+          const expected = new Map(index);
+          expect(new Map(decodeIndex(encodeIndex(index), true))).toEqual(expected);
+          expect(new Map(decodeIndex(records(index), true))).toEqual(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   /** A version 1 record, as earlier versions wrote it: key and id, 12 bytes each. */
@@ -590,7 +637,7 @@ describe("the compact recipient index", () => {
     const index = new RecipientIndex()
       .set(key(1), { id: 11, content: key(1), listed: 123_456 })
       .set(key(2), { id: 12, content: key(3), listed: 654_321 });
-    const v2 = `v2.${encodeIndex(index).slice("v3.".length)}`;
+    const v2 = records(index, "v2");
     expect(new Map(decodeIndex(v2, true))).toEqual(
       new Map([
         [key(1), { id: 11, content: key(1), listed: 0 }],
@@ -604,5 +651,23 @@ describe("the compact recipient index", () => {
     expect(() => decodeIndex(`v2.${gzipSync(Buffer.alloc(13)).toString("base64")}`, false)).toThrow(
       /corrupt recipient index/,
     );
+    const columns = (bytes: Buffer) => `v4.${gzipSync(bytes).toString("base64")}`;
+    const index = new RecipientIndex()
+      .set(key(1), { id: 11, content: key(2), listed: 1 })
+      .set(key(3), { id: 12, content: key(4), listed: 2 });
+    const written = Buffer.from(encodeIndex(index).slice(3), "base64");
+    const whole = gunzipSync(written);
+    for (const broken of [
+      whole.subarray(0, 7), // no header
+      whole.subarray(0, whole.length - 1), // a byte short
+      Buffer.concat([whole, Buffer.alloc(1)]), // a byte over
+      Buffer.from(whole).fill(0xff, 8, 9 + 10), // a varint that never ends
+      (() => {
+        const more = Buffer.from(whole);
+        more.writeUInt32BE(1_000_000, 0); // more entries than the bytes hold
+        return more;
+      })(),
+    ])
+      expect(() => decodeIndex(columns(broken), true)).toThrow(/corrupt recipient index; refresh the stack/);
   });
 });
