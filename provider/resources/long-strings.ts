@@ -45,10 +45,47 @@ export function encodeLongStringsAsBytes(jspb: { BinaryWriter?: BinaryWriterClas
   return true;
 }
 
+interface SerializedMessageClass {
+  prototype: { serializeBinary(): Uint8Array | ArrayBuffer };
+}
+
+/** The host's answers that carry a resource's outputs, and with them a list's index. */
+const OUTPUT_ANSWERS = ["CreateResponse", "UpdateResponse", "ReadResponse"];
+/** Smaller answers gain nothing. */
+const LONG_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * Has each answer that carries outputs hand gRPC its bytes without a copy. gRPC's serializer of
+ * the host (provider_grpc_pb) is `Buffer.from(answer.serializeBinary())`, and Buffer.from copies
+ * a Uint8Array but wraps an ArrayBuffer: a long answer's bytes, which fill an ArrayBuffer of their
+ * own, are given as that ArrayBuffer. One copy of a 28 MB index fewer while the provider answers
+ * an update, about 25 MB less at its peak. A second call changes nothing.
+ */
+export function answerWithoutCopy(messages: Record<string, SerializedMessageClass | undefined>): boolean {
+  for (const name of OUTPUT_ANSWERS) {
+    const answer = messages[name]?.prototype;
+    if (typeof answer?.serializeBinary !== "function") return false;
+    if ((answer.serializeBinary as { [PATCHED]?: true })[PATCHED]) continue;
+    const original = answer.serializeBinary;
+    const serializeBinary = function (this: typeof answer) {
+      const bytes = original.call(this);
+      const whole =
+        bytes instanceof Uint8Array &&
+        bytes.byteLength >= LONG_ANSWER_BYTES &&
+        bytes.byteOffset === 0 &&
+        bytes.byteLength === bytes.buffer.byteLength;
+      return whole ? (bytes.buffer as ArrayBuffer) : bytes;
+    };
+    Object.assign(serializeBinary, { [PATCHED]: true, original });
+    answer.serializeBinary = serializeBinary;
+  }
+  return true;
+}
+
 /**
  * In the dynamic-provider host: installs the encoding on the google-protobuf that the host's
- * gRPC server writes with (resolved from the host's own entry module). Elsewhere: nothing. Says
- * whether it was installed.
+ * gRPC server writes with, and has its answers with outputs given to gRPC without a copy (both
+ * resolved from the host's own entry module). Elsewhere: nothing. Says whether both were installed.
  */
 export function encodeLongStringsInProviderHost(
   argv: readonly string[] = process.argv,
@@ -56,9 +93,11 @@ export function encodeLongStringsInProviderHost(
 ): boolean {
   if (!entry || !providerHostEngineAddress(argv)) return false;
   try {
-    return encodeLongStringsAsBytes(createRequire(entry)("google-protobuf"));
+    const fromHost = createRequire(entry);
+    const encoded = encodeLongStringsAsBytes(fromHost("google-protobuf"));
+    return answerWithoutCopy(fromHost("../../proto/provider_pb")) && encoded;
   } catch {
-    // Only memory is at stake: without the module the library's own encoding stays.
+    // Only memory is at stake: without the modules the library's own encoding stays.
     return false;
   }
 }

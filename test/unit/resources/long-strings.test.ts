@@ -4,6 +4,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import {
+  answerWithoutCopy,
   encodeLongStringsAsBytes,
   encodeLongStringsInProgram,
   encodeLongStringsInProviderHost,
@@ -93,6 +94,57 @@ describe("encodeLongStringsAsBytes", () => {
     expect(writer.writeString).toBe(installed);
     expect(encodeLongStringsAsBytes({})).toBe(false);
     expect(encodeLongStringsAsBytes({ BinaryWriter: { prototype: {} } as never })).toBe(false);
+  });
+});
+
+describe("answerWithoutCopy", () => {
+  const messages = fromHost("../../proto/provider_pb");
+  const { ResourceProviderService } = fromHost("../../proto/provider_grpc_pb");
+  // gRPC's serializer of the host's answers to create, update and read.
+  const serializers = {
+    CreateResponse: ResourceProviderService.create.responseSerialize,
+    UpdateResponse: ResourceProviderService.update.responseSerialize,
+    ReadResponse: ResourceProviderService.read.responseSerialize,
+  } as Record<string, (answer: unknown) => Buffer>;
+  const answerOf = (name: string, index: string) => {
+    const answer = new messages[name]();
+    answer.setProperties(Struct.fromJavaScript({ ...outputs, index }));
+    return answer;
+  };
+  const big = `v4.${"QUJD".repeat(300_000)}`; // 1.2 MB
+
+  it("hands gRPC a long answer's own bytes, the same bytes, and a short one's as before", () => {
+    const before = Object.fromEntries(
+      Object.entries(serializers).map(([name, serialize]) => [name, serialize(answerOf(name, big))]),
+    );
+    expect(answerWithoutCopy(messages)).toBe(true);
+    for (const [name, serialize] of Object.entries(serializers)) {
+      const prototype = messages[name].prototype;
+      const installed = prototype.serializeBinary;
+      let written: unknown;
+      prototype.serializeBinary = function (this: unknown) {
+        written = installed.call(this);
+        return written;
+      };
+      try {
+        const sent = serialize(answerOf(name, big));
+        expect(written, name).toBeInstanceOf(ArrayBuffer);
+        expect(sent.buffer, name).toBe(written); // wrapped, not copied
+        expect(Buffer.compare(sent, before[name] as Buffer), name).toBe(0);
+        const short = serialize(answerOf(name, "v4.QUJD"));
+        expect(written, name).toBeInstanceOf(Uint8Array);
+        expect(short.buffer, name).not.toBe((written as Uint8Array).buffer);
+      } finally {
+        prototype.serializeBinary = installed;
+      }
+    }
+  });
+
+  it("is installed once, and not on a module without the answers it expects", () => {
+    const installed = messages.UpdateResponse.prototype.serializeBinary;
+    expect(answerWithoutCopy(messages)).toBe(true);
+    expect(messages.UpdateResponse.prototype.serializeBinary).toBe(installed);
+    expect(answerWithoutCopy({})).toBe(false);
   });
 });
 
