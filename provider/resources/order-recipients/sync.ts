@@ -227,6 +227,7 @@ export async function sync(
   // The appended recipients are recorded in the plan's own table, after the kept ones (it has
   // room for them, and the plan tells its kept ones by their position): no second table.
   const index = plan.keep;
+  const keptCount = index.size;
   const toAppend = plan.appendCount;
   const dropReasons: Record<string, number> = {};
   const droppedSample: DropSample[] = [];
@@ -288,7 +289,10 @@ export async function sync(
     // Found ones go straight into the index (the kept ones are there already); dropped ones below.
     let found = await listAppended(client, orderId, identity, declared, startPage, index);
     if (found < accepted) found += await listAppended(client, orderId, identity, declared, 1, index);
-    for (const r of plan.append) {
+    // Every appended recipient found as sent and none dropped: nothing left to record (and no
+    // walk of a million appended recipients after a create).
+    const allListed = reasonByKey.size === 0 && index.size - keptCount === toAppend;
+    for (const r of allListed ? [] : plan.append) {
       const given = reasonByKey.get(r.key);
       // Listed with the content it was appended with: listAppended recorded it as it is.
       if (given === undefined && index.has(r.key)) continue;

@@ -94,6 +94,12 @@ export class RecipientIndex {
     return at >= 0 && at < count;
   }
 
+  /** isAmongFirst, with the key as its two 32-bit words (high first). */
+  isAmongFirstWords(hi: number, lo: number, count: number): boolean {
+    const at = this.#table.findWords(hi, lo);
+    return at >= 0 && at < count;
+  }
+
   get(key: string): IndexEntry | undefined {
     const at = this.#table.find(key);
     return at < 0 ? undefined : this.#entryAt(at);

@@ -40,7 +40,7 @@ export function planSync(declared: DeclaredSet, current: RecipientIndex): SyncPl
     removeIds: [],
     append: {
       *[Symbol.iterator]() {
-        for (const recipient of declared.values()) if (!plan.isKept(recipient.key)) yield recipient;
+        yield* declared.valuesExcept((hi, lo) => keep.isAmongFirstWords(hi, lo, kept));
       },
     },
     appendCount: 0,
@@ -67,10 +67,10 @@ export function planSync(declared: DeclaredSet, current: RecipientIndex): SyncPl
     }
   }
   kept = keep.size;
-  for (const recipient of plan.append) {
-    if (!current.has(recipient.key)) plan.added += 1;
-    plan.appendCount += 1;
-  }
+  // Counted, not iterated: every declared recipient not kept is appended, and those of them that
+  // are recorded at all were counted as changed or unknown above.
+  plan.appendCount = declared.size - kept;
+  plan.added = plan.appendCount - plan.changed - plan.unknown;
   return plan;
 }
 
