@@ -186,24 +186,25 @@ const recipientsFrozen = (order: OrderSummary, change: string) =>
   });
 
 /**
+ * An update's plan from the index in the state (`recorded` decodes it), and how many recipients
+ * that index says the order holds. The index is decoded here and nowhere held, so that it is
+ * garbage once this returns: the plan keeps what the sync needs of it, and the rare path that
+ * needs it all again decodes it again.
+ */
+function planOfRecorded(
+  set: DeclaredSet,
+  recorded: () => RecipientIndex,
+  unmanaged: number,
+): { plan: SyncPlan; recordedCount: number } {
+  const current = recorded();
+  return { plan: planSync(set, current), recordedCount: expectedCount(current, unmanaged) };
+}
+
+/**
  * A check failure of the declared list. A file's failure is its `file` property (the engine shows
  * its value, the path). Inline recipients have no property: the engine would print the whole list
  * beside the message, which names each row and field already.
  */
-/**
- * An update's plan from the index in the state, and how many recipients that index says the order
- * holds. A function of its own, so that the decoded index (a million entries) is garbage once it
- * returns: the plan keeps what the sync needs of it, and the rare path that needs it all again
- * decodes it again.
- */
-function planOfRecorded(
-  set: DeclaredSet,
-  current: RecipientIndex,
-  unmanaged: number,
-): { plan: SyncPlan; recordedCount: number } {
-  return { plan: planSync(set, current), recordedCount: expectedCount(current, unmanaged) };
-}
-
 function listFailure(inputs: OrderRecipientsInputs, reason: string) {
   return { property: inputs.file !== undefined ? "file" : "", reason };
 }
@@ -290,7 +291,7 @@ export function orderRecipientsImplementation(
     const declared = await loadChecked(news);
     const identity = identityOfInputs(news);
     const recorded = () => decodeIndex(olds.index, identity.keyed);
-    let { plan, recordedCount } = planOfRecorded(declared.scanned.set, recorded(), olds.unmanagedCount);
+    let { plan, recordedCount } = planOfRecorded(declared.scanned.set, recorded, olds.unmanagedCount);
     garbageLeft();
     if (!changesKnown(plan)) {
       // As in diff: on an order past Draft only a settings change gets here; nothing to send.
