@@ -9,6 +9,7 @@ import { MAX_RECIPIENTS_PER_REQUEST } from "../../../provider/api/schemas/recipi
 import { DEFAULT_IDENTITY_FIELD } from "../../../provider/resources/recipients/declared";
 import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
 import { fileSignature } from "../../../provider/resources/recipients/source";
+import { indexRecords } from "../../support/index-records";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import {
   configuredProvider,
@@ -605,15 +606,7 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     });
     const { outs } = await recipients.create(declared);
     // The same entries with other listed hashes, as version 2 wrote them: 24-byte records.
-    const entries = [...decodeIndex(outs.index, true).sorted()];
-    const records = Buffer.alloc(entries.length * 24);
-    entries.forEach(([key, entry], i) => {
-      records.write(key, i * 24, 8, "hex");
-      records.write(entry.content, i * 24 + 8, 8, "hex");
-      records.writeUInt32BE(entry.id, i * 24 + 16);
-      records.writeUInt32BE(12_345, i * 24 + 20);
-    });
-    const olds = { ...outs, index: `v2.${gzipSync(records).toString("base64")}` };
+    const olds = { ...outs, index: indexRecords(decodeIndex(outs.index, true), "v2", 12_345) };
 
     const { result: read, requests } = await countingRequests(() => recipients.read(String(orderId), olds));
     expect(requests.map((r) => r.operationId)).toEqual(["listOrders", "listRecipients"]);
