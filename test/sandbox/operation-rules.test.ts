@@ -1,6 +1,6 @@
 /**
  * The sandbox's documented rules on every operation of the endpoint table, against the real
- * `directmail sandbox` process over raw sockets (docs/sandbox.md, "Who may call the control API",
+ * `directmail sandbox` process over raw sockets (docs/sandbox.md, "Who may call the sandbox",
  * "Bounds", "Errors of the HTTP layer"):
  *
  * - who may call /v1: a rebound Host or a foreign Origin is refused before anything runs, on reads
