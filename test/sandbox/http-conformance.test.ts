@@ -258,7 +258,12 @@ describe("requests the HTTP layer cannot read", () => {
         400,
         "INVALID_REQUEST",
       ],
-      [`GET /v1/me HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${"a".repeat(20_000)}`, "", 431, "HEADERS_TOO_LARGE"],
+      [
+        `GET /v1/me HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${"a".repeat(20_000)}`,
+        "",
+        431,
+        "HEADERS_TOO_LARGE",
+      ],
       [
         `GET /v1/order/analytics?id=${"1,".repeat(9_000)}1 HTTP/1.1\r\nHost: ${host()}`,
         "",
