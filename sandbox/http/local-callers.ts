@@ -74,6 +74,17 @@ function hostForm(address: string): string {
  * loopback, any port.
  */
 export function ownAddress(request: FastifyRequest): OwnAddress {
+  // The same for every request of a connection: /v1 asks on each one (keep-alive reuses sockets).
+  const known = ownBySocket.get(request.socket);
+  if (known) return known;
+  const own = connectionAddress(request);
+  ownBySocket.set(request.socket, own);
+  return own;
+}
+
+const ownBySocket = new WeakMap<object, OwnAddress>();
+
+function connectionAddress(request: FastifyRequest): OwnAddress {
   const listening = request.server.server.address();
   const listenAddress = listening && typeof listening === "object" ? listening.address : undefined;
   const loopback = listenAddress === undefined || isLoopbackAddress(listenAddress);

@@ -379,12 +379,25 @@ describe("an empty body without length headers is no body, whatever its type", (
   }
 
   test.each(withoutBody.map((def) => [`${def.method} ${def.path}`, def] as const))(
-    "%s: answered with neither Content-Length nor Transfer-Encoding",
+    "%s: answered with neither Content-Length nor Transfer-Encoding, or with no chunk",
     async (label, def) => {
       for (const type of [null, "text/plain", "application/json", "application/x-www-form-urlencoded"]) {
         const r = await rawHttp(s.url, head(def, pathOf(def, await fresh(def)), { "Content-Type": type }));
         expect(r.status, `${label} with Content-Type ${type}: ${r.bytes.toString().slice(0, 300)}`).toBe(200);
       }
+      if (def.method === "GET") return;
+      // A chunked body of no chunk is empty too; a chunk of text is a body, and not JSON.
+      const chunked = { "Content-Type": "text/plain", "Transfer-Encoding": "chunked" };
+      const empty = await rawHttp(s.url, head(def, pathOf(def, await fresh(def)), chunked), "0\r\n\r\n");
+      expect(empty.status, `${label}, chunked without a chunk`).toBe(200);
+      const text = await rawHttp(
+        s.url,
+        head(def, pathOf(def, await fresh(def)), chunked),
+        "3\r\nabc\r\n0\r\n\r\n",
+      );
+      expect(expectEnvelopeError(text, 415, "UNSUPPORTED_MEDIA_TYPE", label)).toBe(
+        "Content-Type 'text/plain': a body must be JSON, sent with Content-Type: application/json",
+      );
     },
   );
 });
