@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { z } from "zod";
 import { type EndpointDef, type Endpoints, type OperationId, operations } from "../../provider/api/endpoints";
-import { ErrorEnvelope } from "../../provider/api/schemas";
+import { ErrorEnvelope, formatPath } from "../../provider/api/schemas";
 import { type CliSandbox, spawnCliSandbox } from "../support/cli-sandbox";
 import { controlClient, type SandboxControl } from "../support/sandbox";
 import { type HttpResult, http, rawHttp, recipient } from "./http";
@@ -351,7 +351,9 @@ describe("every body, as it was sent, is within the documented bounds", () => {
         const where = `${label}, ${what} at ${JSON.stringify(path)}`;
         const r = await send(def, pathOf(def), widened(body, path, extra));
         const errors = expectEnvelopeError(r, 400, "INVALID_REQUEST", where);
-        expect(errors, where).toContain(bound);
+        // Named by its field: the object itself, or the property added to it.
+        const field = formatPath(what === "wide" ? path : [...path, "extra"]) || "body";
+        expect(errors, where).toContain(`${field}: ${bound}`);
       }
       const deepAt = objectPaths(body)[0] as (string | number)[];
       const deep = await send(def, pathOf(def), widened(body, deepAt, { extra: nested(65) }));
