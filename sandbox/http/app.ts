@@ -153,6 +153,9 @@ export function buildApp(parts: AppParts): FastifyInstance {
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     forceCloseConnections: true,
+    // A request without Host reaches the caller checks (local-callers.ts), which answer it as they
+    // answer a foreign Host (the envelope on /v1), instead of Node's bare 400.
+    http: { requireHostHeader: false },
     // A path fastify cannot decode: the envelope, not fastify's own body.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
     // A request Node cannot parse (bad header, headers too large): the envelope on the raw socket.
@@ -162,9 +165,22 @@ export function buildApp(parts: AppParts): FastifyInstance {
   // JSON is the only body format (spec); fastify's own text/plain parser would let text through.
   app.removeAllContentTypeParsers();
   // An empty body of any type (a DELETE from many clients) is no body; any other body is a 415.
-  app.addContentTypeParser("*", (request, _payload, done) => {
-    if (request.headers["content-length"] === "0") return done(null, undefined);
-    done(unsupportedMediaType(request.headers["content-type"]), undefined);
+  // Empty however it is framed: `Content-Length: 0`, no length at all (HTTP/1.1: no body), or a
+  // chunked body of no chunk. The 415 comes with the first byte, without reading the rest.
+  app.addContentTypeParser("*", (request, payload, done) => {
+    const refusal = () => unsupportedMediaType(request.headers["content-type"]);
+    const length = request.headers["content-length"];
+    if (length !== undefined && length !== "0") return done(refusal(), undefined);
+    let settled = false;
+    const settle = (error: Error | null) => {
+      if (settled) return;
+      settled = true;
+      payload.pause();
+      done(error, undefined);
+    };
+    payload.once("data", () => settle(refusal()));
+    payload.once("end", () => settle(null));
+    payload.once("error", settle);
   });
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, text, done) => {
     const source = String(text);
@@ -178,6 +194,8 @@ export function buildApp(parts: AppParts): FastifyInstance {
         undefined,
       );
     }
+    // Kept as it came: its schema drops what it does not know, and the bounds hold for what was sent.
+    request.receivedBody = value;
     // A body its route's schema takes as it stands (its exact check, which the validation then reads
     // instead of running again) has the schema's shape: it nests no deeper than the schema does.
     const schema = request.routeOptions.schema?.body as z.ZodType | undefined;

@@ -3,10 +3,12 @@
  * request's schema: one walk over the parsed value, each node visited once, that stops at the
  * first value out of bounds and names its field.
  */
+import type { FastifyRequest } from "fastify";
 import { formatPath } from "../../provider/api/schemas/issues";
 import { BOUNDS } from "../assumptions";
 import { ApiError } from "../domain/errors";
 import { problemOf } from "./bound-rules";
+import "./request";
 import { exactSchemaOf } from "./zod";
 
 /** The path and problem of the first value out of bounds under `value`, depth first. */
@@ -72,4 +74,17 @@ export function checkBounds(value: unknown, root = ""): void {
   throw new ApiError(400, "INVALID_REQUEST", [`${field}: ${found.problem}`], null, [
     { field, code: "out_of_bounds", message: found.problem },
   ]);
+}
+
+/**
+ * The bounds of one request, after its schemas: the query and body as they made them (a number
+ * read from a query's text), then the body as it was received, when that is another value: a
+ * schema drops the properties it does not know, and a body of 1,001 is refused all the same.
+ * Every route (each operation of the endpoint table, each control call) runs this in its
+ * preHandler hook.
+ */
+export function checkRequestBounds(request: FastifyRequest): void {
+  checkBounds(request.query);
+  checkBounds(request.body);
+  if (request.receivedBody !== request.body) checkBounds(request.receivedBody);
 }

@@ -13,7 +13,7 @@ import type { Scheduler } from "../domain/scheduler";
 import type { Templates } from "../domain/templates";
 import type { SandboxClock } from "../storage/clock";
 import type { Account } from "../storage/rows";
-import { checkBounds } from "./bounds";
+import { checkRequestBounds } from "./bounds";
 import { ControlSchemas, ControlResults as R } from "./control-schemas";
 import type { FaultTable } from "./faults";
 import { serializerCompiler } from "./zod";
@@ -93,10 +93,7 @@ export const controlRoutes: FastifyPluginAsync<ControlParts> = async (control, p
   });
 
   // The sandbox's bounds (a clock step, a delay), after each call's schema.
-  control.addHook("preHandler", async (request) => {
-    checkBounds(request.query);
-    checkBounds(request.body);
-  });
+  control.addHook("preHandler", async (request) => checkRequestBounds(request));
   control.setErrorHandler((error: unknown, _request, reply) => {
     if (error instanceof ControlError) return reply.code(error.statusCode).send({ error: error.message });
     if (error instanceof ApiError)

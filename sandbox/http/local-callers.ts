@@ -3,15 +3,18 @@ import type { FastifyRequest } from "fastify";
 /**
  * Who may call the sandbox: the checks that keep a web page out of it. A page can send a "simple"
  * request to any address without asking (no-cors `fetch`, a form): a POST with `text/plain`, no
- * custom header. Through DNS rebinding it can even read the answers, under a name of its own that
- * resolves to this machine. So the control API (and, when the sandbox listens on a network
- * address, every /v1 write) answers only a request that:
+ * custom header. Through DNS rebinding it can even read the answers and send any header
+ * (`X-API-KEY` included), under a name of its own that resolves to this machine: to the browser it
+ * is then same-origin with the sandbox. So every request, to the control API and to /v1, must:
  *
- * - names the sandbox in `Host` by the address it listens on (on loopback: `127.0.0.1`,
- *   `localhost` or `[::1]`, with the port): a rebound name is refused;
- * - has no `Origin`, or the sandbox's own (`http://` + one of those hosts): a page is refused;
- * - for a write (POST, PUT, PATCH, DELETE), has `Content-Type: application/json`, even without a
- *   body: a page cannot send that type without a CORS preflight, which the sandbox never approves.
+ * - name the sandbox in `Host` by the address it listens on, with the port (on loopback also
+ *   `localhost`, any `*.localhost` name, `127.0.0.1` and `[::1]`: names a browser resolves to
+ *   loopback itself, which no DNS answer can rebind): a rebound name is refused;
+ * - have no `Origin`, or the sandbox's own (`http://` + one of those hosts): a page is refused.
+ *
+ * A write (POST, PUT, PATCH, DELETE) to the control API, and to /v1 when the sandbox listens on a
+ * network address, must also have `Content-Type: application/json`, even without a body: a page
+ * cannot send that type without a CORS preflight, which the sandbox never approves.
  *
  * Local tools (curl, Node's fetch, the provider, the CLI) send a matching `Host`, no `Origin`, and
  * the content type. The control API also answers loopback clients only (the peer's address).
@@ -49,8 +52,14 @@ export function isLoopbackAddress(address: string): boolean {
   return LOOPBACK.test(address);
 }
 
-/** The loopback names a local tool may use for the sandbox (`Host` and `Origin`). */
+/** The loopback names a local tool may use for the sandbox (`Host` and `Origin`), beside `*.localhost`. */
 export const LOOPBACK_HOSTS: readonly string[] = ["127.0.0.1", "localhost", "[::1]"];
+
+/**
+ * A name under `.localhost` (`sandbox.localhost`): loopback by RFC 6761, resolved so by browsers
+ * without asking DNS, and taken as the local sandbox by the provider (provider/settings.ts).
+ */
+const LOCALHOST_SUBDOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+localhost$/;
 
 /** An address as it is written in a URL's host: IPv6 in brackets, an IPv4-mapped one as IPv4. */
 function hostForm(address: string): string {
@@ -64,11 +73,18 @@ function hostForm(address: string): string {
  * names that are its own on this connection. Not listening (fastify's `inject`, in-process tests):
  * loopback, any port.
  */
-export function ownAddress(request: FastifyRequest): {
-  loopback: boolean;
-  port: number | undefined;
-  hosts: ReadonlySet<string>;
-} {
+export function ownAddress(request: FastifyRequest): OwnAddress {
+  // The same for every request of a connection: /v1 asks on each one (keep-alive reuses sockets).
+  const known = ownBySocket.get(request.socket);
+  if (known) return known;
+  const own = connectionAddress(request);
+  ownBySocket.set(request.socket, own);
+  return own;
+}
+
+const ownBySocket = new WeakMap<object, OwnAddress>();
+
+function connectionAddress(request: FastifyRequest): OwnAddress {
   const listening = request.server.server.address();
   const listenAddress = listening && typeof listening === "object" ? listening.address : undefined;
   const loopback = listenAddress === undefined || isLoopbackAddress(listenAddress);
@@ -76,11 +92,29 @@ export function ownAddress(request: FastifyRequest): {
   const hosts = new Set<string>();
   if (local) hosts.add(hostForm(local));
   // On loopback (or a connection that came in through it, when listening on every interface).
-  if (loopback || (local !== undefined && isLoopbackAddress(local)))
-    for (const name of LOOPBACK_HOSTS) hosts.add(name);
+  const loopbackNames = loopback || (local !== undefined && isLoopbackAddress(local));
+  if (loopbackNames) for (const name of LOOPBACK_HOSTS) hosts.add(name);
   const port =
     request.socket.localPort ?? (listening && typeof listening === "object" ? listening.port : undefined);
-  return { loopback, port, hosts };
+  return { loopback, port, hosts, loopbackNames };
+}
+
+/** How a request reaches the sandbox (see `ownAddress`). */
+interface OwnAddress {
+  /** Whether the sandbox listens on loopback only. */
+  loopback: boolean;
+  port: number | undefined;
+  /** The host names that are the sandbox's own on this connection. */
+  hosts: ReadonlySet<string>;
+  /** Whether the loopback names are (`*.localhost` included): the connection came in through loopback. */
+  loopbackNames: boolean;
+}
+
+/** Whether `host[:port]` (a `Host` header, an `Origin`'s authority) names the sandbox itself. */
+function isOwn(own: OwnAddress, authority: { host: string; port: number } | undefined): boolean {
+  if (!authority) return false;
+  if (own.port !== undefined && authority.port !== own.port) return false;
+  return own.hosts.has(authority.host) || (own.loopbackNames && LOCALHOST_SUBDOMAIN.test(authority.host));
 }
 
 /** `host[:port]` split, lowercased; undefined when it is not one host and an optional port. */
@@ -90,34 +124,32 @@ function splitAuthority(text: string): { host: string; port: number } | undefine
   return { host: (match[1] as string).toLowerCase(), port: match[2] === undefined ? 80 : Number(match[2]) };
 }
 
-function names(own: ReturnType<typeof ownAddress>, scheme = ""): string {
+function names(own: OwnAddress, scheme = ""): string {
   const port = own.port === undefined ? "" : `:${own.port}`;
-  return [...own.hosts].map((h) => `${scheme}${h}${port}`).join(", ");
+  const listed = [...own.hosts].map((h) => `${scheme}${h}${port}`);
+  if (own.loopbackNames) listed.push(`${scheme}NAME.localhost${port}`);
+  return listed.join(", ");
 }
 
 const shown = (value: string) => JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
-function hostRefusal(request: FastifyRequest, own: ReturnType<typeof ownAddress>): Refusal | undefined {
+function hostRefusal(request: FastifyRequest, own: OwnAddress): Refusal | undefined {
   const header = request.headers.host;
-  const authority = header === undefined ? undefined : splitAuthority(header);
-  if (authority && own.hosts.has(authority.host) && (own.port === undefined || authority.port === own.port))
-    return undefined;
+  if (header !== undefined && isOwn(own, splitAuthority(header))) return undefined;
   return {
     status: 403,
     errorCode: CALLER_ERROR_CODES.host,
     message:
-      `Host ${header === undefined ? "missing" : shown(header)} is not this sandbox: ` +
-      `call it by the address it listens on (Host: ${names(own)})`,
+      `${header === undefined ? "no Host header" : `Host ${shown(header)} is not this sandbox`}: ` +
+      `call it by the address it listens on, with its port (Host: ${names(own)})`,
   };
 }
 
-function originRefusal(request: FastifyRequest, own: ReturnType<typeof ownAddress>): Refusal | undefined {
+function originRefusal(request: FastifyRequest, own: OwnAddress): Refusal | undefined {
   const origin = request.headers.origin;
   if (origin === undefined) return undefined;
   const match = /^http:\/\/(.*)$/i.exec(origin);
-  const authority = match ? splitAuthority(match[1] as string) : undefined;
-  if (authority && own.hosts.has(authority.host) && (own.port === undefined || authority.port === own.port))
-    return undefined;
+  if (match && isOwn(own, splitAuthority(match[1] as string))) return undefined;
   return {
     status: 403,
     errorCode: CALLER_ERROR_CODES.origin,
@@ -165,13 +197,17 @@ export function controlRefusal(request: FastifyRequest): Refusal | undefined {
 }
 
 /**
- * Why a request to the service's interface (/v1) is refused, or undefined. On loopback nothing is
- * checked here (a page cannot send X-API-KEY without a preflight, and the provider and tests call
- * from Node); on a network address, a write gets the same checks as the control API.
+ * Why a request to the service's interface (/v1, or any path that is not the control API) is
+ * refused, or undefined. Host and Origin on every request, reads included: a rebound page is
+ * same-origin with the sandbox and sends `X-API-KEY` without a preflight. The content type of a
+ * write only on a network address: on loopback a page's simple request carries an `Origin`, and
+ * curl's `DELETE` without a type stays a local tool's.
  */
 export function apiRefusal(request: FastifyRequest): Refusal | undefined {
-  if (!WRITE_METHODS.has(request.method)) return undefined;
   const own = ownAddress(request);
-  if (own.loopback) return undefined;
-  return hostRefusal(request, own) ?? originRefusal(request, own) ?? mediaTypeRefusal(request, "the sandbox");
+  return (
+    hostRefusal(request, own) ??
+    originRefusal(request, own) ??
+    (own.loopback ? undefined : mediaTypeRefusal(request, "the sandbox"))
+  );
 }

@@ -9,5 +9,7 @@ declare module "fastify" {
     /** The account of the request's X-API-KEY (v1 routes, after authentication). */
     account?: Account;
     startedAt?: bigint;
+    /** The JSON body as it was received, before its route's schema made `body` of it. */
+    receivedBody?: unknown;
   }
 }

@@ -3,7 +3,7 @@ import { type EndpointDef, endpoints, type OperationId } from "../../provider/ap
 import { ERROR_CODES, type Profile } from "../../provider/api/schemas";
 import { ApiError } from "../domain/errors";
 import type { Account } from "../storage/rows";
-import { checkBounds } from "./bounds";
+import { checkRequestBounds } from "./bounds";
 import { envelope } from "./envelope";
 import { routePaths } from "./paths";
 import "./request";
@@ -32,8 +32,7 @@ export const v1Routes: FastifyPluginAsync<V1Parts> = async (app, parts) => {
   // and bounded here all the same).
   app.addHook("preHandler", (request, _reply, done) => {
     // A path's ids are looked up (an unknown one is a 404), never bounded.
-    checkBounds(request.query);
-    checkBounds(request.body);
+    checkRequestBounds(request);
     done();
   });
 

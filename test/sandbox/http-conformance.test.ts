@@ -69,6 +69,9 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
+/** The Host a local tool sends: the sandbox's own address (any other is refused). */
+const host = () => new URL(sb.url).host;
+
 /** Valid path parameters for an operation (the id's meaning depends on the entry, as in the spec). */
 function validParams(def: EndpointDef): Record<string, number> {
   const id = [15, 16].includes(def.entry)
@@ -133,7 +136,7 @@ describe("bodies the operation cannot read: the envelope, documented codes and s
 
   test.each(labels)("%s", async (_label, def, template) => {
     const p = fillPath(template, validParams(def));
-    const head = `${def.method} ${p} HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${a.apiKey}`;
+    const head = `${def.method} ${p} HTTP/1.1\r\nHost: ${host()}\r\nX-API-KEY: ${a.apiKey}`;
     const statuses = documented(def, template);
 
     // Not JSON: 415 naming the content type it got.
@@ -186,7 +189,7 @@ describe("bodies the operation cannot read: the envelope, documented codes and s
       const p = fillPath(template, validParams(def));
       const r = await rawHttp(
         sb.url,
-        `GET ${p} HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${a.apiKey}\r\nContent-Type: application/xml`,
+        `GET ${p} HTTP/1.1\r\nHost: ${host()}\r\nX-API-KEY: ${a.apiKey}\r\nContent-Type: application/xml`,
         "<order/>",
       );
       if (r.status >= 400) expectDocumentedError(r, `GET ${p}`, documented(def, template));
@@ -206,7 +209,7 @@ describe("methods and paths the table does not have", () => {
       const allowed = [...methods, ...(methods.has("GET") ? ["HEAD"] : [])].sort();
       for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND", "QUERY"]) {
         if (methods.has(method)) continue;
-        const head = `${method} ${p} HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${a.apiKey}`;
+        const head = `${method} ${p} HTTP/1.1\r\nHost: ${host()}\r\nX-API-KEY: ${a.apiKey}`;
         for (const [withBody, body] of [
           [head, ""],
           [`${head}\r\nContent-Type: application/xml`, "<order/>"],
@@ -229,7 +232,7 @@ describe("methods and paths the table does not have", () => {
 
   test("a path the table does not have is 404 NOT_FOUND", async () => {
     for (const p of ["/v1/nothing", "/v2/me", "/v1/me/extra", "/v1/me/", "//v1/me", "/"]) {
-      const r = await rawHttp(sb.url, `GET ${p} HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${a.apiKey}`);
+      const r = await rawHttp(sb.url, `GET ${p} HTTP/1.1\r\nHost: ${host()}\r\nX-API-KEY: ${a.apiKey}`);
       expectDocumentedError(r, p);
       expect([r.status, r.json.errorCode]).toEqual([404, "NOT_FOUND"]);
     }
@@ -239,7 +242,7 @@ describe("methods and paths the table does not have", () => {
 describe("requests the HTTP layer cannot read", () => {
   test("a path with a broken escape is 400 INVALID_REQUEST in the envelope", async () => {
     for (const p of ["/v1/order/%E0%A4%A/recipients", "/v1/%zz", "/v1/conversions/%/status"]) {
-      const r = await rawHttp(sb.url, `GET ${p} HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${a.apiKey}`);
+      const r = await rawHttp(sb.url, `GET ${p} HTTP/1.1\r\nHost: ${host()}\r\nX-API-KEY: ${a.apiKey}`);
       expectDocumentedError(r, p);
       expect([r.status, r.json.errorCode]).toEqual([400, "INVALID_REQUEST"]);
       expect(r.json.errors[0]).toMatch(/^the path is not valid: /);
@@ -248,16 +251,21 @@ describe("requests the HTTP layer cannot read", () => {
 
   test("a malformed header, a Content-Length that lies, and headers too large: the envelope", async () => {
     const cases: [string, string, number, string][] = [
-      ["GET /v1/me HTTP/1.1\r\nHost: sandbox\r\nBad Header", "", 400, "INVALID_REQUEST"],
+      [`GET /v1/me HTTP/1.1\r\nHost: ${host()}\r\nBad Header`, "", 400, "INVALID_REQUEST"],
       [
-        `POST /v1/order HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${a.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 10`,
+        `POST /v1/order HTTP/1.1\r\nHost: ${host()}\r\nX-API-KEY: ${a.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 10`,
         "{}",
         400,
         "INVALID_REQUEST",
       ],
-      [`GET /v1/me HTTP/1.1\r\nHost: sandbox\r\nX-Big: ${"a".repeat(20_000)}`, "", 431, "HEADERS_TOO_LARGE"],
       [
-        `GET /v1/order/analytics?id=${"1,".repeat(9_000)}1 HTTP/1.1\r\nHost: sandbox`,
+        `GET /v1/me HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${"a".repeat(20_000)}`,
+        "",
+        431,
+        "HEADERS_TOO_LARGE",
+      ],
+      [
+        `GET /v1/order/analytics?id=${"1,".repeat(9_000)}1 HTTP/1.1\r\nHost: ${host()}`,
         "",
         431,
         "HEADERS_TOO_LARGE",
@@ -274,7 +282,7 @@ describe("requests the HTTP layer cannot read", () => {
   test("without a key, a body that is not JSON is still a 401 first", async () => {
     const r = await rawHttp(
       sb.url,
-      "POST /v1/order HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/xml",
+      `POST /v1/order HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/xml`,
       "<a/>",
     );
     expectDocumentedError(r, "POST /v1/order without key", documented(endpoints.createOrder, "/v1/order"));

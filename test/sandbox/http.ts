@@ -52,7 +52,8 @@ export async function http(
 /**
  * One request written byte for byte on a fresh connection (for what fetch will not send: a body on
  * a GET, a false Content-Length, a malformed path or header). `head` is the request line and header
- * lines without the final blank line; Content-Length is added for a body unless `head` has one.
+ * lines without the final blank line; Content-Length is added for a body unless `head` has one (or
+ * says `Transfer-Encoding`: the body is then sent as written, chunks and all).
  * `halfClose` ends the sending side after the bytes (a request cut short); `latin1` writes each
  * character as one byte (a header byte such as 0xA0, which UTF-8 would write as two).
  */
@@ -64,7 +65,9 @@ export async function rawHttp(
 ): Promise<HttpResult> {
   const { hostname, port } = new URL(url);
   const withLength =
-    body && !/^content-length:/im.test(head) ? `${head}\r\nContent-Length: ${Buffer.byteLength(body)}` : head;
+    body && !/^(content-length|transfer-encoding):/im.test(head)
+      ? `${head}\r\nContent-Length: ${Buffer.byteLength(body)}`
+      : head;
   const response = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(Number(port), hostname, () => {

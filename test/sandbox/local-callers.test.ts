@@ -151,7 +151,7 @@ describe("the control API answers local tools only", () => {
     await expectIntact();
   });
 
-  test("local tools keep working: JSON writes with and without a body, reads, and /v1 from Node as before", async () => {
+  test("local tools keep working: JSON writes with and without a body, reads, and /v1 from Node", async () => {
     const control = controlClient(s.url);
     const { id } = await control.addFault({ path: "/v1/nothing-here", kind: "status", status: 503 });
     expect((await control.listFaults()).faults.map((f) => f.id)).toEqual([id]);
@@ -164,17 +164,22 @@ describe("the control API answers local tools only", () => {
       JSON.stringify({ seconds: 60 }),
     );
     expect(curl.status).toBe(200);
-    // /v1 on loopback is unchanged: any Host, an empty body of any type.
+    // /v1 on loopback: its own Host, an empty body of any type (test/sandbox/operation-rules.test.ts
+    // holds the Host and Origin rules of /v1 on every operation).
     const order = await rawHttp(
       s.url,
-      `POST /v1/order HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${DEMO_KEY}\r\nContent-Type: application/json`,
+      head("POST /v1/order HTTP/1.1", { "X-API-KEY": DEMO_KEY, "Content-Type": "application/json" }),
       JSON.stringify({ templateId: s.first.templates.postcard }),
     );
     expect(order.status).toBe(200);
     const orderId = order.json.payload.orderId as number;
     const removed = await rawHttp(
       s.url,
-      `DELETE /v1/order/${orderId} HTTP/1.1\r\nHost: sandbox\r\nX-API-KEY: ${DEMO_KEY}\r\nContent-Type: text/plain\r\nContent-Length: 0`,
+      head(`DELETE /v1/order/${orderId} HTTP/1.1`, {
+        "X-API-KEY": DEMO_KEY,
+        "Content-Type": "text/plain",
+        "Content-Length": "0",
+      }),
     );
     expect(removed.status).toBe(200);
     await expectIntact();
@@ -241,7 +246,7 @@ describe("the request log never shows a key", () => {
   });
 });
 
-describe("on a network address, /v1 writes get the same checks", () => {
+describe("on a network address, /v1 gets the same checks, and writes the content type", () => {
   let wide: CliSandbox;
   let base: string;
   let widePort: string;
@@ -305,7 +310,7 @@ describe("on a network address, /v1 writes get the same checks", () => {
     expect(rebound.json).toMatchObject({ errorCode: "HOST_NOT_ALLOWED", hasErrors: true });
     expect((await http(base, "GET", "/v1/order", { apiKey: DEMO_KEY })).json.payload.orders).toEqual([]);
 
-    // A local tool: created. Reads are not checked here.
+    // A local tool: created.
     const made = await http(base, "POST", "/v1/order", { apiKey: DEMO_KEY, body: JSON.parse(body) });
     expect(made.status).toBe(200);
     // The provider's client, whose body-less writes say JSON too.
@@ -313,8 +318,11 @@ describe("on a network address, /v1 writes get the same checks", () => {
     const { orderId } = await client.createOrder({ templateId: wide.first.templates.postcard });
     expect((await client.deleteOrder(orderId)).orderId).toBe(orderId);
     await client.close();
+    // Reads too: a rebound page sends X-API-KEY as its own site's header.
     const read = await rawHttp(base, v1("GET /v1/me HTTP/1.1", { Host: `elsewhere:${widePort}` }));
-    expect(read.status).toBe(200);
+    expect(read.status).toBe(403);
+    expect(read.json).toMatchObject({ errorCode: "HOST_NOT_ALLOWED", hasErrors: true });
+    expect((await rawHttp(base, v1("GET /v1/me HTTP/1.1", { Host: host }))).status).toBe(200);
     // The control API from this machine, as the clients send it.
     expect((await controlClient(base).clock()).speed).toBe(1);
     const refused = await rawHttp(
