@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
+import { shown } from "../../provider/text";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml, recipientsCsv } from "./support/campaign";
 import { diagnostics, run } from "./support/output";
@@ -52,7 +53,7 @@ async function serviceHolds(): Promise<{ orderId: number; names: string[] }[]> {
   const held = [];
   for (const order of (await client.listOrders()).orders) {
     const names: string[] = [];
-    for await (const r of client.iterateRecipients(order.orderId)) names.push(r.firstName ?? "");
+    for await (const r of client.iterateRecipients(order.orderId)) names.push(r.personal.firstName ?? "");
     held.push({ orderId: order.orderId, names: names.sort() });
   }
   return held;
@@ -107,7 +108,7 @@ describe("a campaign folder beside the project", { timeout: 400_000 }, () => {
     fs.writeFileSync(path.join(t.workDir, "in-project.csv"), recipientsCsv([7]));
     fs.writeFileSync(path.join(path.dirname(shared), "beside.csv"), recipientsCsv([8]));
     const rule = (written: string) =>
-      `../shared-campaigns/spring.yaml:9:11: spec.recipients.file: "${written}" is outside the campaign folder ../shared-campaigns/ (after following links); name a file inside it`;
+      `../shared-campaigns/spring.yaml:9:11: spec.recipients.file: "${shown(written)}" is outside the campaign folder ../shared-campaigns/ (after following links); name a file inside it`;
     for (const [file, written] of [
       [path.join(t.workDir, "in-project.csv"), path.join(t.workDir, "in-project.csv")],
       ["../beside.csv", "../beside.csv"],
