@@ -33,6 +33,26 @@ export function projectFileRoot(dir: string): FileRoot {
   return { dir, name: `the Pulumi project folder ${dir}/` };
 }
 
+/**
+ * The root a resource's `fileRoot` input names: a folder relative to the project folder `project`
+ * (or absolute), as a CampaignFolder records its own folder; the project folder when none. The
+ * input is the program's, never a campaign file's (the campaign format has no such field).
+ */
+export function chosenRoot(fileRoot: string | undefined, project: string): FileRoot {
+  if (fileRoot === undefined) return projectFileRoot(project);
+  return campaignFolderRoot(path.resolve(project, fileRoot), fileRoot);
+}
+
+/**
+ * A root folder as a resource's `fileRoot` input records it: relative to the project folder, so that
+ * the state reads the same on every machine and checkout folder (absolute only where no relative
+ * path leads there, another drive); undefined for the project folder itself, the default.
+ */
+export function recordedRoot(dir: string, project: string): string | undefined {
+  const relative = path.relative(project, dir);
+  return relative === "" ? undefined : relative;
+}
+
 /** A campaign folder as a root; `shownAs` is the folder as messages show it. */
 export function campaignFolderRoot(dir: string, shownAs: string, followLinks = true): FileRoot {
   const name = `the campaign folder ${shownAs}${shownAs.endsWith("/") ? "" : "/"}`;

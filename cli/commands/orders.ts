@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { ORDER_STATUS } from "../../provider/api/schemas/order";
 import { KIND } from "../../provider/campaign/names";
+import { howToDelete } from "../../provider/resources/order/interrupted";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "../stack/settings";
@@ -34,7 +35,7 @@ export function registerOrdersCommand(program: Command): void {
       }
       say(
         lines.length > 0
-          ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or delete it in the web application`
+          ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or ${howToDelete(client.baseUrl, "<id>")}`
           : "no Draft order outside the project's stacks",
       );
       note(`(${settings.from})`);

@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { DirectMailClient } from "../api/client";
 import { DirectMailError } from "../api/errors";
 import type { DeliveryProgress } from "../api/schemas/order";
+import { recordedRoot } from "../file-root";
 import { lookupSettings, serviceFacts } from "../lookups/data-functions";
 import { projectRoot } from "../project";
 import { AutomationRecipients } from "../resources/automation-recipients/resource";
@@ -121,9 +122,8 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
     opts?: pulumi.ComponentResourceOptions,
   ): Promise<Campaigns> {
     const root = projectRoot();
-    const { campaigns, resources, problems } = await loadCampaignsDir(path.resolve(root, input.args().dir), {
-      relativeTo: root,
-    });
+    const dir = path.resolve(root, input.args().dir);
+    const { campaigns, resources, problems } = await loadCampaignsDir(dir, { relativeTo: root });
     if (problems.length === 0) problems.push(...(await onlineProblems(campaigns)));
     if (problems.length > 0) {
       const message = `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`;
@@ -136,12 +136,12 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
     const declared: Campaigns = {};
     for (const loaded of campaigns) {
       const name = loaded.document.metadata.name;
-      declared[name] = new Campaign(name, campaignArgs(loaded, root), {
+      declared[name] = new Campaign(name, campaignArgs(loaded, root, dir), {
         parent: this,
         aliases: [{ parent: opts?.parent ?? pulumi.rootStackResource }],
       });
     }
-    for (const loaded of resources) declareResources(loaded, root, this);
+    for (const loaded of resources) declareResources(loaded, { project: root, folder: dir }, this);
     return declared;
   }
 }
@@ -168,20 +168,34 @@ async function onlineProblems(campaigns: readonly LoadedCampaign[]): Promise<Cam
   }
 }
 
+/** The project folder and the campaign folder, absolute. */
+interface Folders {
+  project: string;
+  folder: string;
+}
+
 /**
  * A file named by a document, as the provider reads it: relative to the project folder, so that the
- * state stays the same on every machine and checkout folder.
+ * state stays the same on every machine and checkout folder; with the campaign folder as the root it
+ * must stay inside (`fileRoot`), where the load found it: what the preview accepts, the `up` does.
+ * Set last, over the document's options: a campaign file never chooses its root.
  */
-const fromProject = (root: string, absolute: string | undefined) =>
-  absolute === undefined ? undefined : path.relative(root, absolute);
+function fileOf(
+  folders: Folders,
+  absolute: string | undefined,
+): { file: string; fileRoot?: string } | undefined {
+  if (absolute === undefined) return undefined;
+  const fileRoot = recordedRoot(folders.folder, folders.project);
+  return { file: path.relative(folders.project, absolute), ...(fileRoot !== undefined ? { fileRoot } : {}) };
+}
 
 /** A `conversions` section (a campaign's, or a Conversions document's spec) as a Conversions' arguments. */
 function conversionsArgs(
   section: z.infer<typeof CampaignConversions>,
-  file: string | undefined,
+  file: { file: string; fileRoot?: string } | undefined,
 ): ConversionsArgs {
   const { file: _file, inline, ...options } = section;
-  return { ...options, ...(file !== undefined ? { file } : { records: inline ?? [] }) };
+  return { ...options, ...(file ?? { records: inline ?? [] }) };
 }
 
 /**
@@ -189,11 +203,11 @@ function conversionsArgs(
  * `<name>` for conversions; `<name>-recipients` and `<name>-search-<search name>` for an automation
  * (renaming a search is a new search, which mails).
  */
-function declareResources(loaded: LoadedResourceDocument, root: string, folder: pulumi.Resource): void {
+function declareResources(loaded: LoadedResourceDocument, folders: Folders, folder: pulumi.Resource): void {
   let parent = folder;
   const { document } = loaded;
   const name = document.metadata.name;
-  const file = fromProject(root, loaded.recordsFile);
+  const file = fileOf(folders, loaded.recordsFile);
   if (document.kind === "Conversions") {
     new Conversions(name, conversionsArgs(document.spec, file), { parent: folder });
     return;
@@ -206,7 +220,7 @@ function declareResources(loaded: LoadedResourceDocument, root: string, folder: 
     const { file: _file, inline, ...options } = recipients;
     new AutomationRecipients(
       childName(name, "recipients"),
-      { integrationOrderId, ...options, ...(file !== undefined ? { file } : { recipients: inline ?? [] }) },
+      { integrationOrderId, ...options, ...(file ?? { recipients: inline ?? [] }) },
       { parent },
     );
   }
@@ -219,18 +233,21 @@ function declareResources(loaded: LoadedResourceDocument, root: string, folder: 
   }
 }
 
-/** A checked campaign document as the arguments of its Campaign. */
-export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs<string> {
+/**
+ * A checked campaign document as the arguments of its Campaign; `folder` is the campaign folder
+ * (absolute), the root its files stay inside, `root` the project folder.
+ */
+export function campaignArgs(loaded: LoadedCampaign, root: string, folder: string): CampaignArgs<string> {
   const { order, recipients, checkout, addressBook, conversions, retain } = loaded.document.spec;
   const { file: _file, inline, ...recipientOptions } = recipients;
+  const folders = { project: root, folder };
+  const recipientsFile = fileOf(folders, loaded.recipientsFile);
   return {
     order,
     recipients: {
       ...recipientOptions,
-      // Relative to the project folder, as the provider reads it: the state stays the same on every
-      // machine and checkout folder.
-      ...(loaded.recipientsFile !== undefined
-        ? { file: path.relative(root, loaded.recipientsFile), ...programReadOf(loaded) }
+      ...(recipientsFile !== undefined
+        ? { ...recipientsFile, ...programReadOf(loaded) }
         : {
             // YAML reads `zip: 62701` as a number; the service takes text.
             // The loader checked every field name; the provider checks them again at plan time.
@@ -243,7 +260,7 @@ export function campaignArgs(loaded: LoadedCampaign, root: string): CampaignArgs
     ...(checkout ? { checkout } : {}),
     ...(addressBook ? { addressBook } : {}),
     ...(conversions
-      ? { conversions: conversionsArgs(conversions, fromProject(root, loaded.conversionsFile)) }
+      ? { conversions: conversionsArgs(conversions, fileOf(folders, loaded.conversionsFile)) }
       : {}),
     ...(retain ? { retain } : {}),
   };

@@ -146,7 +146,9 @@ one problem each, at the \`file:\` value, and nothing is read from the file:
 
 \`directmail validate\`, \`pulumi preview\` and \`pulumi up\`, and \`directmail review\` apply it (a
 review's base tree follows no link at all, see [review.md](review.md)); the provider applies it
-again when it reads the file, with the Pulumi project folder as the root. What it cannot promise:
+again when it reads the file, with the same campaign folder as the root (recorded with the
+resource, relative to the Pulumi project folder; a folder beside the project, such as a shared
+checkout of campaigns, works the same), so a file the preview accepts is one the \`up\` reads. What it cannot promise:
 a link changed between the check and the read (by someone who can write the folder while a
 deployment runs) is not seen; a link inside the folder is followed, to a file inside it.
 

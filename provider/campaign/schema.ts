@@ -54,7 +54,14 @@ export const CampaignOrder = z
   )
   .describe("The order: made from a template, or adopted.");
 
-const { orderId: _order, recipients: _inline, file, ...recipientOptions } = OrderRecipientsInputFields;
+// The root a file stays inside is the stack owner's (the campaign folder), never a campaign file's.
+const {
+  orderId: _order,
+  recipients: _inline,
+  file,
+  fileRoot: _root,
+  ...recipientOptions
+} = OrderRecipientsInputFields;
 
 export const CampaignRecipients = z
   .strictObject({
@@ -119,7 +126,12 @@ export const CampaignAddressBookEntry = z
   .strictObject(textFields(AddressBookEntryInputFields))
   .describe("An address-book entry (the service cannot change or delete entries).");
 
-const { records: _records, file: conversionsFile, ...conversionOptions } = ConversionsInputFields;
+const {
+  records: _records,
+  file: conversionsFile,
+  fileRoot: _conversionsRoot,
+  ...conversionOptions
+} = ConversionsInputFields;
 
 export const CampaignConversions = z
   .strictObject({
@@ -150,6 +162,7 @@ const {
   integrationOrderId: _automation,
   recipients: _automationInline,
   file: automationFile,
+  fileRoot: _automationRoot,
   ...automationOptions
 } = AutomationRecipientsInputFields;
 

@@ -6,6 +6,9 @@
  * - what it computes from a list (digest, counts) is stored under `__`-prefixed names, which the
  *   engine keeps but never shows;
  * - a default it filled in for an input left out is not stored; the hooks get it filled again.
+ * And what a program gives for `check` alone (a CampaignFolder's `programRead`, what its own read of
+ * a list found) is registered under a `__`-prefixed name (`forCheckOnly`): `check` takes it and
+ * stores nothing of it, and the engine never compares it with the stored inputs.
  */
 import type { z } from "zod";
 import { AddressBookEntryInputFields, AddressBookEntryInputs } from "./address-book-entry/inputs";
@@ -71,6 +74,24 @@ export function toEngineInputs(kind: string, checked: Inputs, declared: Inputs):
   return stored;
 }
 
+/** An input a program gives for `check` alone, under the name the engine neither stores nor compares. */
+export function forCheckOnly(field: string, value: unknown): Inputs {
+  return value === undefined ? {} : { [HIDDEN + field]: value };
+}
+
+/** Inputs with the computed fields under their plain names (`__digest` as `digest`). */
+export function withPlainNames(kind: string, values: Inputs): Inputs {
+  const known = KINDS[kind];
+  if (!known) return values;
+  const inputs: Inputs = {};
+  for (const [key, value] of Object.entries(values)) {
+    const plain = key.startsWith(HIDDEN) ? key.slice(HIDDEN.length) : key;
+    if (plain !== key && !known.computed.has(plain)) inputs[key] = value;
+    else inputs[plain] = value;
+  }
+  return inputs;
+}
+
 /**
  * The inputs as the hooks know them, from what the engine stores (or what an earlier release
  * stored, with plain names and its defaults written out).
@@ -79,12 +100,7 @@ export function fromEngineInputs(kind: string, stored: Inputs): Inputs {
   const known = KINDS[kind];
   // No inputs at all: a resource still to be created, as `check` is told.
   if (!known || Object.keys(stored).length === 0) return stored;
-  const inputs: Inputs = {};
-  for (const [key, value] of Object.entries(stored)) {
-    const plain = key.startsWith(HIDDEN) ? key.slice(HIDDEN.length) : key;
-    if (plain !== key && !known.computed.has(plain)) inputs[key] = value;
-    else inputs[plain] = value;
-  }
+  const inputs = withPlainNames(kind, stored);
   for (const [key, field] of Object.entries(known.fields)) {
     if (inputs[key] !== undefined) continue;
     const fallback = defaultOf(field);

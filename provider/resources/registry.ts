@@ -15,7 +15,7 @@ import {
   type ResourceImplementation,
   serviceChecked,
 } from "./context";
-import { fromEngineInputs, toEngineInputs } from "./engine-inputs";
+import { fromEngineInputs, toEngineInputs, withPlainNames } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { KIND, type ResourceKind } from "./kinds";
 import { encodeLongStringsInProviderHost } from "./long-strings";
@@ -54,10 +54,13 @@ function engineHooks<Inputs extends EngineValues, Outputs extends EngineValues>(
   return {
     create: (stored) => create(inputs(stored)),
     ...(check && {
-      // No inputs stored: a resource still to be created.
+      // No inputs stored: a resource still to be created. The program's inputs for check alone by their names.
       check: (olds, news) => {
         const before = inputs(olds);
-        return check(Object.keys(before).length === 0 ? undefined : before, declared(news));
+        return check(
+          Object.keys(before).length === 0 ? undefined : before,
+          declared(withPlainNames(kind, news)),
+        );
       },
     }),
     ...(diff && { diff: (id, olds, stored) => diff(id, state(olds), inputs(stored)) }),

@@ -1,6 +1,7 @@
 /**
  * A refresh of an unchanged stack is quiet, under the real pulumi CLI: after `up` of a stack with
- * one resource of every kind, `pulumi refresh --expect-no-changes` passes and shows no `[diff:`,
+ * one resource of every kind, and a campaign folder whose recipient lists are declared every way (a
+ * file or inline, keyed or not), `pulumi refresh --expect-no-changes` passes and shows no `[diff:`,
  * with `--run-program` too (the README's way to bring delivery counts into the stack outputs). That
  * one shows the stored inputs against the program's, unchecked: the engine stores only what the
  * program declares in plain sight (provider/resources/engine-inputs.ts).
@@ -10,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { PROXIMITY_SEARCH, recipientsCsv } from "./support/campaign";
+import { campaignYaml, PROXIMITY_SEARCH, recipientsCsv } from "./support/campaign";
 import { run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -66,8 +67,27 @@ beforeAll(async () => {
         ],
       }),
       search: json({ ...PROXIMITY_SEARCH, integrationOrderId: automationId }),
+      campaignsDir: { value: "campaigns" },
     },
   });
+  const campaigns = path.join(t.workDir, "campaigns");
+  fs.mkdirSync(campaigns);
+  fs.writeFileSync(path.join(campaigns, "thanks.csv"), recipientsCsv([3, 4]));
+  fs.writeFileSync(
+    path.join(campaigns, "loyal.csv"),
+    "customerId,firstName,lastName,address1,city,state,zipCode\nK-1,Kay,One,1 Elm St,Springfield,IL,62701\nK-2,Kim,Two,2 Elm St,Springfield,IL,62701\n",
+  );
+  const write = (name: string, text: string) => fs.writeFileSync(path.join(campaigns, `${name}.yaml`), text);
+  write("winter-thanks", campaignYaml("winter-thanks", templateId, { file: "thanks.csv" }));
+  write("loyal", campaignYaml("loyal", templateId, { file: "loyal.csv", keyColumn: "customerId" }));
+  write("inline", campaignYaml("inline", templateId));
+  write(
+    "inline-keyed",
+    campaignYaml("inline-keyed", templateId)
+      .replace("    inline:", "    keyColumn: customerId\n    inline:")
+      .replaceAll("{ firstName:", "{ customerId: K-1, firstName:")
+      .replace("customerId: K-1, firstName: Alan", "customerId: K-2, firstName: Alan"),
+  );
   fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([1, 2]));
   fs.writeFileSync(
     path.join(t.workDir, "sales.csv"),
@@ -85,13 +105,19 @@ describe("refresh of an unchanged stack under the real pulumi CLI", { timeout: 4
     const up = await run((onOutput) => t.stack.up({ onOutput }));
     expect(up.failed, up.output).toBe(false);
     const { deployment } = await t.stack.exportStack();
+    const resources = (deployment.resources as { type: string }[]).filter(
+      (r) => !r.type.startsWith("pulumi:providers:"),
+    );
     const deployed = new Set(
-      (deployment.resources as { type: string }[])
+      resources
         .map((r) => /^pulumi-nodejs:dynamic\/directmail:(\w+)$/.exec(r.type)?.[1])
         .filter((kind) => kind !== undefined),
     );
     expect([...deployed].sort()).toEqual(KINDS.sort());
     expect(KINDS).toHaveLength(8);
+    // The campaign folder's lists, each way: a file or inline, keyed or not.
+    const lists = resources.filter((r) => r.type.endsWith(":OrderRecipients"));
+    expect(lists).toHaveLength(5);
 
     // As the user runs it: the CLI's own refresh, its preview included.
     // Plain, with the program run (which registers its unchecked inputs), and each with --diff.
@@ -100,7 +126,7 @@ describe("refresh of an unchanged stack under the real pulumi CLI", { timeout: 4
       expect(refresh.code, refresh.output).toBe(0);
       expect(refresh.output).not.toContain("[diff:");
       // Every resource, the stack included, read and unchanged.
-      expect(refresh.output).toContain(`Resources:\n    ${deployed.size + 1} unchanged\n`);
+      expect(refresh.output).toContain(`Resources:\n    ${resources.length} unchanged\n`);
     }
   });
 });

@@ -27,6 +27,12 @@ export const AutomationRecipientsInputFields = {
    */
   file: z.string().trim().min(1, "file must name a .csv, .json, .jsonl or .ndjson file").optional(),
   /**
+   * The folder that `file` must stay inside once links are followed, relative to the Pulumi
+   * project's folder or absolute; the project folder when left out. A file outside it is refused at
+   * `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+   */
+  fileRoot: z.string().trim().min(1, "fileRoot must name a folder").optional(),
+  /**
    * The field (or column) that identifies a recipient, such as a customer id; without it, a
    * recipient's content does. A key column that is not a recipient field is not sent. It cannot
    * change once recipients were mailed (every recipient would be new, and mailed again).

@@ -70,7 +70,9 @@ export function recipientShape(keyField: string | undefined): RecordShape<Record
 
 const subject = (integrationOrderId: number) => `Integration order ${integrationOrderId}`;
 const sourceOf = (inputs: AutomationRecipientsInputs): RecordSource =>
-  inputs.file !== undefined ? { file: inputs.file } : { inline: inputs.recipients ?? [] };
+  inputs.file !== undefined
+    ? { file: inputs.file, fileRoot: inputs.fileRoot }
+    : { inline: inputs.recipients ?? [] };
 const nameOf = (inputs: AutomationRecipientsInputs) => sourceName(sourceOf(inputs), "recipients");
 
 async function declaredOf(inputs: AutomationRecipientsInputs): Promise<Declared> {

@@ -23,6 +23,12 @@ export const ConversionsInputFields = {
    */
   file: z.string().trim().min(1, "file must name a .csv, .json, .jsonl or .ndjson file").optional(),
   /**
+   * The folder that `file` must stay inside once links are followed, relative to the Pulumi
+   * project's folder or absolute; the project folder when left out. A file outside it is refused at
+   * `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+   */
+  fileRoot: z.string().trim().min(1, "fileRoot must name a folder").optional(),
+  /**
    * The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other
    * fields change under the same key is uploaded again. Without it, a record's content identifies
    * it. A change re-uploads every record.

@@ -35,7 +35,9 @@ const DEFAULT_DELETE_WAIT_SECONDS = 60;
 const STALE = "stale";
 
 const sourceOf = (inputs: ConversionsInputs): RecordSource =>
-  inputs.file !== undefined ? { file: inputs.file } : { inline: inputs.records ?? [] };
+  inputs.file !== undefined
+    ? { file: inputs.file, fileRoot: inputs.fileRoot }
+    : { inline: inputs.records ?? [] };
 const nameOf = (inputs: ConversionsInputs) => sourceName(sourceOf(inputs), "records");
 
 async function declaredOf(inputs: ConversionsInputs): Promise<Declared> {

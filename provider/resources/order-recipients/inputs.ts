@@ -47,6 +47,12 @@ export const OrderRecipientsInputFields = {
    */
   file: z.string().trim().min(1, "file must name a .csv, .json, .jsonl or .ndjson file").optional(),
   /**
+   * The folder that `file` must stay inside once links are followed, relative to the Pulumi
+   * project's folder or absolute; the project folder when left out. A file outside it is refused at
+   * `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+   */
+  fileRoot: z.string().trim().min(1, "fileRoot must name a folder").optional(),
+  /**
    * The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\t"`), as a
    * spreadsheet saved in some languages writes it.
    */

@@ -7,7 +7,8 @@ import * as path from "node:path";
 import { NotFoundError } from "../../api/errors";
 import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
-import { projectFileRoot } from "../../file-root";
+import { chosenRoot, OutsideRootError, resolveInside } from "../../file-root";
+import { SourceFileError } from "../../files/text";
 import { projectRoot } from "../../project";
 import { rowsText } from "../../text";
 import { checkInputs, isUnknown, UNKNOWN } from "../check";
@@ -117,7 +118,7 @@ function sourceOf(inputs: OrderRecipientsInputs): {
       : {
           file: inputs.file,
           relativeTo: projectRoot(),
-          root: projectFileRoot(projectRoot()),
+          root: chosenRoot(inputs.fileRoot, projectRoot()),
           ...(inputs.delimiter !== undefined ? { delimiter: inputs.delimiter } : {}),
         };
   return { source, options };
@@ -134,11 +135,25 @@ async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
   return loaded;
 }
 
-/** The signature of the declared recipients file as it is now (fileSignature); undefined inline. */
+/**
+ * The signature of the declared recipients file as it is now (fileSignature); undefined inline. A
+ * file outside the stack owner's root is refused here (OutsideRootError), before anything of it is
+ * read or a program's figures of it are taken.
+ */
 async function signatureOf(inputs: OrderRecipientsInputs): Promise<string | undefined> {
   const { source, options } = sourceOf(inputs);
   if ("inline" in source) return undefined;
-  return fileSignature(path.resolve(projectRoot(), source.file), options, source.delimiter);
+  const file = source.root
+    ? await resolveInside(source.root, source.file, projectRoot())
+    : path.resolve(projectRoot(), source.file);
+  return fileSignature(file, options, source.delimiter);
+}
+
+/** What is wrong with the declared file itself (outside its root, unreadable, broken): a refusal, one line. */
+function refusalOf(error: unknown): unknown {
+  if (error instanceof OutsideRootError) return new UserError(`file: ${error.message}`);
+  if (error instanceof SourceFileError) return new UserError(error.message);
+  return error;
 }
 
 /**
@@ -222,7 +237,9 @@ export function orderRecipientsImplementation(
 
   /** The list that create or update applies: the last read it takes from check is not kept after. */
   const loadChecked = async (inputs: OrderRecipientsInputs): Promise<Declared> => {
-    const loaded = await load(inputs);
+    const loaded = await load(inputs).catch((error: unknown) => {
+      throw refusalOf(error);
+    });
     lastFileRead = undefined;
     if (loaded.problemCount > 0) {
       throw new UserError(
@@ -372,13 +389,14 @@ export function orderRecipientsImplementation(
       if (orderUnknown) inputs.orderId = UNKNOWN as unknown as number;
       // What the program read is for this check only, never recorded.
       const { programRead: _, ...declaration } = inputs;
-      const figures = await programFigures(inputs);
-      if (figures !== undefined) {
-        const { digest, declaredCount, duplicateRows } = figures;
-        return { inputs: { ...declaration, digest, declaredCount, duplicateRows } };
-      }
       let loaded: ScannedRecipients;
       try {
+        // The file's place is judged first, whatever the program read of it.
+        const figures = await programFigures(inputs);
+        if (figures !== undefined) {
+          const { digest, declaredCount, duplicateRows } = figures;
+          return { inputs: { ...declaration, digest, declaredCount, duplicateRows } };
+        }
         loaded = await load(inputs);
       } catch (error) {
         return { inputs: news, failures: [listFailure(inputs, (error as Error).message)] };
@@ -408,7 +426,9 @@ export function orderRecipientsImplementation(
       if (listChanged) {
         const identity = identityOfInputs(news);
         const current = decodeIndex(olds.index, identity.keyed);
-        const declared = await load(news);
+        const declared = await load(news).catch((error: unknown) => {
+          throw refusalOf(error);
+        });
         const plan = planSync(declared.set, current);
         const order = await ctx.client().getOrder(olds.orderId);
         if (!order || isEditable(order.orderStatus)) {

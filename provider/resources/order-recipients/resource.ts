@@ -1,9 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
+import { forCheckOnly } from "../engine-inputs";
 import { dynamicType, KIND } from "../kinds";
 import { withSecretIndex } from "../recipients/index-codec";
 import { withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
-import type { OrderRecipientsInputFields, Recipient } from "./inputs";
+import type { OrderRecipientsInputFields, ProgramRead, Recipient } from "./inputs";
 import { OrderRecipientsOutputFields } from "./outputs";
 
 /**
@@ -49,11 +50,14 @@ export interface OrderRecipients<Key extends string = never>
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only declares the Output properties the engine sets.
 export class OrderRecipients<Key extends string = never> extends pulumi.CustomResource {
   constructor(name: string, args: OrderRecipientsArgs<Key>, opts?: pulumi.CustomResourceOptions) {
+    // A CampaignFolder's read of the list (`programRead`): for check alone, never stored or compared.
+    const { programRead, ...declared } = args as OrderRecipientsArgs<Key> & { programRead?: ProgramRead };
     super(
       dynamicType(KIND.OrderRecipients),
       name,
       withStoredProvider(KIND.OrderRecipients, {
-        ...args,
+        ...declared,
+        ...forCheckOnly("programRead", programRead),
         ...outputPlaceholders(OrderRecipientsOutputFields),
       }),
       withSecretIndex(opts),

@@ -18,6 +18,7 @@ import * as path from "node:path";
 import type { DirectMailClient } from "../../api/client";
 import { ORDER_STATUS, type OrderSummary } from "../../api/schemas/order";
 import { projectRoot } from "../../project";
+import { isLocalSandbox } from "../../settings";
 
 /** The service's clock and this machine's may differ: orders created this much before a run began count. */
 const CLOCK_SLACK_MS = 60_000;
@@ -106,22 +107,37 @@ export async function withCreateMarker<T>(
 }
 
 /**
+ * How to delete an order that no stack holds: in the web application, or, for the local sandbox
+ * (which has none), with its API and the stack's key (named, never printed).
+ */
+export function howToDelete(baseUrl: string, orderId: number | string): string {
+  if (!isLocalSandbox(baseUrl)) return "delete it in the web application";
+  const url = `${baseUrl.replace(/\/+$/, "")}/v1/order/${orderId}`;
+  return `delete it with \`curl -X DELETE -H "X-API-KEY: $DIRECTMAIL_API_KEY" ${url}\` (the sandbox has no web application)`;
+}
+
+/**
  * What the next create says of such orders, once, instead of creating another: the way to adopt
- * one or to delete it. Nothing is adopted without the user's word.
+ * one or to delete it, and the pending create that Pulumi keeps of the interrupted run (it warns of
+ * it at every `up` until it is cleared). Nothing is adopted without the user's word. Its dates are
+ * the service's only: this machine's clock may differ.
  */
 export function interruptedCreateNotice(
+  baseUrl: string,
   templateId: number,
   found: { since: Date; candidates: OrderSummary[] },
 ): string {
   const orders = found.candidates
     .map((o) => `order ${o.orderId} (Draft, no recipients, created ${o.createdDate})`)
     .join(", ");
-  const first = found.candidates[0]?.orderId;
+  const first = found.candidates[0]?.orderId ?? "<id>";
   return (
-    `an earlier \`pulumi up\` was interrupted while it created an order from template ${templateId} ` +
-    `(it began ${found.since.toISOString()}), and the service holds ${orders}, which no stack records. ` +
-    `Nothing was created. To use it, set \`existingOrderId: ${first}\` in the campaign file's order (the Order's ` +
-    "args) and run `pulumi up`; otherwise delete it in the web application (`directmail orders untracked` " +
-    "lists such orders). This is said once: the next `pulumi up` creates a new order."
+    `an earlier \`pulumi up\` was interrupted while it created an order from template ${templateId}, and the ` +
+    `service holds ${orders}, which no stack records. Nothing was created. To use it, set ` +
+    `\`existingOrderId: ${first}\` in the campaign file's order (the Order's args) and run \`pulumi up\`; otherwise ` +
+    `${howToDelete(baseUrl, first)}; \`directmail orders untracked\` lists such orders. This is said once: the ` +
+    "next `pulumi up` creates a new order. Pulumi keeps the interrupted create as a pending operation and warns " +
+    "of it at every `pulumi up` until you run `pulumi refresh --clear-pending-creates` (once; it changes nothing " +
+    "at the service)."
   );
 }

@@ -109,7 +109,7 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       const { existingOrderId: _none, ...body } = inputs;
       const apiKey = ctx.settings().apiKey as string;
       const left = await interruptedCreates(client, apiKey, inputs.templateId);
-      if (left) throw new UserError(interruptedCreateNotice(inputs.templateId, left));
+      if (left) throw new UserError(interruptedCreateNotice(client.baseUrl, inputs.templateId, left));
       const created = await withCreateMarker(client, apiKey, inputs.templateId, () =>
         client.createOrder(body),
       );

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import * as path from "node:path";
-import { OutsideRootError, projectFileRoot, resolveInside } from "../../file-root";
+import { chosenRoot, OutsideRootError, resolveInside } from "../../file-root";
 import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
@@ -44,7 +44,8 @@ export interface LoadedRecords<T> {
   problemCount: number;
 }
 
-export type RecordSource = { file: string } | { inline: unknown[] };
+/** Records inline, or in a file that stays inside `fileRoot` (the resource's input; see file-root.ts). */
+export type RecordSource = { file: string; fileRoot?: string | undefined } | { inline: unknown[] };
 
 export interface RecordShape<T> {
   /** What a record is called in messages: "conversion record", "recipient". */
@@ -86,7 +87,7 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
     return;
   }
   try {
-    yield* fileRowsOf(source.file);
+    yield* fileRowsOf(source.file, source.fileRoot);
   } catch (error) {
     // What is wrong with the file itself: one line, naming it, without a stack trace.
     if (error instanceof SourceFileError) throw new UserError(error.message);
@@ -95,9 +96,12 @@ async function* rowsOf(source: RecordSource): AsyncGenerator<{ row: number; valu
   }
 }
 
-async function* fileRowsOf(shownAs: string): AsyncGenerator<{ row: number; value: unknown }> {
-  // A file of the project only, relative to its folder: the state stays the same on every machine.
-  const file = await resolveInside(projectFileRoot(projectRoot()), shownAs, projectRoot());
+async function* fileRowsOf(
+  shownAs: string,
+  fileRoot: string | undefined,
+): AsyncGenerator<{ row: number; value: unknown }> {
+  // Relative to the project folder (the state stays the same on every machine), inside the root.
+  const file = await resolveInside(chosenRoot(fileRoot, projectRoot()), shownAs, projectRoot());
   const ext = path.extname(file).toLowerCase();
   await mustBeReadable(file, shownAs, projectRoot());
   if (ext === ".json") {

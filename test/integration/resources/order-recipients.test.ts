@@ -225,6 +225,53 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     expect(await liveRecipients(orderId)).toHaveLength(3);
   });
 
+  it("reads a file inside the fileRoot the program chose, beside the project, and refuses one outside it at check", async () => {
+    const beside = fs.mkdtempSync(path.join(path.dirname(dir), "directmail-beside-"));
+    try {
+      const fileRoot = path.relative(dir, beside);
+      fs.writeFileSync(
+        path.join(beside, "people.csv"),
+        fs.readFileSync(csv("people.csv", [recipient(1), recipient(2)])),
+      );
+      const orderId = await newOrder();
+      const inside = await checked({ orderId, file: path.join(fileRoot, "people.csv"), fileRoot });
+      expect((await recipients.create(inside)).outs).toMatchObject({ declaredCount: 2, acceptedCount: 2 });
+      expect(await liveRecipients(orderId)).toHaveLength(2);
+
+      // In the project, but outside the chosen root: refused, even with a program's figures of it.
+      const outside = csv("outside.csv", [recipient(3)]);
+      const options = { identityField: DEFAULT_IDENTITY_FIELD };
+      const programRead = {
+        signature: await fileSignature(outside, options, undefined),
+        digest: "f".repeat(64),
+        declaredCount: 1,
+        duplicateRows: 0,
+      };
+      const other = await newOrder();
+      for (const declared of [{}, { programRead }]) {
+        const refused = await recipients.check(
+          {},
+          { orderId: other, file: "outside.csv", fileRoot, ...declared },
+        );
+        expect(refused.failures).toEqual([
+          {
+            property: "file",
+            reason: `"outside.csv" is outside the campaign folder ${fileRoot}/ (after following links); name a file inside it`,
+          },
+        ]);
+      }
+      // A create given such inputs all the same refuses in one line, naming the file.
+      await expect(
+        recipients.create({ orderId: other, file: "outside.csv", fileRoot, identityField: "custom6" }),
+      ).rejects.toThrow(
+        `file: "outside.csv" is outside the campaign folder ${fileRoot}/ (after following links); name a file inside it`,
+      );
+      expect(await liveRecipients(other)).toHaveLength(0);
+    } finally {
+      fs.rmSync(beside, { recursive: true, force: true });
+    }
+  });
+
   it("create appends a file's recipients and keeps only a digest and a compact index in its outputs", async () => {
     const orderId = await newOrder();
     const file = csv("three.csv", [recipient(1), recipient(2), recipient(3), recipient(3)]);

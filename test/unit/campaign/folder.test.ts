@@ -25,7 +25,7 @@ async function loadOne(files: Record<string, string>, campaignFile: string) {
 }
 
 describe("campaignArgs", () => {
-  it("names a recipients file relative to the project folder, as the provider reads it", async () => {
+  it("names a recipients file relative to the project folder, inside the campaign folder as its root, as the provider reads it", async () => {
     const { root, loaded } = await loadOne(
       {
         "campaigns/spring.yaml": fileCampaign("spring", "lists/people.csv", "customerId"),
@@ -37,10 +37,11 @@ describe("campaignArgs", () => {
     const options = { identityField: DEFAULT_IDENTITY_FIELD, keyColumn: "customerId" };
     // What the load read, for the provider's check: the figures its own scan of the file gives.
     const { digest, set, duplicateRows } = await scanRecipients({ file }, options);
-    expect(campaignArgs(loaded, root)).toEqual({
+    expect(campaignArgs(loaded, root, path.join(root, "campaigns"))).toEqual({
       order: { templateId: 10002 },
       recipients: {
         file: path.join("campaigns", "lists", "people.csv"),
+        fileRoot: "campaigns",
         keyColumn: "customerId",
         programRead: {
           signature: await fileSignature(file, options, undefined),
@@ -63,7 +64,7 @@ describe("campaignArgs", () => {
       "",
     ].join("\n")}`;
     const { root, loaded } = await loadOne({ "hedy.yaml": yaml }, "hedy.yaml");
-    const args = campaignArgs(loaded, root);
+    const args = campaignArgs(loaded, root, root);
     expect(args.recipients).toEqual({
       recipients: [
         { firstName: "Hedy", address1: "12 Frequency Way", city: "Boulder", state: "CO", zipCode: "80302" },
@@ -74,8 +75,37 @@ describe("campaignArgs", () => {
     expect(args.retain).toBe(true);
   });
 
+  it("records a campaign folder beside the project as a root relative to the project folder", async () => {
+    const { root, loaded } = await loadOne(
+      {
+        "shared/spring.yaml": fileCampaign("spring", "people.csv", "customerId"),
+        "shared/people.csv": GOOD_CSV,
+      },
+      "shared/spring.yaml",
+    );
+    const project = path.join(root, "project");
+    expect(campaignArgs(loaded, project, path.join(root, "shared")).recipients).toMatchObject({
+      file: path.join("..", "shared", "people.csv"),
+      fileRoot: path.join("..", "shared"),
+    });
+  });
+
+  it("refuses a campaign file that names its own root: the root is the stack owner's", async () => {
+    const t = tempDir("directmail-folder-");
+    dirs.push(t);
+    t.write(
+      "campaigns/spring.yaml",
+      fileCampaign("spring", "people.csv").replace("    file:", "    fileRoot: /\n    file:"),
+    );
+    t.write("campaigns/people.csv", GOOD_CSV);
+    const { problems } = await loadCampaignFiles([path.join(t.dir, "campaigns/spring.yaml")]);
+    expect(problems.map((p) => p.message)).toEqual([
+      'spec.recipients: unknown key "fileRoot"; allowed keys: file, inline, delimiter, keyColumn, identityField, maxDroppedPercent',
+    ]);
+  });
+
   it("leaves out what the document leaves out", async () => {
     const { root, loaded } = await loadOne({ "a.yaml": inlineCampaign("a") }, "a.yaml");
-    expect(Object.keys(campaignArgs(loaded, root)).sort()).toEqual(["order", "recipients"]);
+    expect(Object.keys(campaignArgs(loaded, root, root)).sort()).toEqual(["order", "recipients"]);
   });
 });

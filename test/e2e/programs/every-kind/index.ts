@@ -3,6 +3,7 @@ import {
   AddressBookEntry,
   AutomationRecipients,
   type AutomationRecipientsArgs,
+  CampaignFolder,
   Checkout,
   Conversions,
   type ConversionsArgs,
@@ -38,3 +39,6 @@ new AddressBookEntry("entry", {
 new Conversions("sales", config.requireObject<ConversionsArgs>("conversions"));
 new AutomationRecipients("welcome", config.requireObject<AutomationRecipientsArgs>("automation"));
 new ProximitySearch("around-store", config.requireObject<ProximitySearchArgs>("search"));
+// The lists of a campaign folder too, declared each way a campaign file can: a file or inline, keyed or not.
+const campaignsDir = config.get("campaignsDir");
+if (campaignsDir) new CampaignFolder("campaigns", { dir: campaignsDir });
