@@ -7,8 +7,13 @@ import { aboveMaxTotal, sumCents, usd } from "./money";
 
 /** The figures the budget is held against, each in US dollars. */
 export interface BudgetFigures {
-  /** What the service charged the account this month. */
+  /**
+   * What the account is committed to this month: what the service charged, and the checkouts sent
+   * and not yet settled (their price is charged at settlement, and nothing can stop it).
+   */
   spent: number;
+  /** The part of `spent` not yet settled; said only when there is some. */
+  unsettled?: number | undefined;
   /** The checkouts still to be sent: those this change plans, or the one about to be sent. */
   planned: number;
   budget: number;
@@ -35,8 +40,9 @@ export function describeBudget(
   since: Date,
   planned = "planned by this change",
 ): string {
+  const unsettled = figures.unsettled ? `, ${usd(figures.unsettled)} of it not yet settled` : "";
   return (
-    `spent this month ${usd(figures.spent)} (${monthName(since)}), ${planned} ${usd(figures.planned)}, ` +
+    `spent this month ${usd(figures.spent)} (${monthName(since)}${unsettled}), ${planned} ${usd(figures.planned)}, ` +
     `budget ${usd(figures.budget)}, left ${usd(budgetLeft(figures))}`
   );
 }

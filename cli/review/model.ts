@@ -164,8 +164,9 @@ export interface Review {
 }
 
 /**
- * directmail:monthlyBudget against what the service charged the account this month and the
- * checkouts this change prices (`planned`); a checkout whose price is not known yet is not in it.
+ * directmail:monthlyBudget against what the account is committed to this month (charged, and the
+ * checkouts sent and not yet settled) and the checkouts this change prices (`planned`); a checkout
+ * whose price is not known yet is not in it.
  */
 export interface ReviewBudget extends BudgetFigures {
   /** The first instant of the month the charges are of (UTC, by the service's clock). */
@@ -191,7 +192,7 @@ function changesRecipients(r: RecipientChanges): boolean {
  */
 export function budgetOf(
   campaigns: readonly CampaignReview[],
-  month: { charged: number; since: Date },
+  month: { charged: number; unsettled: number; since: Date },
   budget: number,
 ): ReviewBudget {
   const prices: number[] = [];
@@ -202,7 +203,8 @@ export function budgetOf(
     else if (c.price.kind === "quote" || c.price.kind === "after-draft" || c.price.kind === "unavailable")
       unpriced += 1;
   }
-  const figures = { spent: month.charged, planned: sumCents(prices), budget };
+  const spent = sumCents([month.charged, month.unsettled]);
+  const figures = { spent, unsettled: month.unsettled, planned: sumCents(prices), budget };
   return {
     ...figures,
     since: month.since.toISOString(),

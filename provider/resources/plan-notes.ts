@@ -32,12 +32,24 @@ export function noteCheckoutPrice(orderId: number, price: number): void {
   plannedCheckouts.set(orderId, price);
 }
 
-/** Checkout's create is sending it: from now on the service's charges count it, the plan no longer. */
-export function checkoutSending(orderId: number): void {
+/**
+ * The checkout of this order is no longer planned: it is being sent (from now on the account's
+ * commitments count it), or the budget refused it (this run never sends it).
+ */
+export function checkoutNoLongerPlanned(orderId: number): void {
   plannedCheckouts.delete(orderId);
 }
 
-/** The prices of every checkout the run plans and has not sent yet. */
-export function plannedCheckoutPrices(): number[] {
-  return [...plannedCheckouts.values()];
+/**
+ * The prices of the checkouts the run planned before this order's, and this order's, none of them
+ * sent yet. The checkouts planned after it are held against the budget with this one: of two that
+ * do not both fit, the later is refused, never both.
+ */
+export function checkoutPricesPlannedUpTo(orderId: number): number[] {
+  const prices: number[] = [];
+  for (const [planned, price] of plannedCheckouts) {
+    prices.push(price);
+    if (planned === orderId) break;
+  }
+  return prices;
 }

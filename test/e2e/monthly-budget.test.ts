@@ -1,8 +1,10 @@
 import { setTimeout } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import { type LedgerResult, startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignStack } from "./support/campaign-stack";
+import { createTestStack } from "./support/pulumi";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -28,8 +30,11 @@ const charges = (ledger: LedgerResult) =>
 const month = async () => `${(await sb.control.clock()).now.slice(0, 7)} (UTC)`;
 
 /** A stack of the campaign program over two recipients (5.00 USD at the sandbox's prices), and its account. */
-async function campaign(config: Record<string, string> = {}) {
-  const { apiKey, templateId, client, t, dispose } = await campaignStack(sb, config);
+async function campaign(
+  config: Record<string, string> = {},
+  options: Parameters<typeof campaignStack>[2] = {},
+) {
+  const { apiKey, templateId, client, t, dispose } = await campaignStack(sb, config, options);
   cleanup.push(dispose);
   /** An order of the same account paid outside this stack (another campaign): 5.00 USD. */
   const paidElsewhere = async () => {
@@ -52,7 +57,7 @@ async function campaign(config: Record<string, string> = {}) {
     expect(charges(await sb.control.ledger(apiKey))).toContainEqual([orderId, 5]);
     return orderId;
   };
-  return { apiKey, client, t, paidElsewhere };
+  return { apiKey, templateId, client, t, paidElsewhere };
 }
 
 const budget = (value: string) => ({ "directmail:monthlyBudget": { value } });
@@ -156,5 +161,102 @@ describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI
       [elsewhere, 5],
       [orderId, 5],
     ]);
+  });
+});
+
+describe("directmail:monthlyBudget counts the checkouts sent and not yet settled, under the real pulumi CLI", {
+  timeout: 300_000,
+}, () => {
+  /** The plan's refusal of a checkout of 5.00 USD, with another of 5.00 USD unsettled, against a budget of 6. */
+  const aboveWithUnsettled = async (orderId: number) =>
+    `Checkout of order ${orderId} would take the account above directmail:monthlyBudget: spent this month ` +
+    `5.00 USD (${await month()}, 5.00 USD of it not yet settled), planned by this change 5.00 USD, budget ` +
+    "6.00 USD, left -4.00 USD; nothing was charged. Raise directmail:monthlyBudget if that spending is " +
+    "intended, or check out fewer orders or fewer recipients this month.";
+
+  it("a checkout still in Payment Needed counts in the next up of another campaign: it is refused, and one charge settles", async () => {
+    // The payment processor does not answer until the account's behaviour changes: settlement waits.
+    const first = await campaign(
+      { checkout: "true", settlementWaitSeconds: "1", "directmail:monthlyBudget": "6" },
+      { account: { payment: "hang" } },
+    );
+    const firstUp = await first.t.stack.up();
+    expect(firstUp.summary.result).toBe("succeeded");
+    expect(firstUp.outputs.checkoutStatus?.value).toBe("Payment Needed");
+    const firstOrder = firstUp.outputs.orderId?.value as number;
+
+    const second = await campaign(
+      { checkout: "true", settlementWaitSeconds: "1", "directmail:monthlyBudget": "6" },
+      { apiKey: first.apiKey },
+    );
+    const failure = await second.t.stack.up().then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    const [secondOrder] = (await second.client.listOrders()).orders
+      .filter((o) => o.templateId === second.templateId)
+      .map((o) => o.orderId) as [number];
+    expect(failure?.message).toContain(await aboveWithUnsettled(secondOrder));
+    expect((await second.client.getOrder(secondOrder))?.orderStatus).toBe("Draft");
+
+    // The processor answers at last: the first checkout is charged, and it alone.
+    await sb.control.updateAccount({ apiKey: first.apiKey, payment: "succeed" });
+    await sb.control.advanceClock(5);
+    expect(charges(await sb.control.ledger(first.apiKey))).toEqual([[firstOrder, 5]]);
+  });
+
+  it("two new Checkouts in one up whose sum is above the budget: one is sent, the other refused by its plan", async () => {
+    const { apiKey } = await sb.control.createAccount({ balance: 0, payment: "hang" });
+    const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
+    const recipients = [1, 2].map((i) => ({
+      firstName: `Ada${i}`,
+      lastName: "Lovelace",
+      address1: `${100 + i} Main St`,
+      city: "Springfield",
+      state: "IL",
+      zipCode: "62701",
+    }));
+    const t = await createTestStack("orders", {
+      config: {
+        "directmail:baseUrl": { value: sb.url },
+        "directmail:apiKey": { value: apiKey, secret: true },
+        templateId: { value: String(templateId) },
+        recipients: { value: JSON.stringify(recipients) },
+        orders: { value: "2" },
+        checkout: { value: "true" },
+        settlementWaitSeconds: { value: "1" },
+        ...budget("6"),
+      },
+    });
+    cleanup.push(() => t.dispose());
+    // One order's recipients arrive late: its checkout is planned once the other was sent, and still
+    // settles (the processor does not answer), so the ledger alone shows nothing yet.
+    await sb.control.addFault({
+      method: "PUT",
+      path: "/v1/order/*/recipients",
+      kind: "delay",
+      delayMs: 6000,
+      times: 1,
+    });
+    const failure = await t.stack.up().then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    await sb.control.clearFaults();
+
+    await sb.control.updateAccount({ apiKey, payment: "succeed" });
+    await sb.control.advanceClock(5);
+    const charged = charges(await sb.control.ledger(apiKey));
+    expect(charged).toHaveLength(1);
+    const [[paid]] = charged as [[number, number]];
+    expect(charged).toEqual([[paid, 5]]);
+    const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
+    cleanup.push(() => client.close());
+    const orders = (await client.listOrders()).orders.filter((o) => o.templateId === templateId);
+    const refused = orders.map((o) => o.orderId).find((id) => id !== paid) as number;
+    expect(orders).toHaveLength(2);
+    expect(failure?.message).toContain(await aboveWithUnsettled(refused));
+    expect(failure?.message).not.toContain(`Checkout of order ${paid} would take`);
+    expect((await client.getOrder(refused))?.orderStatus).toBe("Draft");
   });
 });

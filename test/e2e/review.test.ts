@@ -18,6 +18,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
+import { newOrderRecipient } from "../../provider/api/recipients";
 import { usd } from "../../provider/money";
 import { HOSTILE_FONT } from "../support/markdown-safety";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
@@ -315,8 +316,9 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     expect(await serviceState()).toEqual(before);
   });
 
-  it("with directmail:monthlyBudget, a budget line: spent this month, planned by this change, left; one cent above is a problem", async () => {
+  it("with directmail:monthlyBudget, a budget line: spent this month (a checkout still settling included), planned by this change, left; one cent above is a problem", async () => {
     const before = await serviceState();
+    let elsewhere: number | undefined;
     // The head of beforeAll, both checkouts within their maxTotal.
     write("campaigns/spring.csv", HEAD_CSV);
     write(
@@ -366,9 +368,43 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
           `budget ${below} USD, left -0.01 USD.`,
       );
       expect(above.markdown).toContain("would take the account above directmail:monthlyBudget");
+
+      // A checkout of another campaign of the account, sent and not settled (the payment processor
+      // does not answer): the ledger holds nothing yet, and the review counts it all the same.
+      await sb.control.updateAccount({ apiKey, payment: "hang" });
+      elsewhere = (await client.createOrder({ templateId })).orderId;
+      await client.appendRecipients(
+        elsewhere,
+        [1, 2].map((i) =>
+          newOrderRecipient({
+            address: { address1: `${300 + i} Elm St`, city: "Springfield", state: "IL", zipCode: "62701" },
+            personal: { firstName: `Other${i}`, lastName: "Campaign" },
+          }),
+        ),
+      );
+      await client.checkout(elsewhere, {
+        postageType: "Standard",
+        productionSpeed: "Normal",
+        holdUntilDate: null,
+      });
+      await sb.control.advanceClock(5);
+      await t.stack.setConfig("directmail:monthlyBudget", { value: "1000" });
+      expect((await directmail("review", "--base", "main", "--out", "review-budget-unsettled")).code).toBe(3);
+      const unsettled = await quoted("review-budget-unsettled");
+      expect(unsettled.json.budget).toMatchObject({ spent: 5, unsettled: 5, above: false });
+      expect(unsettled.markdown).toContain(
+        `Budget (directmail:monthlyBudget): spent this month 5.00 USD (${month}, 5.00 USD of it not yet settled), ` +
+          `planned by this change ${planned} USD, budget 1,000.00 USD, left ${usd(995 - within.planned)}.`,
+      );
     } finally {
       await t.stack.removeConfig("directmail:monthlyBudget");
       await git("checkout", "--", "campaigns");
+      if (elsewhere !== undefined) {
+        // Back to a draft before the processor answers: that payment never settles, nothing is charged.
+        await sb.control.setOrderState(elsewhere, { apiKey, status: "Draft" });
+        await sb.control.updateAccount({ apiKey, payment: "succeed" });
+        await client.deleteOrder(elsewhere);
+      }
     }
     expect(await serviceState()).toEqual(before);
   });

@@ -23,6 +23,19 @@ describe("the monthly budget", () => {
     expect(budgetLeft({ spent: 0.1, planned: 0.2, budget: 1 })).toBe(0.7);
   });
 
+  it("says the part of what was spent that has not settled yet, when there is some", () => {
+    const since = new Date("2026-11-01T00:00:00Z");
+    expect(
+      describeBudget({ spent: 10, unsettled: 7.5, planned: 5, budget: 12 }, since, "this checkout"),
+    ).toBe(
+      "spent this month 10.00 USD (2026-11 (UTC), 7.50 USD of it not yet settled), this checkout 5.00 USD, " +
+        "budget 12.00 USD, left -3.00 USD",
+    );
+    expect(describeBudget({ spent: 10, unsettled: 0, planned: 0, budget: 12 }, since)).toBe(
+      "spent this month 10.00 USD (2026-11 (UTC)), planned by this change 0.00 USD, budget 12.00 USD, left 2.00 USD",
+    );
+  });
+
   it("is read from directmail:monthlyBudget only, and a value that is not an amount fails", () => {
     const config = (value: string | undefined) => ({
       get: (key: string) => (key === "directmail:monthlyBudget" ? value : undefined),
@@ -74,8 +87,49 @@ describe("this month's charges", () => {
       },
     } as unknown as DirectMailClient;
     const month = await chargesThisMonth(client);
-    expect(month).toEqual({ charged: 2.8, since: new Date("2026-11-01T00:00:00Z") });
+    expect(month).toEqual({
+      charged: 2.8,
+      unsettled: 0,
+      checkedOut: new Set(),
+      since: new Date("2026-11-01T00:00:00Z"),
+    });
     // Every order is asked about, in reports of at most 100.
     expect(asked.map((ids) => ids.length)).toEqual([100, 100, 4]);
+  });
+
+  it("count the price of every checkout still settling, less what its ledger already debited, and name the orders checked out", async () => {
+    const entry = (orderId: number, orderStatus: string, totalPrice: number, debited: number[] = []) => ({
+      orderId,
+      status: "Success",
+      orderStatus,
+      totalPrice,
+      transactions: debited.map((amount) => ({
+        amount,
+        createdDate: "2026-11-02T00:00:00Z",
+        isCredit: false,
+      })),
+    });
+    const entries = [
+      entry(1, "Payment Needed", 7.5),
+      // Settled in part already: only the rest is still to come.
+      entry(2, "Payment Needed", 10, [4]),
+      entry(3, "Paid", 5, [5]),
+      entry(4, "Draft", 12.5),
+      { orderId: 5, status: "NotFound", orderStatus: "Payment Needed", totalPrice: 99, transactions: [] },
+    ];
+    const client = {
+      serviceTime: async () => new Date("2026-11-30T12:00:00Z"),
+      iterateOrders: async function* () {
+        for (const e of entries) yield { orderId: e.orderId };
+      },
+      getTransactions: async (ids: number[]) => ({ orders: entries.filter((e) => ids.includes(e.orderId)) }),
+    } as unknown as DirectMailClient;
+    const month = await chargesThisMonth(client);
+    expect(month).toEqual({
+      charged: 9,
+      unsettled: 13.5,
+      checkedOut: new Set([1, 2, 3]),
+      since: new Date("2026-11-01T00:00:00Z"),
+    });
   });
 });

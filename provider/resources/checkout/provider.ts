@@ -13,13 +13,14 @@ import { aboveMaxTotal, sumCents, usd } from "../../money";
 import { checkInputs, inputKeys, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import {
-  checkoutSending,
+  checkoutNoLongerPlanned,
+  checkoutPricesPlannedUpTo,
   noteCheckoutPrice,
-  plannedCheckoutPrices,
   plannedRecipientChange,
 } from "../plan-notes";
 import { progress, retired } from "../progress";
 import { FailedAfterEffect, UserError } from "../user-error";
+import { committedThisMonth, releaseCheckout, reserveCheckout } from "./commitments";
 import { CheckoutInputs } from "./inputs";
 import type { CheckoutOutputFields, CheckoutOutputs } from "./outputs";
 import {
@@ -85,18 +86,26 @@ export function checkoutImplementation(
   };
 
   /**
-   * Holds this month's charges (read from the service now) and `planned` against the stack's
-   * `directmail:monthlyBudget`: refused above it, nothing charged; within it, the figures are said.
+   * Holds what the account is committed to this month (read from the service now, with the checkouts
+   * this run is sending) and the planned checkouts against the stack's `directmail:monthlyBudget`:
+   * refused above it, nothing charged; within it, the figures are said. At the plan, with the checkouts
+   * the run planned up to this one (plan-notes.ts); at the send, `price` alone, reserved as it passes.
    */
-  const withinBudget = async (orderId: number, planned: number, when: "plan" | "send"): Promise<void> => {
+  const withinBudget = async (orderId: number, price: number, when: "plan" | "send"): Promise<void> => {
     const budget = ctx.settings().monthlyBudget;
     if (budget === undefined) return;
-    const { charged, since } = await chargesThisMonth(ctx.client());
-    const figures = { spent: charged, planned, budget };
-    if (aboveBudget(figures)) throw aboveMonthlyBudget(orderId, figures, since, when);
+    const account = ctx.client();
+    const month = await chargesThisMonth(account);
+    // From the reading to the reservation nothing awaits: two checkouts sent at once never both pass.
+    const planned = when === "plan" ? sumCents(checkoutPricesPlannedUpTo(orderId)) : price;
+    const figures = { ...committedThisMonth(account, month), planned, budget };
+    const above = aboveBudget(figures);
+    if (when === "send" && !above) reserveCheckout(account, orderId, price);
+    if (when === "send" || above) checkoutNoLongerPlanned(orderId);
+    if (above) throw aboveMonthlyBudget(orderId, figures, month.since, when);
     const words = describeBudget(
       figures,
-      since,
+      month.since,
       when === "plan" ? "planned by this change" : "this checkout",
     );
     progress(subject(orderId), `within directmail:monthlyBudget: ${words}`);
@@ -179,7 +188,7 @@ export function checkoutImplementation(
     say(describePrice(preview, inputs));
     // With every checkout planned before this one in the run: the budget is the account's.
     noteCheckoutPrice(orderId, preview.totalCharges);
-    await withinBudget(orderId, sumCents(plannedCheckoutPrices()), "plan");
+    await withinBudget(orderId, preview.totalCharges, "plan");
   };
 
   /**
@@ -201,6 +210,7 @@ export function checkoutImplementation(
     for (;;) {
       const order = await orderOrFail(orderId);
       if (isEditable(order.orderStatus)) {
+        releaseCheckout(ctx.client(), orderId);
         throw new UserError(
           `Payment for order ${orderId} failed: the order is back in "${order.orderStatus}" and nothing is pending. ` +
             "Check the account's payment method (or its balance, with autoBill false), then run `pulumi up` again " +
@@ -261,10 +271,9 @@ export function checkoutImplementation(
       const atService = (await orderOrFail(orderId)).recipientCount;
       if (atService !== expected) throw recipientsChangedElsewhere(orderId, atService, expected);
     }
-    // This month's charges read again: other checkouts of this run, or other stacks, were charged since the plan.
+    // Read again: other checkouts of this run, or of other stacks, were sent or charged since the plan.
     await withinBudget(orderId, preview.totalCharges, "send");
     progress(subject(orderId), `charging ${usd(preview.totalCharges)} (${recipients} recipients)`);
-    checkoutSending(orderId);
 
     let accepted: { pollAfterSeconds: number; settlementExpectedWithinSeconds: number };
     try {
@@ -273,7 +282,11 @@ export function checkoutImplementation(
         holdUntilDate: inputs.holdUntilDate ?? null,
       });
     } catch (error) {
-      if (!(error instanceof CheckoutOutcomeUnknownError)) throw error;
+      if (!(error instanceof CheckoutOutcomeUnknownError)) {
+        // The service refused it: nothing is on its way.
+        releaseCheckout(ctx.client(), orderId);
+        throw error;
+      }
       // The request may have reached the service. Never send it again: the order's status says
       // whether it took effect.
       const after = await statusAfterLostAnswer(orderId);

@@ -8,15 +8,21 @@ import { createTestStack } from "./pulumi";
 
 /**
  * The stack over `recipients` (default 1 and 2: 5.00 USD at the sandbox's prices), its account's key,
- * template and client; `config` adds plain values, `account` the account's payment behaviour.
+ * template and client; `config` adds plain values, `account` the account's payment behaviour, or
+ * `apiKey` an existing account (another campaign of the same account).
  * `dispose` closes the client and removes the stack.
  */
 export async function campaignStack(
   sb: TestSandbox,
   config: Record<string, string> = {},
-  options: { account?: { payment?: "succeed" | "fail" | "hang" }; recipients?: number[] } = {},
+  options: {
+    account?: { payment?: "succeed" | "fail" | "hang" };
+    apiKey?: string;
+    recipients?: number[];
+  } = {},
 ) {
-  const { apiKey } = await sb.control.createAccount({ balance: 0, ...options.account });
+  const apiKey =
+    options.apiKey ?? (await sb.control.createAccount({ balance: 0, ...options.account })).apiKey;
   const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
   const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
   const t = await createTestStack("campaign", {

@@ -474,7 +474,7 @@ describe("review.md's budget line", () => {
   it("says spent this month, planned by this change (the checkouts it prices) and left, below the service line", () => {
     // busyCampaign(4) alters its recipients: its quote prices the list it replaces, so it is not counted.
     const campaigns = [steady(1), steady(2), drafted, busyCampaign(4)];
-    const budget = budgetOf(campaigns, { charged: 50.5, since }, 25_000.5);
+    const budget = budgetOf(campaigns, { charged: 50.5, unsettled: 0, since }, 25_000.5);
     expect(budget).toMatchObject({ spent: 50.5, planned: 24_950, left: 0, above: false, unpriced: 2 });
     const lines = renderMarkdown(reviewOf(campaigns, { budget })).split("\n");
     expect(lines[7]).toBe(
@@ -485,8 +485,17 @@ describe("review.md's budget line", () => {
     );
   });
 
+  it("counts the checkouts sent and not yet settled as spent, and says how much of it has not settled", () => {
+    const budget = budgetOf([steady(1)], { charged: 20, unsettled: 7.5, since }, 12_500);
+    expect(budget).toMatchObject({ spent: 27.5, unsettled: 7.5, planned: 12_475, left: -2.5, above: true });
+    expect(renderMarkdown(reviewOf([steady(1)], { budget }))).toContain(
+      "Budget (directmail:monthlyBudget): spent this month 27.50 USD (2026-11 (UTC), 7.50 USD of it not yet " +
+        "settled), planned by this change 12,475.00 USD, budget 12,500.00 USD, left -2.50 USD.\n",
+    );
+  });
+
   it("one cent above the budget is said above it", () => {
-    const budget = budgetOf([steady(1)], { charged: 0.01, since }, 12_475);
+    const budget = budgetOf([steady(1)], { charged: 0.01, unsettled: 0, since }, 12_475);
     expect(budget).toMatchObject({ left: -0.01, above: true, unpriced: 0 });
     expect(renderMarkdown(reviewOf([steady(1)], { budget }))).toContain(
       "❌ above the budget: `pulumi up` refuses the checkout that would go above it. Budget " +
