@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, serviceSettings } from "../stack/settings";
+import { serviceSettings, withClient } from "../stack/settings";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -28,15 +28,12 @@ export function registerProofCommand(program: Command): void {
     const out = path.resolve(options.out);
     // `--out proofs/draft.pdf` in a fresh checkout: the folder is made, as review makes its own.
     await fs.mkdir(path.dirname(out), { recursive: true });
-    const client = clientFor(settings);
-    try {
-      const { file, bytes } = await client.downloadProof(orderId, out, {
+    const { file, bytes } = await withClient(settings, (client) =>
+      client.downloadProof(orderId, out, {
         ...(options.recipient ? { recipientId: options.recipient } : {}),
-      });
-      say(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
-      say(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+      }),
+    );
+    say(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
+    say(`(${settings.from})`);
   });
 }

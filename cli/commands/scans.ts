@@ -28,7 +28,7 @@ import { columnKey } from "../../provider/resources/recipients/source";
 import { shown as shownText } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, type ServiceSettings, serviceSettings, stackOf } from "../stack/settings";
+import { type ServiceSettings, serviceSettings, stackOf, withClient } from "../stack/settings";
 import { deployedResources } from "../stack/state";
 
 /** Problems listed; the rest are counted. */
@@ -105,8 +105,7 @@ export function registerScansCommand(program: Command): void {
     }
     const settings = await serviceSettings(options);
     if (read.keyed.length > 0) await resolveKeyed(read, stackLookup(settings), options.statisticName);
-    const client = clientFor(settings);
-    try {
+    await withClient(settings, async (client) => {
       // One problem a line of the file, which can be more than a call takes arguments: not push(...list).
       if (read.problemCount === 0)
         for (const problem of await unknownRecipients(client, read.records)) read.problems.push(problem);
@@ -130,9 +129,7 @@ export function registerScansCommand(program: Command): void {
           `(order${orders.length === 1 ? "" : "s"} ${orders.join(", ")}); the service applies them shortly`,
       );
       say(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+    });
   });
 }
 

@@ -16,7 +16,7 @@ import { usd } from "../../provider/money";
 import { terminalSafe } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, serviceSettings } from "../stack/settings";
+import { serviceSettings, withClient } from "../stack/settings";
 import { resolveTargets, type Target } from "../stack/targets";
 
 export interface OrderStatusReport {
@@ -66,14 +66,9 @@ export function registerStatusCommand(program: Command): void {
   ).action(async (targets: string[], options: StackOptions & { json?: boolean; recipient?: string }) => {
     const settings = await serviceSettings(options);
     const orders = await resolveTargets(targets, settings);
-    const client = clientFor(settings);
-    try {
-      const reports = await orderStatus(client, orders, options.recipient);
-      say(options.json ? JSON.stringify(reports, null, 2) : formatStatusTable(reports));
-      note(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+    const reports = await withClient(settings, (client) => orderStatus(client, orders, options.recipient));
+    say(options.json ? JSON.stringify(reports, null, 2) : formatStatusTable(reports));
+    note(`(${settings.from})`);
   });
 }
 
