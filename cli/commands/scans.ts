@@ -86,7 +86,7 @@ export function registerScansCommand(program: Command): void {
     scans
       .command("import")
       .description(
-        "Record QR code scans collected elsewhere: a CSV file (header row) or JSON Lines, one scan record per " +
+        "Record QR code scans collected elsewhere: a CSV file (header row; comma, semicolon or tab separated) or JSON Lines, one scan record per " +
           "line with orderId, orderRecipientId, statisticValue (a whole number) and optionally statisticName; " +
           "or campaign and key (the value of the campaign's key column) instead of the ids, looked up in the stack.",
       )
@@ -157,7 +157,13 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
     // are not trimmed: a scan value with a space is a problem of its line.
     const parser = parsing(
       textOf(file, file),
-      parseCsv({ columns: true, skip_empty_lines: true, info: true, trim: false }),
+      parseCsv({
+        columns: true,
+        skip_empty_lines: true,
+        info: true,
+        trim: false,
+        delimiter: await headerDelimiter(file),
+      }),
     );
     try {
       for await (const { record, info } of parser as AsyncIterable<{
@@ -190,6 +196,27 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
     throw new Error(`${file}: use a .csv, .jsonl or .ndjson file of scan records`);
   }
   return out;
+}
+
+/** The separators a spreadsheet exports CSV with: a semicolon where the comma is the decimal mark. */
+const DELIMITERS = [",", ";", "\t"] as const;
+
+/** The separator of a CSV file, the one its header row holds most of (a comma when it holds none). */
+async function headerDelimiter(file: string): Promise<string> {
+  const handle = await fs.open(file);
+  try {
+    // The header of a scans file is a few short names: its first bytes hold it.
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    const header =
+      buffer
+        .subarray(0, bytesRead)
+        .toString("utf8")
+        .split(/\r\n|\n|\r/, 1)[0] ?? "";
+    const count = (separator: string) => header.split(separator).length - 1;
+    return DELIMITERS.reduce((best, d) => (count(d) > count(best) ? d : best));
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A field a line gives: an empty CSV value or a JSON null is none. */
@@ -324,7 +351,7 @@ function checkLine(
       const field = issue.path.map(String).join(".");
       const message =
         issue.code === "unrecognized_keys"
-          ? `${issue.message} (the fields are ${SCAN_FIELDS.join(", ")})`
+          ? `${issue.message} (the fields are ${SCAN_FIELDS.join(", ")}; or ${KEY_FIELDS.join(" and ")} in place of orderId and orderRecipientId)`
           : issue.message;
       return field ? `${field}: ${message}` : message;
     }),
