@@ -349,10 +349,7 @@ function checkLine(
     success: false,
     messages: parsed.error.issues.map((issue) => {
       const field = issue.path.map(String).join(".");
-      const message =
-        issue.code === "unrecognized_keys"
-          ? `${issue.message} (the fields are ${SCAN_FIELDS.join(", ")}; or ${KEY_FIELDS.join(" and ")} in place of orderId and orderRecipientId)`
-          : issue.message;
+      const message = issue.code === "unrecognized_keys" ? unknownFields(issue.keys) : issue.message;
       return field ? `${field}: ${message}` : message;
     }),
   };
@@ -432,4 +429,13 @@ export async function sendScans(
     );
   }
   return recorded.size;
+}
+
+/** Fields a line gives that a scan record has not, and every field it may give instead. */
+function unknownFields(keys: readonly string[]): string {
+  const named = keys.map((k) => `"${shownText(k)}"`).join(", ");
+  return (
+    `unknown field${keys.length === 1 ? "" : "s"} ${named}: the fields are ${SCAN_FIELDS.slice(0, -1).join(", ")} ` +
+    `and ${SCAN_FIELDS.at(-1)}, or ${KEY_FIELDS.join(" and ")} in place of orderId and orderRecipientId`
+  );
 }
