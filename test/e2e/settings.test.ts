@@ -113,7 +113,7 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
     env = { ...t.env, DIRECTMAIL_BASE_URL: otherSandbox.url, DIRECTMAIL_API_KEY: KEY };
     await t.stack.up();
     const client = new DirectMailClient({ baseUrl: stackSandbox.url, apiKey: KEY });
-    [{ orderId }] = (await client.listOrders()).orders as [{ orderId: number }];
+    orderId = (await client.listOrders()).orders[0]?.orderId as number;
     await client.close();
     // The other sandbox holds a paid order of the same id.
     const other = new DirectMailClient({ baseUrl: otherSandbox.url, apiKey: KEY });
