@@ -4,7 +4,7 @@
  * campaign's outputs are a stack output named after it.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { CampaignFolder, isLocalSandbox, resolveBaseUrl } from "pulumi-directmail";
+import { CampaignFolder, isLocalSandbox, lookupSettings } from "pulumi-directmail";
 
 /** The campaigns of this repository's examples; some of them pay for their orders. */
 const EXAMPLES_DIR = "examples/campaigns";
@@ -19,7 +19,8 @@ export = new CampaignFolder("campaigns", { dir: campaignsDir() }).outputs;
 function campaignsDir(): string {
   const configured = new pulumi.Config().get("campaignsDir")?.trim();
   if (configured) return configured;
-  const { baseUrl, baseUrlSource } = resolveBaseUrl(new pulumi.Config("directmail").get("baseUrl"));
+  // The stack's settings, checked: a base URL that is not one fails here, naming the key.
+  const { baseUrl, baseUrlSource } = lookupSettings();
   if (isLocalSandbox(baseUrl)) return EXAMPLES_DIR;
   const from = baseUrlSource === "config" ? "directmail:baseUrl" : "DIRECTMAIL_BASE_URL";
   throw new pulumi.RunError(

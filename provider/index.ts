@@ -49,6 +49,7 @@ export {
   getOrderOutput,
   getTemplates,
   getTemplatesOutput,
+  lookupSettings,
   type ServiceOptions,
 } from "./lookups/data-functions";
 export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
@@ -143,4 +144,5 @@ export {
   type ProviderSettings,
   resolveBaseUrl,
   resolveSettings,
+  SettingsError,
 } from "./settings";

@@ -10,7 +10,7 @@ import { KIND } from "../../provider/campaign/names";
 import { howToDelete } from "../../provider/resources/order/interrupted";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, pulumiCall, type ServiceSettings, serviceSettings } from "../stack/settings";
+import { pulumiCall, type ServiceSettings, serviceSettings, withClient } from "../stack/settings";
 import { deployedResources } from "../stack/state";
 
 export function registerOrdersCommand(program: Command): void {
@@ -24,24 +24,22 @@ export function registerOrdersCommand(program: Command): void {
   ).action(async (options: StackOptions) => {
     const settings = await serviceSettings(options);
     const held = await heldByStacks(settings);
-    const client = clientFor(settings);
-    try {
-      const lines: string[] = [];
+    const lines = await withClient(settings, async (client) => {
+      const found: string[] = [];
       for await (const order of client.iterateOrders({ status: ORDER_STATUS.draft })) {
         if (held.has(order.orderId)) continue;
-        lines.push(
+        found.push(
           `${order.orderId}  Draft  template ${order.templateId ?? "-"}  ${order.recipientCount} recipients  created ${order.createdDate}`,
         );
       }
-      say(
-        lines.length > 0
-          ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or ${howToDelete(client.baseUrl, "<id>")}`
-          : "no Draft order outside the project's stacks",
-      );
-      note(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+      return found;
+    });
+    say(
+      lines.length > 0
+        ? `${lines.join("\n")}\nadopt one with \`existingOrderId: <id>\` in a campaign file's order, or ${howToDelete(settings.baseUrl, "<id>")}`
+        : "no Draft order outside the project's stacks",
+    );
+    note(`(${settings.from})`);
   });
 }
 

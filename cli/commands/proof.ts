@@ -1,9 +1,12 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import type { DirectMailClient } from "../../provider/api/client";
+import { shown } from "../../provider/text";
 import { say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, serviceSettings } from "../stack/settings";
+import { serviceSettings, withClient } from "../stack/settings";
+import { recipientNamed } from "../stack/targets";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -21,22 +24,35 @@ export function registerProofCommand(program: Command): void {
       .command("proof")
       .description("Save the proof PDF of an order: its first mailable recipient, or --recipient.")
       .argument("<orderId>", "the order", positiveInt)
-      .option("--recipient <id>", "a recipient of that order", positiveInt)
+      .option(
+        "--recipient <who>",
+        'a recipient of that order: its id, "First Last" or an address line (as status --recipient)',
+      )
       .option("--out <file>", "where to write the PDF", "proof.pdf"),
-  ).action(async (orderId: number, options: StackOptions & { recipient?: number; out: string }) => {
+  ).action(async (orderId: number, options: StackOptions & { recipient?: string; out: string }) => {
     const settings = await serviceSettings(options);
     const out = path.resolve(options.out);
     // `--out proofs/draft.pdf` in a fresh checkout: the folder is made, as review makes its own.
     await fs.mkdir(path.dirname(out), { recursive: true });
-    const client = clientFor(settings);
-    try {
-      const { file, bytes } = await client.downloadProof(orderId, out, {
-        ...(options.recipient ? { recipientId: options.recipient } : {}),
-      });
-      say(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
-      say(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+    const { file, bytes } = await withClient(settings, async (client) => {
+      const recipientId =
+        options.recipient === undefined ? undefined : await recipientIdOf(client, orderId, options.recipient);
+      return client.downloadProof(orderId, out, recipientId === undefined ? {} : { recipientId });
+    });
+    say(`wrote ${path.relative(process.cwd(), file) || file} (${bytes} bytes)`);
+    say(`(${settings.from})`);
   });
+}
+
+/** The recipient `--recipient` names: an id as it is, else a name or an address line looked up in the order. */
+async function recipientIdOf(client: DirectMailClient, orderId: number, who: string): Promise<number> {
+  if (/^\s*\d+\s*$/.test(who)) return positiveInt(who.trim());
+  const found = await recipientNamed(client, orderId, who);
+  if (found === null) {
+    throw new Error(
+      `order ${orderId} has no recipient "${shown(who.trim())}": give a recipient's id, "First Last" as on ` +
+        "the list, or its address line",
+    );
+  }
+  return found.recipientId;
 }

@@ -4,13 +4,15 @@
  * running sandbox (docs/sandbox.md), so that `status`, `report` and `pulumi refresh` have
  * something to show. Each calls the sandbox's control API over HTTP and never starts one; an order
  * is named by id, or by campaign through the selected stack's state, as `directmail status` names it.
+ * The sandbox and the account are found as every command finds the service (cli/stack/settings.ts:
+ * `--url` and `--api-key`, the stack's configuration, the environment, the default), so that an
+ * order named through the stack is driven in the stack's sandbox; each line says which sandbox.
  */
 import { type Command, InvalidArgumentError } from "commander";
 import type { z } from "zod";
-import { resolveBaseUrl, resolveSettings } from "../../provider/settings";
 import { say } from "../output";
 import { withStackOptions } from "../stack/options";
-import { serviceSettings } from "../stack/settings";
+import { type ServiceSettings, serviceSettings } from "../stack/settings";
 import { resolveTargets } from "../stack/targets";
 
 /** A control call that takes longer has hung: a delivery of thousands of orders takes seconds. */
@@ -75,37 +77,35 @@ interface SandboxTarget {
   apiKey: string;
   /** Which key it is, for a refusal that names it (never a key of the user's): "of --api-key". */
   keyFrom: string;
+  /** Where the address came from, for a sandbox that does not answer: "directmail:baseUrl of stack "dev"". */
+  urlFrom: string;
+  /** The settings it was found with: an order named by campaign is looked up with the same. */
+  settings: ServiceSettings;
 }
 
 function withTargetOptions(command: Command): Command {
   return withStackOptions(
     command
-      .option("--url <url>", "the running sandbox (default: DIRECTMAIL_BASE_URL, else http://127.0.0.1:4010)")
-      .option("--api-key <key>", "the account (default: DIRECTMAIL_API_KEY, else the demo account's key)"),
+      .option(
+        "--url <url>",
+        "the running sandbox (default: the stack's directmail:baseUrl, else DIRECTMAIL_BASE_URL, else http://127.0.0.1:4010)",
+      )
+      .option(
+        "--api-key <key>",
+        "the account (default: the stack's directmail:apiKey, else DIRECTMAIL_API_KEY, else the demo account's key)",
+      ),
   );
 }
 
-function targetOf(options: TargetOptions): SandboxTarget {
-  const url = (options.url ?? resolveBaseUrl(undefined).baseUrl).replace(/\/+$/, "");
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = "";
-  }
-  if (protocol !== "http:" && protocol !== "https:") {
-    throw new Error(
-      `${url} is not an http:// address of a sandbox; give one with --url or DIRECTMAIL_BASE_URL`,
-    );
-  }
-  if (options.apiKey !== undefined) return { url, apiKey: options.apiKey, keyFrom: "of --api-key" };
-  const fromEnvironment = resolveSettings(undefined).apiKey;
-  if (fromEnvironment !== undefined)
-    return { url, apiKey: fromEnvironment, keyFrom: "of DIRECTMAIL_API_KEY" };
+async function targetOf(options: TargetOptions): Promise<SandboxTarget> {
+  const settings = await serviceSettings(options);
+  const target = { url: settings.baseUrl, urlFrom: settings.baseUrlFrom, settings };
+  if (settings.apiKey !== undefined)
+    return { ...target, apiKey: settings.apiKey, keyFrom: `of ${settings.apiKeyFrom}` };
   // seed.ts holds only the demo's constants here: the sandbox itself is not loaded.
   const { DEMO_API_KEY } = require("../../sandbox/seed") as typeof import("../../sandbox/seed");
   return {
-    url,
+    ...target,
     apiKey: DEMO_API_KEY,
     keyFrom: `${DEMO_API_KEY} of the demo account (start the sandbox with --seed demo, or give a key with --api-key or DIRECTMAIL_API_KEY)`,
   };
@@ -155,7 +155,8 @@ async function control<S extends z.ZodType>(
     });
   } catch (error) {
     throw new Error(
-      `no sandbox answers at ${target.url} (${unreachable(error)}): ${START_ONE}, or give its address with --url or DIRECTMAIL_BASE_URL`,
+      `no sandbox answers at ${target.url}, the address from ${target.urlFrom} (${unreachable(error)}): ` +
+        `${START_ONE}, or give its address with --url`,
     );
   }
   const text = await boundedText(response);
@@ -174,22 +175,21 @@ async function control<S extends z.ZodType>(
   const parsed = answer.safeParse(json);
   if (!response.ok || !parsed.success) {
     throw new Error(
-      `${target.url} is not a directmail sandbox (it answered POST /_sandbox${path} with ${response.status}): ` +
-        `${START_ONE}, or give its address with --url or DIRECTMAIL_BASE_URL`,
+      `${target.url}, the address from ${target.urlFrom}, is not a directmail sandbox (it answered ` +
+        `POST /_sandbox${path} with ${response.status}): ${START_ONE}, or give its address with --url`,
     );
   }
   return parsed.data;
 }
 
 /** The order ids an argument names: an id, or the orders of a campaign of the selected stack. */
-async function ordersNamed(order: string, options: TargetOptions): Promise<number[]> {
+async function ordersNamed(order: string, target: SandboxTarget): Promise<number[]> {
   if (/^\d{1,15}$/.test(order)) return [Number(order)];
-  const settings = await serviceSettings(options);
-  return (await resolveTargets([order], settings)).map((t) => t.orderId);
+  return (await resolveTargets([order], target.settings)).map((t) => t.orderId);
 }
 
-const clockLine = (advancedMs: number, now: string) =>
-  `the sandbox clock is now ${now}, ${durationText(advancedMs)} later`;
+const clockLine = (url: string, advancedMs: number, now: string) =>
+  `the sandbox clock at ${url} is now ${now}, ${durationText(advancedMs)} later`;
 
 /** The subcommands of `directmail sandbox` that drive a running sandbox. */
 export function registerSandboxControlCommands(sandbox: Command): void {
@@ -202,10 +202,10 @@ export function registerSandboxControlCommands(sandbox: Command): void {
       )
       .argument("<duration>", "how far: 3d, 12h, 90m, 45s, or a sum such as 1d12h", parseDuration),
   ).action(async (seconds: number, options: TargetOptions) => {
-    const target = targetOf(options);
+    const target = await targetOf(options);
     const R = controlResults();
     const { now } = await control(target, "/clock/advance", { seconds }, R.clockAdvanced);
-    say(clockLine(seconds * 1000, now));
+    say(clockLine(target.url, seconds * 1000, now));
   });
 
   withTargetOptions(
@@ -216,14 +216,14 @@ export function registerSandboxControlCommands(sandbox: Command): void {
       )
       .argument("[order]", "an order id, or a campaign of the selected stack"),
   ).action(async (order: string | undefined, options: TargetOptions) => {
-    const target = targetOf(options);
-    const ids = order === undefined ? [undefined] : await ordersNamed(order, options);
+    const target = await targetOf(options);
+    const ids = order === undefined ? [undefined] : await ordersNamed(order, target);
     const R = controlResults();
     for (const orderId of ids) {
       const result = await control(target, "/deliver", { apiKey: target.apiKey, orderId }, R.delivered);
       if (result.orders.length === 0) {
         say(
-          "no paid order of the account is on its way: nothing to deliver (a campaign's checkout: pays for one)",
+          `no paid order of the account at ${target.url} is on its way: nothing to deliver (a campaign's checkout: pays for one)`,
         );
         continue;
       }
@@ -231,12 +231,12 @@ export function registerSandboxControlCommands(sandbox: Command): void {
         const pieces = `${o.totalCards} piece${o.totalCards === 1 ? "" : "s"}`;
         say(
           o.waiting === null
-            ? `order ${o.orderId}: ${o.status}, ${o.delivered} of ${pieces} delivered` +
+            ? `order ${o.orderId} at ${target.url}: ${o.status}, ${o.delivered} of ${pieces} delivered` +
                 (o.undeliverable > 0 ? `, ${o.undeliverable} undeliverable` : "")
-            : `order ${o.orderId}: ${o.status}, not delivered: ${o.waiting}`,
+            : `order ${o.orderId} at ${target.url}: ${o.status}, not delivered: ${o.waiting}`,
         );
       }
-      say(clockLine(Date.parse(result.now) - Date.parse(result.from), result.now));
+      say(clockLine(target.url, Date.parse(result.now) - Date.parse(result.from), result.now));
     }
   });
 
@@ -247,9 +247,9 @@ export function registerSandboxControlCommands(sandbox: Command): void {
       .argument("<order>", "an order id, or a campaign of the selected stack")
       .argument("[count]", "how many scans, spread over the pieces (default 1)", scanCount, 1),
   ).action(async (order: string, count: number, options: TargetOptions) => {
-    const target = targetOf(options);
+    const target = await targetOf(options);
     const R = controlResults();
-    for (const orderId of await ordersNamed(order, options)) {
+    for (const orderId of await ordersNamed(order, target)) {
       const result = await control(
         target,
         `/orders/${orderId}/scans`,
@@ -257,7 +257,7 @@ export function registerSandboxControlCommands(sandbox: Command): void {
         R.scanned,
       );
       say(
-        `recorded ${result.recorded} QR scan${result.recorded === 1 ? "" : "s"} of order ${result.orderId} ` +
+        `recorded ${result.recorded} QR scan${result.recorded === 1 ? "" : "s"} of order ${result.orderId} at ${target.url} ` +
           `on ${result.recipients} piece${result.recipients === 1 ? "" : "s"}; it has ${result.totalScans} in all`,
       );
     }

@@ -28,7 +28,7 @@ import { columnKey } from "../../provider/resources/recipients/source";
 import { shown as shownText } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, type ServiceSettings, serviceSettings, stackOf } from "../stack/settings";
+import { type ServiceSettings, serviceSettings, stackOf, withClient } from "../stack/settings";
 import { deployedResources } from "../stack/state";
 
 /** Problems listed; the rest are counted. */
@@ -86,7 +86,7 @@ export function registerScansCommand(program: Command): void {
     scans
       .command("import")
       .description(
-        "Record QR code scans collected elsewhere: a CSV file (header row) or JSON Lines, one scan record per " +
+        "Record QR code scans collected elsewhere: a CSV file (header row; comma, semicolon or tab separated) or JSON Lines, one scan record per " +
           "line with orderId, orderRecipientId, statisticValue (a whole number) and optionally statisticName; " +
           "or campaign and key (the value of the campaign's key column) instead of the ids, looked up in the stack.",
       )
@@ -105,8 +105,7 @@ export function registerScansCommand(program: Command): void {
     }
     const settings = await serviceSettings(options);
     if (read.keyed.length > 0) await resolveKeyed(read, stackLookup(settings), options.statisticName);
-    const client = clientFor(settings);
-    try {
+    await withClient(settings, async (client) => {
       // One problem a line of the file, which can be more than a call takes arguments: not push(...list).
       if (read.problemCount === 0)
         for (const problem of await unknownRecipients(client, read.records)) read.problems.push(problem);
@@ -130,9 +129,7 @@ export function registerScansCommand(program: Command): void {
           `(order${orders.length === 1 ? "" : "s"} ${orders.join(", ")}); the service applies them shortly`,
       );
       say(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+    });
   });
 }
 
@@ -160,7 +157,13 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
     // are not trimmed: a scan value with a space is a problem of its line.
     const parser = parsing(
       textOf(file, file),
-      parseCsv({ columns: true, skip_empty_lines: true, info: true, trim: false }),
+      parseCsv({
+        columns: true,
+        skip_empty_lines: true,
+        info: true,
+        trim: false,
+        delimiter: await headerDelimiter(file),
+      }),
     );
     try {
       for await (const { record, info } of parser as AsyncIterable<{
@@ -193,6 +196,27 @@ export async function readScans(file: string, defaultName = 1): Promise<ReadScan
     throw new Error(`${file}: use a .csv, .jsonl or .ndjson file of scan records`);
   }
   return out;
+}
+
+/** The separators a spreadsheet exports CSV with: a semicolon where the comma is the decimal mark. */
+const DELIMITERS = [",", ";", "\t"] as const;
+
+/** The separator of a CSV file, the one its header row holds most of (a comma when it holds none). */
+async function headerDelimiter(file: string): Promise<string> {
+  const handle = await fs.open(file);
+  try {
+    // The header of a scans file is a few short names: its first bytes hold it.
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    const header =
+      buffer
+        .subarray(0, bytesRead)
+        .toString("utf8")
+        .split(/\r\n|\n|\r/, 1)[0] ?? "";
+    const count = (separator: string) => header.split(separator).length - 1;
+    return DELIMITERS.reduce((best, d) => (count(d) > count(best) ? d : best));
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A field a line gives: an empty CSV value or a JSON null is none. */
@@ -325,10 +349,7 @@ function checkLine(
     success: false,
     messages: parsed.error.issues.map((issue) => {
       const field = issue.path.map(String).join(".");
-      const message =
-        issue.code === "unrecognized_keys"
-          ? `${issue.message} (the fields are ${SCAN_FIELDS.join(", ")})`
-          : issue.message;
+      const message = issue.code === "unrecognized_keys" ? unknownFields(issue.keys) : issue.message;
       return field ? `${field}: ${message}` : message;
     }),
   };
@@ -408,4 +429,13 @@ export async function sendScans(
     );
   }
   return recorded.size;
+}
+
+/** Fields a line gives that a scan record has not, and every field it may give instead. */
+function unknownFields(keys: readonly string[]): string {
+  const named = keys.map((k) => `"${shownText(k)}"`).join(", ");
+  return (
+    `unknown field${keys.length === 1 ? "" : "s"} ${named}: the fields are ${SCAN_FIELDS.slice(0, -1).join(", ")} ` +
+    `and ${SCAN_FIELDS.at(-1)}, or ${KEY_FIELDS.join(" and ")} in place of orderId and orderRecipientId`
+  );
 }

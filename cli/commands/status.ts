@@ -9,15 +9,14 @@ import type { Command } from "commander";
 import { chargesOf } from "../../provider/api/charges";
 import type { DirectMailClient } from "../../provider/api/client";
 import { type DeliveryCounts, deliveryCountsOf, handedToCarrier } from "../../provider/api/delivery";
-import { NotFoundError } from "../../provider/api/errors";
 import { orderEntriesOf } from "../../provider/api/order-entries";
 import { ENTRY_STATUS_SUCCESS, type RecipientDeliveryStatus } from "../../provider/api/schemas";
 import { usd } from "../../provider/money";
 import { terminalSafe } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, serviceSettings } from "../stack/settings";
-import { resolveTargets, type Target } from "../stack/targets";
+import { serviceSettings, withClient } from "../stack/settings";
+import { recipientNamed, resolveTargets, type Target } from "../stack/targets";
 
 export interface OrderStatusReport {
   orderId: number;
@@ -66,14 +65,9 @@ export function registerStatusCommand(program: Command): void {
   ).action(async (targets: string[], options: StackOptions & { json?: boolean; recipient?: string }) => {
     const settings = await serviceSettings(options);
     const orders = await resolveTargets(targets, settings);
-    const client = clientFor(settings);
-    try {
-      const reports = await orderStatus(client, orders, options.recipient);
-      say(options.json ? JSON.stringify(reports, null, 2) : formatStatusTable(reports));
-      note(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+    const reports = await withClient(settings, (client) => orderStatus(client, orders, options.recipient));
+    say(options.json ? JSON.stringify(reports, null, 2) : formatStatusTable(reports));
+    note(`(${settings.from})`);
   });
 }
 
@@ -115,31 +109,10 @@ export async function orderStatus(
       transactions: { count: entries.length, charged, credited, entries },
     };
     if (recipient !== undefined)
-      report.recipient = found ? await recipientStatus(client, orderId, recipient) : null;
+      report.recipient = found ? await recipientNamed(client, orderId, recipient) : null;
     reports.push(report);
   }
   return reports;
-}
-
-/** "First Last" by name; text with a digit (a house number) by address line. */
-export function recipientQuery(who: string): { firstName: string; lastName: string } | { address1: string } {
-  const text = who.trim();
-  const space = text.lastIndexOf(" ");
-  if (/\d/.test(text) || space < 0) return { address1: text };
-  return { firstName: text.slice(0, space).trim(), lastName: text.slice(space + 1) };
-}
-
-async function recipientStatus(
-  client: DirectMailClient,
-  orderId: number,
-  who: string,
-): Promise<RecipientDeliveryStatus | null> {
-  try {
-    return await client.getDeliveryStatus(orderId, recipientQuery(who));
-  } catch (error) {
-    if (error instanceof NotFoundError) return null;
-    throw error;
-  }
 }
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : "-");

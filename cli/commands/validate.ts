@@ -12,7 +12,7 @@ import { displayPath } from "../../provider/campaign/problem";
 import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
 import { type ServiceFacts, serviceFacts } from "../../provider/lookups/facts";
 import { note, say } from "../output";
-import { clientFor, serviceSettings } from "../stack/settings";
+import { serviceSettings, withClient } from "../stack/settings";
 
 /**
  * `directmail validate <files or folders...>`: the checks `pulumi up` runs before it changes
@@ -78,13 +78,10 @@ async function validateOnline(
   options: { cwd?: string; stack?: string },
 ): Promise<{ summary: string; problems: CampaignProblem[]; warnings: CampaignProblem[] }> {
   const settings = await serviceSettings(options);
-  const client = clientFor(settings);
-  try {
-    const result = await validate(paths, serviceFacts(client, settings.apiKey as string));
-    return { ...result, summary: `${result.summary}, against the account at ${client.baseUrl}` };
-  } finally {
-    await client.close();
-  }
+  const result = await withClient(settings, (client) =>
+    validate(paths, serviceFacts(client, settings.apiKey as string)),
+  );
+  return { ...result, summary: `${result.summary}, against the account at ${settings.baseUrl}` };
 }
 
 /**

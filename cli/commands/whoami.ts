@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { clientFor, serviceSettings } from "../stack/settings";
+import { serviceSettings, withClient } from "../stack/settings";
 
 /**
  * `directmail whoami`: which account a key belongs to, a service call a reviewer of a campaign
@@ -18,15 +18,10 @@ export function registerWhoamiCommand(program: Command): void {
       ),
   ).action(async (options: StackOptions) => {
     const settings = await serviceSettings(options);
-    const client = clientFor(settings);
-    try {
-      const profile = await client.me();
-      say(
-        `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`,
-      );
-      say(`(${settings.from})`);
-    } finally {
-      await client.close();
-    }
+    const profile = await withClient(settings, (client) => client.me());
+    say(
+      `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${settings.baseUrl}`,
+    );
+    say(`(${settings.from})`);
   });
 }

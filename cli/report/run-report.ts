@@ -5,12 +5,12 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import {
-  clientFor,
   findProject,
   type ServiceSettings,
   selectStack,
   serviceSettings,
   settingsOfStack,
+  withClient,
 } from "../stack/settings";
 import { gatherOrders, type OrderRef, ordersOfStack, projectName } from "./gather";
 import { renderHtml } from "./html";
@@ -79,14 +79,12 @@ export async function runReport(options: ReportOptions): Promise<ReportOutcome> 
     defaultFile = `directmail-report-${selection.stackName.replace(/[^\w.-]+/g, "-")}.html`;
   }
 
-  const client = clientFor(settings);
-  let data: ReportData;
-  try {
+  const data = await withClient(settings, async (client): Promise<ReportData> => {
     const orders = await gatherOrders(client, refs);
     const notes = orders
       .filter((o) => o.error !== undefined)
       .map((o) => `The service reports nothing on order ${o.orderId} (${o.name}): ${o.error}.`);
-    data = {
+    return {
       title,
       source,
       service: settings.baseUrl,
@@ -94,9 +92,7 @@ export async function runReport(options: ReportOptions): Promise<ReportOutcome> 
       orders,
       notes,
     };
-  } finally {
-    await client.close();
-  }
+  });
   const html = renderHtml(data, await chartLibrary());
   const file = path.resolve(options.out ?? defaultFile);
   await fs.mkdir(path.dirname(file), { recursive: true });

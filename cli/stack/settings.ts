@@ -1,8 +1,11 @@
 /**
- * Where the `directmail` commands that call the service (whoami, proof, review) send their requests:
- * inside a Pulumi project, the selected stack's `directmail:baseUrl` and secret `directmail:apiKey`,
- * read through the Automation API exactly as `pulumi up` reads them, so that the CLI never talks to
- * another account than the deployment; the DIRECTMAIL_* environment variables are the fallback.
+ * Where every `directmail` command that calls the service (whoami, proof, review, status, report,
+ * scans, the sandbox's clock, deliver and scan) sends its requests, in one order: the command's
+ * flags (`--url`, `--api-key`, where it has them), then, inside a Pulumi project, the selected
+ * stack's `directmail:baseUrl` and secret `directmail:apiKey`, read through the Automation API
+ * exactly as `pulumi up` reads them, so that the CLI never talks to another account or sandbox than
+ * the deployment; then the DIRECTMAIL_* environment variables; then the local sandbox. Each value
+ * is checked with the provider's rules (provider/settings.ts), naming where it came from.
  * Secrets come decrypted (`pulumi config --show-secrets`), with PULUMI_CONFIG_PASSPHRASE (or
  * PULUMI_CONFIG_PASSPHRASE_FILE) for a passphrase-protected stack.
  */
@@ -11,8 +14,20 @@ import * as path from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
 import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { DirectMailClient } from "../../provider/api/client";
+import { NetworkError, UnauthenticatedError } from "../../provider/api/errors";
 import { projectRoot } from "../../provider/project";
-import { type ProviderSettings, resolveSettings } from "../../provider/settings";
+import {
+  checkApiKey,
+  checkBaseUrl,
+  DEFAULT_SANDBOX_URL,
+  environmentVariable,
+  isLocalSandbox,
+  type ProviderSettings,
+  parseMonthlyBudget,
+  type SettingSource,
+  sandboxStartCommand,
+  stackKey,
+} from "../../provider/settings";
 
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml"];
 
@@ -26,6 +41,14 @@ export interface StackSelection {
 export interface ServiceSettings extends ProviderSettings {
   /** Where the base URL and the key came from, for the user (never the key itself): "address from ..., API key from ...". */
   from: string;
+  /** Where the base URL came from, as the user names it: `directmail:baseUrl of stack "dev"`, `--url`. */
+  baseUrlFrom: string;
+  /** Where the key came from, as the user names it; undefined without a key. */
+  apiKeyFrom: string | undefined;
+  /** How the user sets the key where it came from (the stack's key when none is set). */
+  apiKeySetting: SettingSource;
+  /** How the user sets the base URL where it came from; undefined for the default. */
+  baseUrlSetting: SettingSource | undefined;
   /** The stack whose configuration was read; undefined outside a project or with no stack selected. */
   stack: StackSelection | undefined;
   /** A value of the stack's configuration (`project:key`); undefined without a stack. */
@@ -37,6 +60,10 @@ export interface SettingsOptions {
   cwd?: string;
   /** The stack to read (default the selected one). */
   stack?: string;
+  /** `--url`, of the commands that take it: before the stack's configuration. */
+  url?: string;
+  /** `--api-key`, of the commands that take it: before the stack's configuration. */
+  apiKey?: string;
 }
 
 /** The Pulumi project folder at or above `cwd`, or undefined outside any project. */
@@ -97,8 +124,9 @@ export async function stackOf(selection: StackSelection): Promise<Stack> {
 }
 
 /**
- * The service settings for a command run in `options.cwd`: the stack's configuration inside a
- * Pulumi project with a stack selected (or named), else the environment.
+ * The service settings for a command run in `options.cwd`, the one order every command that calls
+ * the service follows: its flags (`--url`, `--api-key`), then the stack's configuration inside a
+ * Pulumi project with a stack selected (or named), then the environment, then the default.
  */
 export async function serviceSettings(options: SettingsOptions = {}): Promise<ServiceSettings> {
   const root = findProject(options.cwd);
@@ -106,53 +134,107 @@ export async function serviceSettings(options: SettingsOptions = {}): Promise<Se
     if (options.stack !== undefined) {
       throw new Error(`--stack ${options.stack}: no Pulumi project (Pulumi.yaml) here or above`);
     }
-    return fromEnvironment("not in a Pulumi project");
+    return resolveService(undefined, options, "not in a Pulumi project");
   }
   const stack = await selectStack(root, options.stack);
   if (stack === undefined) {
-    return fromEnvironment(`no stack is selected in the Pulumi project ${root} (pulumi stack select)`);
+    return resolveService(
+      undefined,
+      options,
+      `no stack is selected in the Pulumi project ${root} (pulumi stack select)`,
+    );
   }
-  return settingsOfStack(stack);
+  return settingsOfStack(stack, options);
 }
 
-/** The service settings of a stack: its configuration, the environment where it sets nothing. */
-export async function settingsOfStack(stack: StackSelection): Promise<ServiceSettings> {
+/** The service settings of a stack: the flags given, its configuration, the environment where it sets nothing. */
+export async function settingsOfStack(
+  stack: StackSelection,
+  flags: Pick<SettingsOptions, "url" | "apiKey"> = {},
+): Promise<ServiceSettings> {
   const config = await pulumiCall(`cannot read the configuration of stack "${stack.stackName}"`, () =>
     stack.workspace.getAllConfig(stack.stackName),
   );
-  const reader = { get: (key: string) => config[key]?.value };
-  const settings = resolveSettings(reader);
-  const ofStack = (key: string) => `${key} of stack "${stack.stackName}"`;
-  const baseUrlFrom = {
-    config: ofStack("directmail:baseUrl"),
-    environment: "DIRECTMAIL_BASE_URL",
-    default: "the default (the local sandbox)",
-  }[settings.baseUrlSource];
-  // The stack's key alone (an empty environment) tells whether the key came from the stack.
-  const keyFrom =
-    resolveSettings(reader, {}).apiKey !== undefined
-      ? ofStack("directmail:apiKey")
-      : settings.apiKey !== undefined
-        ? "DIRECTMAIL_API_KEY"
-        : "nowhere";
-  return {
-    ...settings,
-    stack,
-    config: reader.get,
-    from: `address from ${baseUrlFrom}, API key from ${keyFrom}`,
-  };
+  return resolveService({ stack, get: (key) => config[key]?.value }, flags);
 }
 
-function fromEnvironment(why: string): ServiceSettings {
-  const settings = resolveSettings(undefined);
-  const url =
-    settings.baseUrlSource === "environment" ? "DIRECTMAIL_BASE_URL" : "the default (the local sandbox)";
-  const key = settings.apiKey !== undefined ? "DIRECTMAIL_API_KEY" : "nowhere";
+/** A value and where it came from. */
+interface Candidate {
+  value: string | undefined;
+  /** A flag counts as the command's own configuration. */
+  source: "config" | "environment";
+  /** How the user names the place: `directmail:baseUrl of stack "dev"`. */
+  from: string;
+  setting: SettingSource;
+}
+
+/** The first of `candidates` that holds a value (blank counts as none). */
+function firstGiven(candidates: Candidate[]): (Candidate & { value: string }) | undefined {
+  for (const c of candidates) {
+    const value = c.value?.trim();
+    if (value) return { ...c, value };
+  }
+  return undefined;
+}
+
+const URL_FLAG: SettingSource = { name: "--url", fix: (value) => `give --url ${value}` };
+const KEY_FLAG: SettingSource = { name: "--api-key", fix: (value) => `give --api-key ${value}` };
+
+/**
+ * The settings in the one order: the flags, the stack's configuration (`config`), the environment,
+ * the default. Each value is checked with the rules of provider/settings.ts, naming where it came from.
+ */
+function resolveService(
+  config: { stack: StackSelection; get(key: string): string | undefined } | undefined,
+  flags: Pick<SettingsOptions, "url" | "apiKey">,
+  why?: string,
+): ServiceSettings {
+  const stackName = config?.stack.stackName;
+  const ofStack = (key: string): Candidate[] =>
+    config === undefined
+      ? []
+      : [
+          {
+            value: config.get(key),
+            source: "config",
+            from: `${key} of stack "${stackName}"`,
+            setting: stackKey(key, stackName),
+          },
+        ];
+  const fromEnv = (name: string): Candidate => ({
+    value: process.env[name],
+    source: "environment",
+    from: name,
+    setting: environmentVariable(name),
+  });
+  const url = firstGiven([
+    { value: flags.url, source: "config", from: "--url", setting: URL_FLAG },
+    ...ofStack("directmail:baseUrl"),
+    fromEnv("DIRECTMAIL_BASE_URL"),
+  ]);
+  const key = firstGiven([
+    { value: flags.apiKey, source: "config", from: "--api-key", setting: KEY_FLAG },
+    ...ofStack("directmail:apiKey"),
+    fromEnv("DIRECTMAIL_API_KEY"),
+  ]);
+  if (key !== undefined) checkApiKey(key.value, key.setting);
+  const baseUrl = url === undefined ? DEFAULT_SANDBOX_URL : checkBaseUrl(url.value, url.setting);
+  const baseUrlFrom = url?.from ?? "the default (the local sandbox)";
   return {
-    ...settings,
-    stack: undefined,
-    config: () => undefined,
-    from: `address from ${url}, API key from ${key} (${why})`,
+    baseUrl,
+    baseUrlSource: url?.source ?? "default",
+    apiKey: key?.value,
+    apiKeySource: key?.source,
+    monthlyBudget: parseMonthlyBudget(config?.get("directmail:monthlyBudget"), { stack: stackName }),
+    stack: config?.stack,
+    config: (k) => config?.get(k),
+    baseUrlFrom,
+    apiKeyFrom: key?.from,
+    apiKeySetting:
+      key?.setting ??
+      (config ? stackKey("directmail:apiKey", stackName) : environmentVariable("DIRECTMAIL_API_KEY")),
+    baseUrlSetting: url?.setting,
+    from: `address from ${baseUrlFrom}, API key from ${key?.from ?? "nowhere"}${why ? ` (${why})` : ""}`,
   };
 }
 
@@ -165,6 +247,48 @@ export function clientFor(settings: ServiceSettings): DirectMailClient {
     throw new Error(`no API key for ${settings.baseUrl}: ${where}`);
   }
   return new DirectMailClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey });
+}
+
+/**
+ * Runs `use` with a client for the settings, closed afterwards. A key the service refuses and a
+ * service that does not answer fail with where the key or the address came from and what to do.
+ */
+export async function withClient<T>(
+  settings: ServiceSettings,
+  use: (client: DirectMailClient) => Promise<T>,
+): Promise<T> {
+  const client = clientFor(settings);
+  try {
+    return await use(client);
+  } catch (error) {
+    throw serviceFailure(error, settings);
+  } finally {
+    await client.close();
+  }
+}
+
+/** What a refused key or a silent service means for these settings; any other error unchanged. */
+export function serviceFailure(error: unknown, settings: ServiceSettings): unknown {
+  const failure = error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
+  if (error instanceof UnauthenticatedError) {
+    return new Error(
+      `${failure}. The service at ${settings.baseUrl} refused the API key from ${settings.apiKeyFrom}. ` +
+        `To use another key, ${settings.apiKeySetting.fix("<key>", { secret: true })}; then run the command again.`,
+    );
+  }
+  if (error instanceof NetworkError && !error.sent) {
+    const start = isLocalSandbox(settings.baseUrl)
+      ? `start the local sandbox with \`${sandboxStartCommand(settings.baseUrl)}\``
+      : "check the address and this machine's network";
+    const change = settings.baseUrlSetting
+      ? `; for another service, ${settings.baseUrlSetting.fix("<address>")}`
+      : "; for another service, set directmail:baseUrl or DIRECTMAIL_BASE_URL";
+    return new Error(
+      `${failure}. Nothing answers at ${settings.baseUrl}, the address from ${settings.baseUrlFrom}: ` +
+        `${start}${change}; then run the command again.`,
+    );
+  }
+  return error;
 }
 
 /**

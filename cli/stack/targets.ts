@@ -1,8 +1,12 @@
 /**
  * The orders a command's arguments name: order ids as they are, campaign names through the selected
  * stack's state; without either, every order of the stack. `directmail status` and the sandbox's
- * control commands name orders this way.
+ * control commands name orders this way. And a recipient of an order by name or address line, as
+ * `status --recipient` and `proof --recipient` name one.
  */
+import type { DirectMailClient } from "../../provider/api/client";
+import { NotFoundError } from "../../provider/api/errors";
+import type { RecipientDeliveryStatus } from "../../provider/api/schemas";
 import { KIND } from "../../provider/campaign/names";
 import type { ServiceSettings } from "./settings";
 import { stackOf } from "./settings";
@@ -58,4 +62,26 @@ async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
     .filter((r) => r.kind === KIND.Order && typeof r.outputs.orderId === "number")
     .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
     .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));
+}
+
+/** "First Last" by name; text with a digit (a house number) by address line. */
+export function recipientQuery(who: string): { firstName: string; lastName: string } | { address1: string } {
+  const text = who.trim();
+  const space = text.lastIndexOf(" ");
+  if (/\d/.test(text) || space < 0) return { address1: text };
+  return { firstName: text.slice(0, space).trim(), lastName: text.slice(space + 1) };
+}
+
+/** The recipient of the order that `who` names (recipientQuery), with its latest carrier status; null when none matches. */
+export async function recipientNamed(
+  client: DirectMailClient,
+  orderId: number,
+  who: string,
+): Promise<RecipientDeliveryStatus | null> {
+  try {
+    return await client.getDeliveryStatus(orderId, recipientQuery(who));
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
 }

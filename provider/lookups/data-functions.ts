@@ -15,7 +15,7 @@ import { DirectMailClient } from "../api/client";
 import type { OrderAnalyticsEntry } from "../api/schemas/analytics";
 import type { OrderSummary } from "../api/schemas/order";
 import type { Font, Template } from "../api/schemas/templates";
-import { type ProviderSettings, resolveSettings } from "../settings";
+import { checkBaseUrl, type ProviderSettings, resolveSettings, SettingsError } from "../settings";
 import { serviceFacts } from "./facts";
 
 export { clearServiceFacts, type ServiceFacts, serviceFacts } from "./facts";
@@ -40,19 +40,44 @@ function stackConfig(key: string): string | undefined {
   }
 }
 
+/** The running stack's name, for the commands a message gives; undefined outside a Pulumi program. */
+function stackName(): string | undefined {
+  try {
+    return pulumi.getStack() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The settings a data function uses: the options given, else the stack's configuration when it
- * runs inside a Pulumi program, else the environment.
+ * runs inside a Pulumi program, else the environment. The program is where a stack's settings are
+ * first read (a CampaignFolder checks its campaigns against the account): a setting that cannot be
+ * used fails it here as a RunError, its message alone, which the SDK prints once without a trace.
  */
 export function lookupSettings(options: ServiceOptions = {}): ProviderSettings {
-  const stack = resolveSettings({ get: stackConfig });
-  return {
-    ...stack,
-    ...(options.baseUrl !== undefined
-      ? { baseUrl: options.baseUrl.replace(/\/+$/, ""), baseUrlSource: "config" as const }
-      : {}),
-    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-  };
+  try {
+    const stack = resolveSettings({ get: stackConfig }, process.env, { stack: stackName() });
+    return {
+      ...stack,
+      ...(options.baseUrl !== undefined
+        ? {
+            baseUrl: checkBaseUrl(options.baseUrl.trim(), {
+              name: "the option baseUrl",
+              fix: (value) => `pass { baseUrl: "${value}" }`,
+            }),
+            baseUrlSource: "config" as const,
+          }
+        : {}),
+      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    const failure = new pulumi.RunError(error.message);
+    // A failure after the program returned is printed as its stack: the message alone, then too.
+    failure.stack = error.message;
+    throw failure;
+  }
 }
 
 /** Runs `call` with a client for `options`, closed afterwards. */

@@ -3,6 +3,7 @@
  * a refusal or a service error, and with its stack (to be reported) for a bug.
  */
 import { DirectMailError } from "../api/errors";
+import { SettingsError } from "../settings";
 import { packageVersion } from "../version";
 import { unreachableService } from "./context";
 import { FailedAfterEffect, UserError } from "./user-error";
@@ -46,7 +47,7 @@ function dropHostLine(): void {
   };
 }
 
-/** A refusal (UserError) or a service error: the message alone. Anything else is a bug: with its stack. */
+/** A refusal (UserError), a setting that cannot be used or a service error: the message alone. Anything else is a bug: with its stack. */
 export function reported(thrown: unknown, kind: string, hook: string): Error {
   dropHostLine();
   const error = unreachableService(thrown);
@@ -59,7 +60,8 @@ export function reported(thrown: unknown, kind: string, hook: string): Error {
     failed.reasons = [error.message];
     return failed;
   }
-  if (error instanceof UserError || error instanceof DirectMailError) return new ReportedError(error.message);
+  if (error instanceof UserError || error instanceof DirectMailError || error instanceof SettingsError)
+    return new ReportedError(error.message);
   const detail = error instanceof Error ? (error.stack ?? `${error}`) : String(error);
   return new ReportedError(
     `pulumi-directmail ${packageVersion()} failed unexpectedly in ${kind}.${hook}. This is a bug; please ` +

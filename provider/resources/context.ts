@@ -6,7 +6,14 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { DirectMailClient, type RequestEvent } from "../api/client";
 import { AbortedError, ForbiddenError, NetworkError, UnauthenticatedError } from "../api/errors";
-import { DEFAULT_SANDBOX_URL, isLocalSandbox, type ProviderSettings, resolveSettings } from "../settings";
+import {
+  type ConfigReader,
+  isLocalSandbox,
+  type ProviderSettings,
+  resolveSettings,
+  SettingsError,
+  sandboxStartCommand,
+} from "../settings";
 import { engineStackName } from "./stack-name";
 import { UserError } from "./user-error";
 
@@ -75,6 +82,42 @@ const requestListeners = new Set<(event: RequestEvent) => void>();
 /** Records the settings of the engine's `configure` call for every later hook of this process. */
 export function configure(settings: ProviderSettings): void {
   configured = settings;
+  misconfigured = undefined;
+}
+
+/**
+ * A setting of the stack that cannot be used (SettingsError), met at `configure`. The host keeps a
+ * provider whose `configure` failed and runs its hooks unconfigured, which would then send to the
+ * environment's address: every later hook fails too, in one short line, so the message is shown
+ * once.
+ */
+let misconfigured: { message: string; said: boolean } | undefined;
+
+/** `configure` from the engine's configuration: its settings, each key checked (settings.ts). */
+export async function configureFrom(config: ConfigReader): Promise<void> {
+  try {
+    configure(resolveSettings(config));
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    // Again with the stack's name, for the exact command that fixes it.
+    let message = error.message;
+    try {
+      resolveSettings(config, process.env, { stack: await engineStackName() });
+    } catch (named) {
+      if (named instanceof SettingsError) message = named.message;
+    }
+    misconfigured = { message, said: false };
+    settingsFailed(misconfigured);
+  }
+}
+
+function settingsFailed(failure: { message: string; said: boolean }): never {
+  if (failure.said)
+    throw new UserError(
+      "Stopped: a directmail setting of this stack is not valid (see the first error about it).",
+    );
+  failure.said = true;
+  throw new UserError(failure.message);
 }
 
 /**
@@ -116,17 +159,9 @@ function silentService(failure: string, { baseUrl, baseUrlSource }: ProviderSett
         ? "DIRECTMAIL_BASE_URL"
         : "the default base URL";
   const fix = isLocalSandbox(baseUrl)
-    ? `start the local sandbox with \`${sandboxCommand(baseUrl)}\``
+    ? `start the local sandbox with \`${sandboxStartCommand(baseUrl)}\``
     : `check ${where} and this machine's network`;
   return `${failure.replace(/\.$/, "")}. Nothing answers at ${baseUrl} (${where}): ${fix}, then run the command again.`;
-}
-
-/** The command that starts the sandbox at a local base URL (at its default port, the demo account's). */
-function sandboxCommand(baseUrl: string): string {
-  const port = new URL(baseUrl).port || "80";
-  return port === new URL(DEFAULT_SANDBOX_URL).port
-    ? "npx directmail sandbox --seed demo"
-    : `npx directmail sandbox --port ${port}`;
 }
 
 /** A key the service refused: the setting it came from, and the command that sets the right one. */
@@ -202,7 +237,10 @@ const notAttempted = (baseUrl: string) =>
   `Not sent: ${baseUrl} did not answer earlier in this run (see the first error about it).`;
 
 export const context: ProviderContext = {
-  settings: () => configured ?? resolveSettings(undefined),
+  settings: () => {
+    if (misconfigured) settingsFailed(misconfigured);
+    return configured ?? resolveSettings(undefined);
+  },
   client: () => {
     const { baseUrl, apiKey } = context.settings();
     if (!apiKey) {

@@ -4,12 +4,11 @@
  * package (through implementation.ts, the path stored in every stack's state).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { resolveSettings } from "../settings";
 import { reported } from "./boundary";
 import {
   type CheckResult,
   checkService,
-  configure,
+  configureFrom,
   context,
   type EngineValues,
   type ResourceImplementation,
@@ -150,7 +149,7 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     };
   return {
     configure: guarded("configure", async (req: pulumi.dynamic.ConfigureRequest) => {
-      configure(resolveSettings(req.config));
+      await configureFrom(req.config);
       // Asked here, so its request precedes every hook's; a failure is the hooks' to report.
       if (asksService) await checkService();
     }),

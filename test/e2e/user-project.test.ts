@@ -285,11 +285,11 @@ describe("a campaign repository made by `directmail init` in a project of one's 
     expect(output.get("pulumi up")).toContain("    + 6 created\n");
     expect(output.get("npx directmail sandbox deliver")).toMatch(
       new RegExp(
-        `^order ${orderId}: Complete, 3 of 3 pieces delivered\nthe sandbox clock is now \\S+, 8 days later\n$`,
+        `^order ${orderId} at ${sandbox.url}: Complete, 3 of 3 pieces delivered\nthe sandbox clock at ${sandbox.url} is now \\S+, 8 days later\n$`,
       ),
     );
     expect(output.get("npx directmail sandbox scan welcome-postcard 5")).toBe(
-      `recorded 5 QR scans of order ${orderId} on 3 pieces; it has 5 in all\n`,
+      `recorded 5 QR scans of order ${orderId} at ${sandbox.url} on 3 pieces; it has 5 in all\n`,
     );
     const [analytics] = (await (client as DirectMailClient).getAnalytics([orderId])).orders;
     expect(analytics).toMatchObject({ orderStatus: "Complete", delivered: 3, totalCards: 3 });

@@ -308,6 +308,37 @@ describe("directmail status and scans import", () => {
     expect(analytics.orders[0]?.qrCode?.totalScans).toBe(4);
   });
 
+  it("reads a semicolon-separated scans file, as a spreadsheet exports it, and names every field an unknown one could be", async () => {
+    const before = sb.sandbox.store.all<{ n: number }>("SELECT count(*) AS n FROM statistics")[0]?.n ?? 0;
+    write(
+      "semicolons.csv",
+      // A value of 0: the order's count of scans, which the next test reads, stays as it is.
+      ["orderId;orderRecipientId;statisticValue", `${orderId};${recipientIds[2]};0`, ""].join("\n"),
+    );
+    const { stdout } = await run("scans", "import", "semicolons.csv");
+    expect(stdout.split("\n")[0]).toBe(
+      `recorded 1 scan record from semicolons.csv (order ${orderId}); the service applies them shortly`,
+    );
+    const stored = sb.sandbox.store.all<{ recipient_id: number; value: number }>(
+      "SELECT recipient_id, value FROM statistics ORDER BY id",
+    );
+    expect(stored.slice(before)).toEqual([{ recipient_id: recipientIds[2], value: 0 }]);
+
+    write(
+      "phone.csv",
+      ["orderId,orderRecipientId,statisticValue,phone", `${orderId},${recipientIds[2]},1,555`, ""].join("\n"),
+    );
+    const unknown = await fails("scans", "import", "phone.csv");
+    expect(unknown.stderr).toBe(
+      [
+        'phone.csv:2: unknown field "phone": the fields are orderId, orderRecipientId, statisticValue and ' +
+          "statisticName, or campaign and key in place of orderId and orderRecipientId",
+        "1 problem in phone.csv; nothing was sent: fix them and import the file again",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("shows the delivery progress and the scans once the pieces travel, as a table and as JSON", async () => {
     // Mailed 3 days after Ready For Production; Standard pieces arrive 3 to 5 days later.
     await sb.control.advanceClock(3 * DAY + 2 * 3600 + 4 * DAY);

@@ -62,7 +62,10 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
     const before = await clock();
     const advanced = await directmail("sandbox", "clock", "advance", "1h30m");
     expect(advanced).toMatchObject({ code: 0, stderr: "" });
-    const [, now] = /^the sandbox clock is now (\S+), 1 hour 30 minutes later\n$/.exec(advanced.stdout) ?? [];
+    const [, now] =
+      new RegExp(`^the sandbox clock at ${sb.url} is now (\\S+), 1 hour 30 minutes later\\n$`).exec(
+        advanced.stdout,
+      ) ?? [];
     await expectClockAt(now);
     expect(Date.parse(now as string) - before).toBeGreaterThanOrEqual(90 * 60_000);
     expect((await client.getOrder(orderId))?.orderStatus).toBe("In Production");
@@ -72,15 +75,19 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
     const delivered = await directmail("sandbox", "deliver");
     expect(delivered).toMatchObject({ code: 0, stderr: "" });
     const lines = delivered.stdout.split("\n");
-    expect(lines[0]).toBe(`order ${orderId}: Complete, 2 of 3 pieces delivered, 1 undeliverable`);
+    expect(lines[0]).toBe(
+      `order ${orderId} at ${sb.url}: Complete, 2 of 3 pieces delivered, 1 undeliverable`,
+    );
     // Mailed 3 days after Ready For Production, then Standard's 5-day window; 1h30m of it went by already.
-    expect(lines[1]).toMatch(/^the sandbox clock is now \S+, 7 days 22 hours 30 minutes later$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^the sandbox clock at ${sb.url} is now \\S+, 7 days 22 hours 30 minutes later$`),
+    );
     expect(lines.slice(2)).toEqual([""]);
     await expectClockAt(/now (\S+),/.exec(lines[1] as string)?.[1]);
 
     expect(await directmail("sandbox", "scan", String(orderId), "5")).toEqual({
       code: 0,
-      stdout: `recorded 5 QR scans of order ${orderId} on 3 pieces; it has 5 in all\n`,
+      stdout: `recorded 5 QR scans of order ${orderId} at ${sb.url} on 3 pieces; it has 5 in all\n`,
       stderr: "",
     });
 
@@ -113,8 +120,7 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
   it("says what is wrong in one line: nothing on its way, a draft, an unknown key, no sandbox", async () => {
     expect(await directmail("sandbox", "deliver")).toEqual({
       code: 0,
-      stdout:
-        "no paid order of the account is on its way: nothing to deliver (a campaign's checkout: pays for one)\n",
+      stdout: `no paid order of the account at ${sb.url} is on its way: nothing to deliver (a campaign's checkout: pays for one)\n`,
       stderr: "",
     });
     const { orderId: draft } = await client.createOrder({ templateId: sb.first.templates.postcard });
@@ -164,8 +170,8 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
       code: 1,
       stdout: "",
       stderr:
-        `directmail: no sandbox answers at ${gone.url} (connection refused): start one with ` +
-        "`npx directmail sandbox --seed demo` in another terminal, or give its address with --url or DIRECTMAIL_BASE_URL\n",
+        `directmail: no sandbox answers at ${gone.url}, the address from --url (connection refused): start one with ` +
+        "`npx directmail sandbox --seed demo` in another terminal, or give its address with --url\n",
     });
     expect(await directmail("sandbox", "clock", "advance", "3 days")).toMatchObject({
       code: 1,

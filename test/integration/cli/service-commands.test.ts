@@ -53,6 +53,41 @@ describe("directmail whoami and proof", () => {
     expect(fs.readFileSync(path.join(dir, "draft.pdf")).subarray(0, 5).toString()).toBe("%PDF-");
   });
 
+  it("proof --recipient takes a name or an address line, as status does, and refuses one the order lacks", async () => {
+    for (const who of ["Ada Lovelace", "1 Main St"]) {
+      const { stdout } = await run("proof", String(orderId), "--recipient", who, "--out", "named.pdf");
+      expect(stdout).toMatch(/^wrote named\.pdf \(\d+ bytes\)\n/);
+      expect(fs.readFileSync(path.join(dir, "named.pdf")).subarray(0, 5).toString()).toBe("%PDF-");
+    }
+    await expect(run("proof", String(orderId), "--recipient", "Grace Hopper")).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        `directmail: order ${orderId} has no recipient "Grace Hopper": give a recipient's id, "First Last" as on ` +
+        "the list, or its address line\n",
+    });
+  });
+
+  it("a refused key and a service that does not answer say where the key and the address came from", async () => {
+    const as = (extra: NodeJS.ProcessEnv) =>
+      promisify(execFile)(process.execPath, [bin, "whoami"], { env: { ...env, ...extra }, cwd: dir });
+    await expect(as({ DIRECTMAIL_API_KEY: "sbx_wrong" })).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        "directmail: GET /v1/me → 401 UNAUTHENTICATED: the API key is missing or invalid (GET /v1/me confirms a key). " +
+        `The service at ${sb.url} refused the API key from DIRECTMAIL_API_KEY. To use another key, set ` +
+        "DIRECTMAIL_API_KEY=<key>; then run the command again.\n",
+    });
+    await expect(as({ DIRECTMAIL_BASE_URL: sb.url.replace("http://", "") })).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        `directmail: DIRECTMAIL_BASE_URL "${sb.url.replace("http://", "")}" has no scheme (http:// or https://): ` +
+        `set DIRECTMAIL_BASE_URL=${sb.url}\n`,
+    });
+  });
+
   it("proof writes into a folder that does not exist yet, creating it", async () => {
     const { stdout } = await run(
       "proof",

@@ -1,11 +1,7 @@
 /** `directmail status`: the delivery progress in words, the table, and how --recipient is read. */
 import { describe, expect, it } from "vitest";
-import {
-  deliveryText,
-  formatStatusTable,
-  type OrderStatusReport,
-  recipientQuery,
-} from "../../../cli/commands/status";
+import { deliveryText, formatStatusTable, type OrderStatusReport } from "../../../cli/commands/status";
+import { recipientQuery } from "../../../cli/stack/targets";
 
 function report(patch: Partial<OrderStatusReport["delivery"]>, extra: Partial<OrderStatusReport> = {}) {
   return {
