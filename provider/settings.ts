@@ -25,6 +25,61 @@ export interface ProviderSettings {
   monthlyBudget?: number | undefined;
 }
 
+/** Every key of the stack's configuration that pulumi-directmail reads: the one list of them. */
+export const SETTING_KEYS = ["directmail:apiKey", "directmail:baseUrl", "directmail:monthlyBudget"] as const;
+
+/**
+ * The first `directmail:` key among `keys` that is not a setting, as a SettingsError naming the key
+ * it resembles; undefined when every one is known. A misspelled key would otherwise be ignored
+ * without a word, and a misspelled `directmail:monthlyBudget` is no budget at all.
+ */
+export function unknownSettingKey(
+  keys: Iterable<string>,
+  scope: SettingsScope = {},
+): SettingsError | undefined {
+  const known: readonly string[] = SETTING_KEYS;
+  for (const key of keys) {
+    if (!key.startsWith("directmail:") || known.includes(key)) continue;
+    const near = nearestSettingKey(key);
+    const onStack = scope.stack === undefined ? "" : ` --stack ${scope.stack}`;
+    return new SettingsError(
+      `${shown(key)} is not a setting of pulumi-directmail${near ? ` (did you mean ${near}?)` : ""}: remove ` +
+        `it with \`pulumi config rm ${shown(key)}${onStack}\`${near ? ` and set ${near} instead` : ""}. ` +
+        `Its settings are ${known.slice(0, -1).join(", ")} and ${known.at(-1)}.`,
+    );
+  }
+  return undefined;
+}
+
+/** The setting whose name differs from `key` by case, or by at most two letters; undefined otherwise. */
+function nearestSettingKey(key: string): string | undefined {
+  const name = key.slice("directmail:".length).toLowerCase();
+  if (name.length > 40) return undefined; // no setting is that long: nothing to compare, in time bounded
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of SETTING_KEYS) {
+    const distance = editDistance(name, candidate.slice("directmail:".length).toLowerCase());
+    if (distance <= 2 && (best === undefined || distance < best.distance))
+      best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+/** Levenshtein distance of two short names. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
+}
+
 /** The subset of the dynamic provider's `ConfigureRequest.config` that is read here. */
 export interface ConfigReader {
   get(key: string): string | undefined;

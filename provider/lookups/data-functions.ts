@@ -15,8 +15,9 @@ import { DirectMailClient } from "../api/client";
 import type { OrderAnalyticsEntry } from "../api/schemas/analytics";
 import type { OrderSummary } from "../api/schemas/order";
 import type { Font, Template } from "../api/schemas/templates";
-import { checkBaseUrl, type ProviderSettings, resolveSettings, SettingsError } from "../settings";
+import { checkBaseUrl, type ProviderSettings, resolveSettings } from "../settings";
 import { serviceFacts } from "./facts";
+import { asProgramError, checkProgramSettingKeys, runningStack } from "./program-settings";
 
 export { clearServiceFacts, type ServiceFacts, serviceFacts } from "./facts";
 
@@ -40,15 +41,6 @@ function stackConfig(key: string): string | undefined {
   }
 }
 
-/** The running stack's name, for the commands a message gives; undefined outside a Pulumi program. */
-function stackName(): string | undefined {
-  try {
-    return pulumi.getStack() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The settings a data function uses: the options given, else the stack's configuration when it
  * runs inside a Pulumi program, else the environment. The program is where a stack's settings are
@@ -56,8 +48,9 @@ function stackName(): string | undefined {
  * used fails it here as a RunError, its message alone, which the SDK prints once without a trace.
  */
 export function lookupSettings(options: ServiceOptions = {}): ProviderSettings {
+  checkProgramSettingKeys();
   try {
-    const stack = resolveSettings({ get: stackConfig }, process.env, { stack: stackName() });
+    const stack = resolveSettings({ get: stackConfig }, process.env, { stack: runningStack() });
     return {
       ...stack,
       ...(options.baseUrl !== undefined
@@ -72,11 +65,7 @@ export function lookupSettings(options: ServiceOptions = {}): ProviderSettings {
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     };
   } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
-    const failure = new pulumi.RunError(error.message);
-    // A failure after the program returned is printed as its stack: the message alone, then too.
-    failure.stack = error.message;
-    throw failure;
+    throw asProgramError(error);
   }
 }
 

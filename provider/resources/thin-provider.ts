@@ -1,3 +1,4 @@
+import { checkProgramSettingKeys } from "../lookups/program-settings";
 import type { ResourceKind } from "./kinds";
 
 /** The hooks of a dynamic provider that the engine calls, every one of which a directmail kind has. */
@@ -45,5 +46,6 @@ export function withStoredProvider<Props extends object>(
   kind: ResourceKind,
   props: Props,
 ): Props & { __provider: string } {
+  checkProgramSettingKeys();
   return { ...props, __provider: storedProvider(kind) };
 }

@@ -249,11 +249,17 @@ describe("a setting that cannot be used, under pulumi preview and up", { timeout
     'error: directmail:monthlyBudget must be an amount of US dollars such as 500 or 1250.50 (digits, a point before the cents, no thousands separator), not "4.000,00": ' +
     "set it with `pulumi config set directmail:monthlyBudget 500 --stack e2e`, or remove it with " +
     "`pulumi config rm directmail:monthlyBudget --stack e2e` for no budget";
+  // A misspelled budget would otherwise be no budget at all.
+  const misspeltMessage =
+    "error: directmail:monthlybudget is not a setting of pulumi-directmail (did you mean directmail:monthlyBudget?): " +
+    "remove it with `pulumi config rm directmail:monthlybudget --stack e2e` and set directmail:monthlyBudget instead. " +
+    "Its settings are directmail:apiKey, directmail:baseUrl and directmail:monthlyBudget.";
 
   it("a CampaignFolder's program fails the preview and the up in one line naming the key and its fix", async () => {
     for (const [key, value, message] of [
       ["directmail:baseUrl", noScheme(), baseUrlMessage()],
       ["directmail:monthlyBudget", "4.000,00", budgetMessage],
+      ["directmail:monthlybudget", "5", misspeltMessage],
     ] as const) {
       const t = await folderStack(
         { "directmail:baseUrl": stackSandbox.url, "directmail:apiKey": apiKey, [key]: value },
@@ -278,6 +284,7 @@ describe("a setting that cannot be used, under pulumi preview and up", { timeout
     for (const [key, value, message] of [
       ["directmail:baseUrl", noScheme(), baseUrlMessage()],
       ["directmail:monthlyBudget", "4.000,00", budgetMessage],
+      ["directmail:monthlybudget", "5", misspeltMessage],
     ] as const) {
       const t = await createTestStack("orders", {
         config: {
