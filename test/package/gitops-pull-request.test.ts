@@ -127,15 +127,15 @@ describe("scripts/pull-request.sh prepare", () => {
         const write = (args: string[], input: string) =>
           execFileSync("git", args, { cwd: dir, env: gitEnv, input, encoding: "utf8" }).trim();
         const oid = write(["hash-object", "-w", "--stdin"], CAMPAIGN);
-        const mktree = async (entries: string) => write(["mktree"], entries);
-        const sub = await mktree(`100644 blob ${oid}\t.GitModules\n100644 blob ${oid}\tok.csv\n`);
-        const gitDir = await mktree(`100644 blob ${oid}\tconfig\n`);
-        const campaigns = await mktree(
+        const mktree = (entries: string) => write(["mktree"], entries);
+        const sub = mktree(`100644 blob ${oid}\t.GitModules\n100644 blob ${oid}\tok.csv\n`);
+        const gitDir = mktree(`100644 blob ${oid}\tconfig\n`);
+        const campaigns = mktree(
           `100644 blob ${oid}\t..\n040000 tree ${gitDir}\t.Git\n040000 tree ${sub}\tsub\n` +
             `100644 blob ${oid}\twelcome.yaml\n`,
         );
         const scripts = await git(dir, "rev-parse", "HEAD:scripts");
-        const root = await mktree(`040000 tree ${campaigns}\tcampaigns\n040000 tree ${scripts}\tscripts\n`);
+        const root = mktree(`040000 tree ${campaigns}\tcampaigns\n040000 tree ${scripts}\tscripts\n`);
         const commit = await git(dir, "commit-tree", root, "-p", "HEAD", "-m", "hostile tree");
         await git(dir, "reset", "--quiet", "--soft", commit);
       },
