@@ -11,7 +11,9 @@
  * Every text of a campaign file, the plan, the state or the service goes in through markdownText()
  * or codeSpan() (markdown-text.ts): it shows as written and cannot add a link, a mention or markup.
  */
+
 import { type ReasonCount, reasonCode, sumReasons } from "../../provider/api/reasons";
+import { isCheckedOut } from "../../provider/api/schemas/order";
 import { describeBudget } from "../../provider/budget";
 import { rowsText } from "../../provider/text";
 import { codeSpan, markdownText } from "./markdown-text";
@@ -360,8 +362,12 @@ function details(c: CampaignReview, review: Review, listed: number): string {
   }
   if (c.drops) {
     const reasons = reasonsOf(c.drops.reasons);
+    // Only a draft's recipients change with the next `up`; an order past draft keeps those it was sent with.
+    const on = isCheckedOut(c.orderStatus)
+      ? `On order ${c.orderId ?? "?"} (${markdownText(c.orderStatus)}, checked out: its recipients no longer change)`
+      : "On the draft now (current)";
     lines.push(
-      `- On the draft now (current): ${c.drops.accepted} accepted, ${c.drops.dropped} dropped${reasons ? ` (${reasons})` : ""}`,
+      `- ${on}: ${c.drops.accepted} accepted, ${c.drops.dropped} dropped${reasons ? ` (${reasons})` : ""}`,
     );
   }
   lines.push(...priceLines(c.price, full));

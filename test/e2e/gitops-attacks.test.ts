@@ -17,6 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WORD_JOINER as J } from "../../cli/review/markdown-text";
+import { DirectMailClient } from "../../provider/api/client";
 import { type FakeGitHub, fakeGitHub } from "../support/fake-gh";
 import {
   type InstalledSandbox,
@@ -67,6 +68,23 @@ async function ledger(): Promise<{ entries: number; balance: number }> {
     if (error.cause?.code !== "UND_ERR_SOCKET") throw error;
     return read();
   });
+}
+
+/** What `scripts/pull-request.sh prepare` says of a pull request that adds campaigns/.gitattributes. */
+const CONTROL_FILE_REFUSAL =
+  "pull-request: the campaign folder may not hold git's own files (.git, .gitattributes, .gitmodules), control characters or names that are not plain paths under campaigns/:\n" +
+  "  campaigns/.gitattributes\n" +
+  "  They change how git stores or checks out the campaign files, so the review could read other files than the deploy. " +
+  "Remove them from the pull request (git rm --cached -- PATH); attributes the repository needs belong in its .gitattributes, outside campaigns/.\n";
+
+/** How many orders the account has on the service. */
+async function orderCount(): Promise<number> {
+  const client = new DirectMailClient({ baseUrl: sandbox.url, apiKey });
+  try {
+    return (await client.listOrders()).totalCount;
+  } finally {
+    await client.close();
+  }
 }
 
 /** The workflow of `event`, run as GitHub would; secrets only in the environments. */
@@ -516,6 +534,89 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     expect(comments[0]?.body).toContain(
       '- `campaigns/welcome-postcard.yaml:20:11`: spec.recipients.file: "/proc/self/environ" is outside the campaign folder campaigns/ (after following links); name a file inside it',
     );
+  });
+
+  it("a campaign file hidden from the review by a .gitattributes in the campaign folder stops the review, and its merge waits for approval", {
+    timeout: 400_000,
+  }, async () => {
+    // `git archive` obeys the pull request's own attributes: the review would not see hidden.yaml,
+    // which `pulumi up` creates after merge, without approval (a draft spends nothing).
+    await branch("hidden-by-attributes", (dir) => {
+      fs.writeFileSync(path.join(dir, "campaigns/.gitattributes"), "hidden.yaml export-ignore\n");
+      fs.writeFileSync(
+        path.join(dir, "campaigns/hidden.yaml"),
+        fs
+          .readFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), "utf8")
+          .replace("name: welcome-postcard", "name: hidden"),
+      );
+    });
+    const before = { ledger: await ledger(), orders: await orderCount() };
+    const { result, comments, workDir } = await review("hidden-by-attributes", 21);
+    expect(jobsRan(result), failures(result)).toEqual({
+      classify: "success",
+      review: "skipped",
+      "review-offline": "failure",
+      changes: "skipped",
+      plan: "skipped",
+      deploy: "skipped",
+    });
+    expect(stepOutput(result, "classify", "Classify the pull request")).toBe(
+      "pull-request: it changes code:\n  campaigns/.gitattributes\n" +
+        "pull-request: the offline review, without a secret; deploying it after merge needs approval if it changes code\n" +
+        "code-changes: the change alters 1 path besides the campaign files\n",
+    );
+    expect(stepOutput(result, "review-offline", "Take the campaign files of the pull request")).toBe(
+      CONTROL_FILE_REFUSAL,
+    );
+    expect(revealed(result, workDir)).toEqual([]);
+    expect(comments[0]?.body).toBe(
+      "<!-- directmail-review -->\n**❌ The review did not run**: a step before it failed; the log of " +
+        "[this run](https://github.com/acme/campaigns/actions/runs/4242) says why.\n\n" +
+        "Proofs and the whole report: the `review` artifact of [this run](https://github.com/acme/campaigns/actions/runs/4242).\n",
+    );
+
+    // Merged anyway: the attributes file counts as code, so nothing deploys before a person approves.
+    const pushed = await merge("hidden-by-attributes");
+    expect(jobsRan(pushed), failures(pushed)).toEqual({
+      classify: "skipped",
+      review: "skipped",
+      "review-offline": "skipped",
+      changes: "success",
+      plan: "skipped",
+      deploy: "waiting in campaigns-approval",
+    });
+    expect({ ledger: await ledger(), orders: await orderCount() }).toEqual(before);
+    await git(origin, "reset", "--quiet", "--hard", "HEAD~1");
+  });
+
+  it("recipients rewritten for the review by a .gitattributes in the campaign folder stop the review", {
+    timeout: 300_000,
+  }, async () => {
+    // export-subst makes `git archive` turn the two markers into quotes: the review would read the
+    // rows between them as the message of the first row, and show +1 where the deploy sends 3.
+    await branch("rewritten-by-attributes", (dir) => {
+      fs.writeFileSync(path.join(dir, "campaigns/.gitattributes"), "welcome-postcard.csv export-subst\n");
+      addRecipient(
+        dir,
+        "C-2010,Ada,Byron,12 Birch Lane,Springfield,IL,62701,$Format:%x22$Welcome aboard\n" +
+          "C-2011,Mallory,Unseen,13 Birch Lane,Springfield,IL,62701,Welcome aboard\n" +
+          "C-2012,Grace,Brewster,14 Birch Lane,Springfield,IL,62701,Welcome aboard$Format:%x22$\n",
+      );
+    });
+    const before = await ledger();
+    const { result, comments, workDir } = await review("rewritten-by-attributes", 22);
+    expect(jobsRan(result), failures(result)).toMatchObject({
+      classify: "success",
+      review: "skipped",
+      "review-offline": "failure",
+    });
+    expect(stepOutput(result, "review-offline", "Take the campaign files of the pull request")).toBe(
+      CONTROL_FILE_REFUSAL,
+    );
+    expect(await ledger()).toEqual(before);
+    expect(revealed(result, workDir)).toEqual([]);
+    expect(comments[0]?.body).toContain("**❌ The review did not run**");
+    expect(comments[0]?.body).not.toContain("welcome-postcard");
   });
 
   it("a campaign-only change with a checkout: priced in its review, then paid once after merge and approval", {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lists what a change alters besides campaign data: every path outside the campaign folder (code:
-# index.ts, package.json and its lockfile, scripts/, the workflow), and every entry of the campaign
-# folder that is not a regular file (a symbolic link or a submodule can lead outside it). One path a
+# index.ts, package.json and its lockfile, scripts/, the workflow), every entry of the campaign
+# folder that is not a regular file (a symbolic link or a submodule can lead outside it), and git's
+# own files in it (.gitattributes can hide or rewrite campaign files). One path a
 # line on stdout; empty when the change alters campaign files only. In GitHub Actions the answer is
 # also the step output `code-changed` (true or false).
 #
@@ -31,8 +32,13 @@ fi
 changes="$(
   {
     git diff --name-only --no-renames "$from" "$head" -- . ":(exclude)$campaigns"
-    # Entries of the campaign folder other than regular files (mode 100644 or 100755).
-    git ls-tree -r "$head" -- "$campaigns" | awk '$1 != "100644" && $1 != "100755" { sub(/^[^\t]*\t/, ""); print }'
+    # Entries of the campaign folder other than regular files (mode 100644 or 100755), and git's
+    # own files (.git, .gitattributes, .gitmodules, in any case), which change how git stores or
+    # checks out the campaign files: configuration, not data.
+    git ls-tree -r "$head" -- "$campaigns" | awk '{
+      path = $0; sub(/^[^\t]*\t/, "", path)
+      if (($1 != "100644" && $1 != "100755") || tolower(path) ~ /(^|\/)\.git(attributes|modules)?[. ]*(\/|$)/) print path
+    }'
   } | sort -u
 )"
 if [ -n "$changes" ]; then

@@ -306,7 +306,7 @@ describe("review.md", () => {
       "  - added 1: ``a`b¦c<b>`` (row 2) Ada !&#91;x&#93;(y) Lovelace",
       "  - changed 1: ` ` (row 3: zip&#42;, &#95;city)",
       "  - Note: note with `code` and #\u20605",
-      "- On the draft now (current): 1 accepted, 1 dropped (`BAD_ZIP: see www.evil.example ¦ x` 1)",
+      "- On order 10001 (Draft &lt;b&gt;, checked out: its recipients no longer change): 1 accepted, 1 dropped (`BAD_ZIP: see www.evil.example ¦ x` 1)",
       "- Price: **12,475.00 USD** for 4990 pieces of order 10001 (the service's checkout preview), Standard&#42; postage, " +
         "Normal&#95; production, held until 2027-01-01 &lt;b&gt;; the account's balance covers 0.00 USD, 12,475.00 USD goes " +
         "to the payment method; delivery expected 2027-0&#124;&lt;b&gt; to 2027-01-14; maxTotal 20,000.00 USD",
@@ -379,6 +379,20 @@ describe("drop reasons in review.md", () => {
         "`ADDRESS_NOT_VALID: address.state: not a US state or territory` 1)",
     );
     for (const value of ["5974O", "1234", "Ada"]) expect(markdown).not.toContain(`${value}'`);
+  });
+});
+
+describe("the drops of an order in review.md", () => {
+  it("say the draft for a draft, and name the order's status once it is past draft", () => {
+    const draft = busyCampaign(1);
+    const completed = { ...busyCampaign(2), orderStatus: "Completed" };
+    const paying = { ...busyCampaign(3), orderStatus: "Payment Needed" };
+    const markdown = renderMarkdown(reviewOf([draft, completed, paying]));
+    expect(markdown.split("\n").filter((line) => line.startsWith("- On "))).toEqual([
+      "- On the draft now (current): 4990 accepted, 10 dropped (`UNDELIVERABLE` 10)",
+      "- On order 10002 (Completed, checked out: its recipients no longer change): 4990 accepted, 10 dropped (`UNDELIVERABLE` 10)",
+      "- On order 10003 (Payment Needed, checked out: its recipients no longer change): 4990 accepted, 10 dropped (`UNDELIVERABLE` 10)",
+    ]);
   });
 });
 
