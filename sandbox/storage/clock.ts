@@ -39,6 +39,8 @@ export class SandboxClock {
   private anchorSandbox: number;
   /** The latest instant known to be in `clock.lastMs`. */
   private reachedMs: number;
+  /** The latest time the clock gave. */
+  private latestMs = 0;
   private httpDateSecond = Number.NaN;
   private httpDateText = "";
 
@@ -67,12 +69,15 @@ export class SandboxClock {
   }
 
   nowMs(): number {
-    // Never before the anchor, should the wall clock go back; a fast clock left running stops at
-    // its limit rather than leave the dates JavaScript has.
-    return Math.min(
-      Math.floor(this.anchorSandbox + Math.max(0, this.wall() - this.anchorWall) * this.speed),
+    // A fast clock left running stops at its limit rather than leave the dates JavaScript has.
+    const ms = Math.min(
+      Math.floor(this.anchorSandbox + (this.wall() - this.anchorWall) * this.speed),
       CLOCK_LIMIT_MS,
     );
+    // Never before a time it gave, should the wall clock go back: it waits for the wall instead.
+    if (ms < this.latestMs) return this.latestMs;
+    this.latestMs = ms;
+    return ms;
   }
 
   now(): Date {
@@ -104,6 +109,7 @@ export class SandboxClock {
     const current = this.nowMs();
     this.anchorWall = this.wall();
     this.anchorSandbox = Math.min(current + Math.max(seconds, 0) * 1000, CLOCK_LIMIT_MS);
+    this.latestMs = this.anchorSandbox;
     this.persist();
     return this.now();
   }
@@ -136,6 +142,7 @@ export class SandboxClock {
     this.anchorWall = this.wall();
     this.anchorSandbox = this.anchorWall;
     this.reachedMs = 0;
+    this.latestMs = 0;
     this.persist();
   }
 }
