@@ -103,7 +103,10 @@ test.each([0, 1, 100])(
       };
       let stepping = true;
       const stepper = untilKilled(async () => {
-        if (!stepping) return await sleep(50);
+        if (!stepping) {
+          await sleep(50);
+          return;
+        }
         seen.inFlightSeconds = 1 + random(3600);
         const r = await http(url, "POST", "/_sandbox/clock/advance", {
           body: { seconds: seen.inFlightSeconds },
