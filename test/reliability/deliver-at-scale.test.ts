@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { http } from "../sandbox/http";
 import { type CliSandbox, scratchDir, startCliSandbox } from "../support/cli-sandbox";
 import { recordFigures } from "./support/figures";
-import { type SeededAccount, seedCheckedOutOrders } from "./support/paid-orders";
+import { type SeededAccount, seedCheckedOutOrders } from "../../scripts/bench/paid-orders";
 
 const ORDERS = 5000;
 /** The slowest `/v1/me` allowed while the long operation runs: generous for a loaded machine. */

@@ -1,13 +1,14 @@
 /**
- * Thousands of checked-out orders in seconds, for the tests of the sandbox's time at scale: written
+ * Thousands of checked-out orders in seconds, for the benchmark and the tests of the sandbox's time
+ * at scale (scripts/bench/sandbox-time.ts, test/reliability/deliver-at-scale.test.ts): written
  * through the sandbox's own domain parts into the database of a `--data` folder before the server
  * process starts on it (over HTTP the same orders take a minute of three requests each). The
  * sandbox runs at speed 0 meanwhile, so its clock stays where the orders' dates put it.
  */
 import * as path from "node:path";
-import { newOrderRecipient } from "../../../provider/api/recipients";
-import { AppendRecipientsRequest } from "../../../provider/api/schemas";
-import { Sandbox } from "../../../sandbox/sandbox";
+import { newOrderRecipient } from "../../provider/api/recipients";
+import { AppendRecipientsRequest } from "../../provider/api/schemas";
+import { Sandbox } from "../../sandbox/sandbox";
 
 const DAY_MS = 86_400_000;
 
