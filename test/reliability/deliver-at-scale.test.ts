@@ -10,10 +10,10 @@
  */
 import * as fs from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { type SeededAccount, seedCheckedOutOrders } from "../../scripts/bench/paid-orders";
 import { http } from "../sandbox/http";
 import { type CliSandbox, scratchDir, startCliSandbox } from "../support/cli-sandbox";
 import { recordFigures } from "./support/figures";
-import { type SeededAccount, seedCheckedOutOrders } from "../../scripts/bench/paid-orders";
 
 const ORDERS = 5000;
 /** The slowest `/v1/me` allowed while the long operation runs: generous for a loaded machine. */
