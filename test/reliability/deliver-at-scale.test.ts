@@ -16,8 +16,11 @@ import { type CliSandbox, scratchDir, startCliSandbox } from "../support/cli-san
 import { recordFigures } from "./support/figures";
 
 const ORDERS = 5000;
-/** The slowest `/v1/me` allowed while the long operation runs: generous for a loaded machine. */
-const SLOWEST_ME_MS = 1000;
+/**
+ * The slowest `/v1/me` allowed while the long operation runs: generous, for a loaded shared machine
+ * (a server that held its loop for the whole delivery kept a probe waiting 10 s and more).
+ */
+const SLOWEST_ME_MS = 2000;
 const DAY_S = 86_400;
 
 const data = scratchDir("deliver-at-scale");
