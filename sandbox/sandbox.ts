@@ -119,7 +119,7 @@ export class Sandbox {
         scheduler,
         clock: this.clock,
         faults: this.faults,
-        reset: () => this.reset(),
+        reset: () => this.scheduler.exclusive(() => this.reset()),
         log,
       },
       log,

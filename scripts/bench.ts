@@ -12,13 +12,14 @@ import { type BenchFigure, floorKey, parseFigures } from "./bench/result";
 
 /**
  * Every part, in the order it runs: the provider against the bare client (recipients), the
- * sandbox's throughput, the engine floor at 20 campaigns and at 500 (with the review, status and
- * report of such a stack), the campaign loader's growth on hostile files, a million recipients
+ * sandbox's throughput and its answers during long control operations (sandbox-time), the engine
+ * floor at 20 campaigns and at 500 (with the review, status and report of such a stack), the campaign loader's growth on hostile files, a million recipients
  * through validate, preview and review, and the state in an object store against the file backend.
  */
 export const benchParts: string[] = [
   "recipients",
   "sandbox",
+  "sandbox-time",
   "engine",
   "engine500",
   "validate",

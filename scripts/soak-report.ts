@@ -55,6 +55,13 @@ const expectations: { key: string; what: string; target: string; ok: (value: num
     ok: (v) => v === 0,
   },
   { key: "sandboxBricks", what: "restarts that did not serve", target: "0", ok: (v) => v === 0 },
+  {
+    key: "clockWentBack",
+    what: "restarts whose clock read earlier than before",
+    target: "0",
+    ok: (v) => v === 0,
+  },
+  { key: "frozenClockMoved", what: "restarts that moved a frozen clock", target: "0", ok: (v) => v === 0 },
   { key: "controlCsrfProbes", what: "web-page writes to the control API", target: "> 0", ok: (v) => v > 0 },
   { key: "controlCsrfAccepted", what: "web-page writes accepted", target: "0", ok: (v) => v === 0 },
   { key: "crossAccountProbes", what: "cross-account probes", target: "> 0", ok: (v) => v > 0 },

@@ -1,4 +1,6 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { ORDER_STATUS } from "../../provider/api/schemas";
+import { CLOCK_LIMIT_MS } from "../assumptions";
 import type { OrderRow, RecipientRow } from "../storage/rows";
 import { LIGHT_RECIPIENT_COLUMNS } from "../storage/rows";
 import type { Store } from "../storage/store";
@@ -17,8 +19,14 @@ const ON_ITS_WAY: readonly string[] = [
   ORDER_STATUS.mailed,
 ];
 
-/** Clock moves at most in one delivery: an order takes five (settlement, ready, production, mailing, complete). */
-const MAX_STEPS = 10_000;
+/**
+ * How long the steps of a delivery run between two turns of the server: its requests wait at most
+ * this long (plus a slice of work, `SLICE_MS`), and the steps in between share one commit.
+ */
+const STEPS_MS = 10;
+
+/** The orders named one by one in an error; the rest are counted. */
+const NAMED_AT_MOST = 5;
 
 export interface DeliveredOrder {
   orderId: number;
@@ -35,6 +43,11 @@ export interface DeliveredOrder {
  * the orders to the next (settlement, production, mailing, the end of the delivery window), running
  * each, until every piece has arrived or been returned. It never jumps past a step, so the other
  * orders of the sandbox go through what that time brings them too, as they would have by waiting.
+ *
+ * It takes as many steps as the orders have (four or five each): its only bound is the clock's end
+ * (`CLOCK_LIMIT_MS`), where a step falls beyond it is a 409 naming the orders left. It runs as a
+ * control operation (`Scheduler.exclusive`: after the clock steps, deliveries and resets that came
+ * before it) and lets other requests in between its steps.
  */
 export class FastForward {
   constructor(
@@ -44,19 +57,53 @@ export class FastForward {
   ) {}
 
   /** Delivers one order of the account, or (no id) every order of the account on its way. */
-  async deliver(
+  deliver(
     accountId: number,
     orderId?: number,
   ): Promise<{ from: string; now: string; orders: DeliveredOrder[] }> {
-    const from = this.scheduler.now();
-    const ids = orderId === undefined ? this.onItsWay(accountId) : [this.deliverable(accountId, orderId)];
-    // Each step's work runs in slices (scheduler.ts): other requests are answered meanwhile.
-    for (let step = 0; step < MAX_STEPS; step++) {
-      const due = this.nextStepDue(ids);
-      if (due === undefined) break;
-      await this.scheduler.advanceTo(due);
-    }
-    return { from, now: this.scheduler.now(), orders: ids.map((id) => this.delivered(id)) };
+    return this.scheduler.exclusive(async () => {
+      const from = this.scheduler.now();
+      const ids = orderId === undefined ? this.onItsWay(accountId) : [this.deliverable(accountId, orderId)];
+      const covered = new Set(ids);
+      for (;;) {
+        const next = this.steps(covered);
+        if (next === "done") break;
+        if (next !== "yield") throw this.pastTheClock(ids, next);
+        // The rest of a step's work, if it took more than a slice, then the requests waiting now.
+        await this.scheduler.drain();
+        await nextTurn();
+      }
+      const now = this.scheduler.now();
+      // Thousands of orders take a while to count: other requests are answered in between too.
+      const orders: DeliveredOrder[] = [];
+      let started = performance.now();
+      for (const id of ids) {
+        orders.push(this.delivered(id));
+        if (performance.now() - started > STEPS_MS) {
+          await nextTurn();
+          started = performance.now();
+        }
+      }
+      return { from, now, orders };
+    });
+  }
+
+  /**
+   * Steps of the delivery, in one transaction, for up to `STEPS_MS`: "done" when none of these
+   * orders has a step pending, "yield" to let other requests in (time is up, or a step's work is
+   * more than a slice), or the due time of a step after the clock's end.
+   */
+  private steps(covered: ReadonlySet<number>): "done" | "yield" | string {
+    return this.store.tx(() => {
+      const started = performance.now();
+      do {
+        const due = this.nextStepDue(covered);
+        if (due === undefined) return "done";
+        if (!(Date.parse(due) <= CLOCK_LIMIT_MS)) return due;
+        if (!this.scheduler.stepTo(due)) return "yield";
+      } while (performance.now() - started < STEPS_MS);
+      return "yield";
+    });
   }
 
   private onItsWay(accountId: number): number[] {
@@ -85,23 +132,46 @@ export class FastForward {
     return order.id;
   }
 
-  /** When the next timed step of these orders is due; undefined when none is pending. */
-  private nextStepDue(ids: number[]): string | undefined {
-    const list = JSON.stringify(ids);
-    const next = this.store.get<{ due: string | null }>(
-      `SELECT min(due) AS due FROM events
-        WHERE (kind IN (SELECT value FROM json_each(?)) AND ref IN (SELECT value FROM json_each(?)))
-           OR (kind = ? AND ref IN (SELECT id FROM checkouts WHERE order_id IN (SELECT value FROM json_each(?))))`,
-      JSON.stringify(DELIVERY_STEPS),
-      list,
-      SETTLE,
-      list,
-    );
-    return next?.due ?? undefined;
+  /**
+   * When the next timed step of these orders (their delivery steps, the settlements of their
+   * checkouts) is due; undefined when none is pending. The events are read in due order up to the
+   * first of these orders': those before it run in the step to it, so each is read about once.
+   */
+  private nextStepDue(covered: ReadonlySet<number>): string | undefined {
+    const steps: readonly string[] = DELIVERY_STEPS;
+    for (const event of this.store.prepare("SELECT due, kind, ref FROM events ORDER BY due, id").iterate()) {
+      const { due, kind, ref } = event as { due: string; kind: string; ref: number };
+      if (steps.includes(kind) ? covered.has(ref) : kind === SETTLE && covered.has(this.checkoutOrder(ref)))
+        return due;
+    }
+    return undefined;
+  }
+
+  private checkoutOrder(checkoutId: number): number {
+    return this.store.get<{ order_id: number }>("SELECT order_id FROM checkouts WHERE id = ?", checkoutId)
+      ?.order_id as number;
+  }
+
+  /** The 409 of a delivery whose next step falls after the clock's end: what is left, named. */
+  private pastTheClock(ids: number[], due: string): ApiError {
+    const left = ids.map((id) => this.delivered(id)).filter((o) => o.status !== ORDER_STATUS.complete);
+    const named = left.slice(0, NAMED_AT_MOST).map((o) => `order ${o.orderId} (${o.status})`);
+    const more = left.length > NAMED_AT_MOST ? ` and ${left.length - NAMED_AT_MOST} more` : "";
+    return new ApiError(409, "CLOCK_LIMIT", [
+      `deliver stopped at the end of the sandbox clock (${new Date(CLOCK_LIMIT_MS).toISOString()}): ` +
+        `the next step is due at ${due}, after it; ${left.length} of ${ids.length} orders are not Complete: ` +
+        `${named.join(", ")}${more}. The steps before it ran and the clock is now ${this.scheduler.now()}; ` +
+        "an order held until after the clock's end is never mailed in the sandbox",
+    ]);
   }
 
   private delivered(orderId: number): DeliveredOrder {
-    const order = this.store.get<OrderRow>("SELECT * FROM orders WHERE id = ?", orderId) as OrderRow;
+    const order = this.store.get<OrderRow>("SELECT * FROM orders WHERE id = ?", orderId);
+    if (!order) {
+      // Deleted meanwhile (a draft again once its payment failed): nothing of it is left to count.
+      const none = { totalCards: 0, delivered: 0, undeliverable: 0 };
+      return { orderId, status: "Deleted", ...none, waiting: "it was deleted while being delivered" };
+    }
     const rows = this.store.all<RecipientRow>(
       `SELECT ${LIGHT_RECIPIENT_COLUMNS} FROM recipients WHERE order_id = ?`,
       orderId,

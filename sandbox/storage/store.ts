@@ -349,6 +349,25 @@ export class Store {
     }
   }
 
+  /**
+   * Runs `fn` inside a transaction (`tx` opens one when none is open) as one part of it: when `fn`
+   * throws, what it wrote is rolled back and the rest of the transaction stays.
+   */
+  part<T>(fn: () => T): T {
+    return this.tx(() => {
+      this.prepare("SAVEPOINT part").run();
+      try {
+        const result = fn();
+        this.prepare("RELEASE part").run();
+        return result;
+      } catch (error) {
+        this.prepare("ROLLBACK TO part").run();
+        this.prepare("RELEASE part").run();
+        throw error;
+      }
+    });
+  }
+
   getMeta(key: string): string | undefined {
     return this.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", key)?.value;
   }

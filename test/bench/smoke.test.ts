@@ -19,6 +19,7 @@ const run = promisify(execFile);
 const keysOf: Record<string, string[]> = {
   recipients: ["recipientsRatio", "oneChangeRequests", "peakRssMiB100k", "peakRssMiB1M", "peakRssMiB1MHooks"],
   sandbox: ["sandboxAppendRatio", "sandboxStoreAppendPerSec", "meRatio"],
+  "sandbox-time": ["deliverMeSlowestMs", "clockStepMeSlowestMs"],
   engine: ["engineRatioPreview", "engineRatioUp"],
   engine500: [
     "engineRatioPreview500",

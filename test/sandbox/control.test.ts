@@ -309,6 +309,39 @@ describe("delivery and scans (extensions behind `directmail sandbox deliver` and
     expect(Date.parse(again.now) - Date.parse(again.from)).toBeLessThan(60_000);
   });
 
+  test("deliver stops at the clock's end with a 409 naming it and the orders left; control calls take turns", async () => {
+    const own = await startTestSandbox({ speed: 0 });
+    try {
+      const a = await newAccount(own, { balance: 100 });
+      const soon = await newOrder(a, 1);
+      const held = await newOrder(a, 1);
+      expect((await a.c.post(`/v1/order/${soon}/checkout`, CHECKOUT)).status).toBe(200);
+      // Held until two days before the clock's end: mailed three days later, after it.
+      const hold = "2999-12-30T00:00:00.000Z";
+      const checkout = await a.c.post(`/v1/order/${held}/checkout`, { ...CHECKOUT, holdUntilDate: hold });
+      expect(checkout.status).toBe(200);
+      // A reset and a clock step sent meanwhile wait for the delivery, then run in turn.
+      const [refused, step, reset] = await Promise.all([
+        http(own.url, "POST", "/_sandbox/deliver", { body: { apiKey: a.apiKey } }),
+        http(own.url, "POST", "/_sandbox/clock/advance", { body: { seconds: 1 } }),
+        http(own.url, "POST", "/_sandbox/reset", { body: {} }),
+      ]);
+      expect(refused.status).toBe(409);
+      expect(refused.json.error).toBe(
+        "deliver stopped at the end of the sandbox clock (2999-12-31T23:59:59.000Z): the next step is due at " +
+          `3000-01-02T00:00:00.000Z, after it; 1 of 2 orders are not Complete: order ${held} (In Production). ` +
+          "The steps before it ran and the clock is now 2999-12-30T01:00:00.000Z; an order held until after the " +
+          "clock's end is never mailed in the sandbox",
+      );
+      expect(step.json).toEqual({ now: "2999-12-30T01:00:01.000Z" });
+      // The reset ran last: the clock is back to wall time.
+      expect(reset.status).toBe(200);
+      expect(Math.abs(Date.parse((await own.control.clock()).now) - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await own.close();
+    }
+  });
+
   test("deliver refuses a draft and a template, names a payment that hangs, and 404s a foreign order", async () => {
     const a = await newAccount(sb, { balance: 100, payment: "hang" });
     const draft = await newOrder(a, 1);

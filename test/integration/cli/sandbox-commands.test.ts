@@ -179,4 +179,26 @@ describe("directmail sandbox clock advance, deliver and scan", { timeout: 60_000
         "error: command-argument value '3 days' is invalid for argument 'duration'. expected a duration such as 3d, 12h, 90m, 45s or 1d12h\n",
     });
   });
+
+  // Last: it takes the clock to its end.
+  it("deliver says where it stopped when a step falls after the clock's end, and which order is left", async () => {
+    const { orderId: held } = await client.createOrder({ templateId: sb.first.templates.postcard });
+    await client.appendRecipients(held, [
+      newOrderRecipient({
+        address: { address1: "100 Main St", city: "Springfield", state: "IL", zipCode: "62701" },
+        personal: { firstName: "Ada", lastName: "Lovelace" },
+      }),
+    ]);
+    const hold = "2999-12-30T00:00:00.000Z";
+    await client.checkout(held, { postageType: "Standard", productionSpeed: "Normal", holdUntilDate: hold });
+    const result = await directmail("sandbox", "deliver");
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^directmail: the sandbox at ${sb.url} refused: deliver stopped at the end of the sandbox clock \\(2999-12-31T23:59:59\\.000Z\\): ` +
+          `the next step is due at 3000-01-02T00:00:00\\.000Z, after it; 1 of 1 orders are not Complete: order ${held} \\(In Production\\)\\. ` +
+          "The steps before it ran and the clock is now 2999-12-30T01:00:0\\d\\.\\d{3}Z; an order held until after the clock's end is never mailed in the sandbox\n$",
+      ),
+    );
+  });
 });
