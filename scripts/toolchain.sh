@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . scripts/ensure-node.sh
 . scripts/ensure-pulumi.sh
+. scripts/ensure-pulumi-yaml.sh
 
 ensure_node
 
@@ -20,6 +21,7 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
 fi
 
 ensure_pulumi
+ensure_pulumi_yaml
 
 # Pulumi runs offline: no update check, no plugin download.
 export PULUMI_SKIP_UPDATE_CHECK=true

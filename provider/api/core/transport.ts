@@ -83,6 +83,7 @@ import {
   type RetryOptions,
   shouldRetry,
 } from "./retry";
+import { withinDeadline } from "./deadline";
 
 export interface TransportOptions {
   /** Service base address, e.g. `http://127.0.0.1:4010` (paths start with `/v1`). */
@@ -361,7 +362,9 @@ export class Transport {
    * Runs one operation with its retry policy. `read` turns a 2xx response into the result; it must
    * consume the body. Error bodies are consumed here.
    */
-  async execute<T>(op: OperationId, input: CallInput, options: CallOptions, read: Reader<T>): Promise<T> {
+  async execute<T>(op: OperationId, input: CallInput, callOptions: CallOptions, read: Reader<T>): Promise<T> {
+    const signal = withinDeadline(callOptions.signal);
+    const options: CallOptions = { ...callOptions, ...(signal ? { signal } : {}) };
     const prepared = this.#prepare(op, input);
     const { def, path } = prepared;
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
