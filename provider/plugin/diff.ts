@@ -6,7 +6,13 @@
  * it came from (a recipients file whose rows changed is a change of `file`).
  */
 
-export type PropertyChange = "ADD" | "DELETE" | "UPDATE" | "ADD_REPLACE" | "DELETE_REPLACE" | "UPDATE_REPLACE";
+export type PropertyChange =
+  | "ADD"
+  | "DELETE"
+  | "UPDATE"
+  | "ADD_REPLACE"
+  | "DELETE_REPLACE"
+  | "UPDATE_REPLACE";
 
 /** The declared properties the computed `__` inputs are made from, in the order they are looked for. */
 const SOURCES_OF_COMPUTED = ["file", "recipients", "records", "dir"];

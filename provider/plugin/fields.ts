@@ -27,7 +27,10 @@ const FIELDS: Record<ResourceKind, { inputs: Fields; outputs: Fields }> = {
   [KIND.Checkout]: { inputs: CheckoutInputFields, outputs: CheckoutOutputFields },
   [KIND.AddressBookEntry]: { inputs: AddressBookEntryInputFields, outputs: AddressBookEntryOutputFields },
   [KIND.Conversions]: { inputs: ConversionsInputFields, outputs: ConversionsOutputFields },
-  [KIND.AutomationRecipients]: { inputs: AutomationRecipientsInputFields, outputs: AutomationRecipientsOutputFields },
+  [KIND.AutomationRecipients]: {
+    inputs: AutomationRecipientsInputFields,
+    outputs: AutomationRecipientsOutputFields,
+  },
   [KIND.ProximitySearch]: { inputs: ProximitySearchInputFields, outputs: ProximitySearchOutputFields },
 };
 

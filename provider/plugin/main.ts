@@ -9,7 +9,9 @@ import { resourceProviderService } from "./server";
 
 export async function main(args: readonly string[]): Promise<void> {
   if (args.length === 0) {
-    console.error("pulumi-resource-directmail is started by Pulumi with the engine's address; it is not run by hand.");
+    console.error(
+      "pulumi-resource-directmail is started by Pulumi with the engine's address; it is not run by hand.",
+    );
     process.exitCode = 1;
     return;
   }

@@ -41,7 +41,12 @@ class SchemaBuilder {
 
   property(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
     const id = schema.$ref?.startsWith("#/$defs/") ? schema.$ref.slice("#/$defs/".length) : undefined;
-    if (id !== undefined && defs[id]) return this.property({ ...defs[id], ...(schema.description ? { description: schema.description } : {}) }, id, defs);
+    if (id !== undefined && defs[id])
+      return this.property(
+        { ...defs[id], ...(schema.description ? { description: schema.description } : {}) },
+        id,
+        defs,
+      );
     const described = schema.description ? { description: schema.description } : {};
     return { ...this.#type(schema, typeName, defs), ...described };
   }
@@ -50,7 +55,7 @@ class SchemaBuilder {
     const variants = (schema.anyOf ?? []).filter((s) => s.type !== "null");
     if (variants.length === 1) return this.property(variants[0] as JsonSchema, typeName, defs);
     const type = Array.isArray(schema.type) ? schema.type.filter((t) => t !== "null") : [schema.type];
-    if (schema.enum && schema.enum.every((value) => typeof value === "string")) {
+    if (schema.enum?.every((value) => typeof value === "string")) {
       const token = `${PLUGIN_PACKAGE}:index:${typeName}`;
       this.types[token] ??= { type: "string", enum: schema.enum.map((value) => ({ value })) };
       return { $ref: `#/types/${token}` };
@@ -63,7 +68,10 @@ class SchemaBuilder {
       case "boolean":
         return { type: type[0] };
       case "array":
-        return { type: "array", items: schema.items ? this.property(schema.items, `${typeName}Item`, defs) : ANY };
+        return {
+          type: "array",
+          items: schema.items ? this.property(schema.items, `${typeName}Item`, defs) : ANY,
+        };
       case "object": {
         if (!schema.properties || Object.keys(schema.properties).length === 0)
           return { type: "object", additionalProperties: ANY };
@@ -71,7 +79,10 @@ class SchemaBuilder {
         this.types[token] ??= {
           type: "object",
           properties: Object.fromEntries(
-            Object.entries(schema.properties).map(([key, s]) => [key, this.property(s, typeName + capitalized(key), defs)]),
+            Object.entries(schema.properties).map(([key, s]) => [
+              key,
+              this.property(s, typeName + capitalized(key), defs),
+            ]),
           ),
           ...(schema.required?.length ? { required: schema.required } : {}),
         };
@@ -99,10 +110,16 @@ export function packageSchema(): Json {
     const inputs = inputFieldsOf(kind);
     const outputs = outputFieldsOf(kind);
     const inputProperties = Object.fromEntries(
-      Object.entries(inputs).map(([key, f]) => [key, builder.field(jsonSchema(f, "input"), kind + capitalized(key))]),
+      Object.entries(inputs).map(([key, f]) => [
+        key,
+        builder.field(jsonSchema(f, "input"), kind + capitalized(key)),
+      ]),
     );
     const outputProperties = Object.fromEntries(
-      Object.entries(outputs).map(([key, f]) => [key, builder.field(jsonSchema(f, "output"), kind + capitalized(key))]),
+      Object.entries(outputs).map(([key, f]) => [
+        key,
+        builder.field(jsonSchema(f, "output"), kind + capitalized(key)),
+      ]),
     );
     const requiredInputs = Object.keys(inputs).filter((key) => requiredInput(inputs[key] as z.ZodType));
     resources[pluginType(kind)] = {
@@ -118,14 +135,16 @@ export function packageSchema(): Json {
     baseUrl: { type: "string", description: "The service's base URL; the local sandbox when unset." },
     monthlyBudget: {
       type: "string",
-      description: "What the account may be charged in a calendar month (UTC), in US dollars; no budget when unset.",
+      description:
+        "What the account may be charged in a calendar month (UTC), in US dollars; no budget when unset.",
     },
   };
   return {
     name: PLUGIN_PACKAGE,
     displayName: "Direct Mail",
     version: packageVersion(),
-    description: "Printed direct-mail campaigns: orders, their recipients, checkouts and address-book entries.",
+    description:
+      "Printed direct-mail campaigns: orders, their recipients, checkouts and address-book entries.",
     license: "Apache-2.0",
     config: { variables: config },
     provider: { description: "The directmail provider.", inputProperties: config },

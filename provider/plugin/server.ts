@@ -8,13 +8,13 @@
  * `pulumi import`, `customTimeouts` as a deadline on every request a hook sends, and Cancel.
  */
 import type * as grpc from "@grpc/grpc-js";
-import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { withDeadline } from "../api/core/deadline";
-import { parseMonthlyBudget, resolveSettings } from "../settings";
 import { configure } from "../resources/context";
 import { KIND, type ResourceKind } from "../resources/kinds";
 import { providerFor } from "../resources/registry";
+import { parseMonthlyBudget, resolveSettings } from "../settings";
 import { packageVersion } from "../version";
 import { detailedDiff } from "./diff";
 import { CONFIG_KEYS, kindOfPluginType, PLUGIN_PACKAGE } from "./kinds";
@@ -35,13 +35,16 @@ const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 function unwrapSecret(value: unknown): unknown {
-  if (value && typeof value === "object" && (value as Values)[SIG_KEY] === SECRET_SIG) return (value as Values).value;
+  if (value && typeof value === "object" && (value as Values)[SIG_KEY] === SECRET_SIG)
+    return (value as Values).value;
   return value;
 }
 
 const toValues = (struct: Struct | undefined): Values => (struct ? (struct.toJavaScript() as Values) : {});
 const toStruct = (values: Values): Struct =>
-  StructClass.fromJavaScript(JSON.parse(JSON.stringify(values)) as Parameters<typeof StructClass.fromJavaScript>[0]);
+  StructClass.fromJavaScript(
+    JSON.parse(JSON.stringify(values)) as Parameters<typeof StructClass.fromJavaScript>[0],
+  );
 
 /** Kinds whose id names one object the service can read back whole, so `pulumi import` adopts it. */
 const IMPORTABLE: ReadonlySet<ResourceKind> = new Set([KIND.Order]);
@@ -62,7 +65,12 @@ const cancelled = new AbortController();
  * Runs a hook under the engine's timeout for it (seconds, 0 for none) and Cancel: once either
  * fires, the hook sends no further request and the operation fails with what that means.
  */
-function bounded<T>(kind: string, operation: string, timeoutSeconds: number, work: () => Promise<T>): Promise<T> {
+function bounded<T>(
+  kind: string,
+  operation: string,
+  timeoutSeconds: number,
+  work: () => Promise<T>,
+): Promise<T> {
   const signals = [cancelled.signal];
   if (timeoutSeconds > 0) signals.push(AbortSignal.timeout(timeoutSeconds * 1000));
   const signal = AbortSignal.any(signals);
@@ -73,8 +81,8 @@ function bounded<T>(kind: string, operation: string, timeoutSeconds: number, wor
           cancelled.signal.aborted
             ? `${kind} ${operation} was cancelled; no further request was sent.`
             : `${kind} ${operation} did not finish within its customTimeouts.${operation} of ${timeoutSeconds} s; ` +
-              "no further request was sent. A request already sent may still take effect at the service: " +
-              "the next `pulumi up` reads the service before it sends again (docs/resources.md).",
+                "no further request was sent. A request already sent may still take effect at the service: " +
+                "the next `pulumi up` reads the service before it sends again (docs/resources.md).",
         ),
       );
     if (signal.aborted) return stop();
@@ -117,7 +125,10 @@ interface AnyMessage {
   pack(bytes: Uint8Array, name: string): void;
 }
 
-type Handler<Req, Res> = (call: { request: Req }, callback: (error: grpc.ServiceError | null, value?: Res) => void) => void;
+type Handler<Req, Res> = (
+  call: { request: Req },
+  callback: (error: grpc.ServiceError | null, value?: Res) => void,
+) => void;
 
 /** A unary handler whose thrown error becomes the gRPC failure the engine shows under the resource. */
 function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, Res> {
@@ -174,7 +185,9 @@ export function resourceProviderService(schema: () => string): Record<string, Ha
       try {
         parseMonthlyBudget(configReader(news).get("monthlyBudget"));
       } catch (error) {
-        response.addFailures(new P.CheckFailure().setProperty("monthlyBudget").setReason((error as Error).message));
+        response.addFailures(
+          new P.CheckFailure().setProperty("monthlyBudget").setReason((error as Error).message),
+        );
       }
       return response;
     }),
@@ -183,7 +196,9 @@ export function resourceProviderService(schema: () => string): Record<string, Ha
       const news = toValues(req.getNews());
       const changed = CONFIG_KEYS.filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
       return new P.DiffResponse()
-        .setChanges(changed.length ? P.DiffResponse.DiffChanges.DIFF_SOME : P.DiffResponse.DiffChanges.DIFF_NONE)
+        .setChanges(
+          changed.length ? P.DiffResponse.DiffChanges.DIFF_SOME : P.DiffResponse.DiffChanges.DIFF_NONE,
+        )
         .setDiffsList(changed);
     }),
     configure: unary(async (req: provproto.ConfigureRequest) => {

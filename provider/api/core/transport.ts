@@ -61,6 +61,7 @@ import { z } from "zod";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";
 import * as S from "../schemas";
 import { exactCheck } from "../schemas/exact-check";
+import { withinDeadline } from "./deadline";
 import {
   AbortedError,
   DirectMailError,
@@ -83,7 +84,6 @@ import {
   type RetryOptions,
   shouldRetry,
 } from "./retry";
-import { withinDeadline } from "./deadline";
 
 export interface TransportOptions {
   /** Service base address, e.g. `http://127.0.0.1:4010` (paths start with `/v1`). */

@@ -127,7 +127,10 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       // An order deleted elsewhere behaves as a nonexistent id: it leaves the state.
       if (!order) return {};
       // No state: an import, whose inputs are what the service says the order was made from.
-      const inputs = props.templateId === undefined && order.templateId !== null ? { templateId: order.templateId } : inputsOf(props);
+      const inputs =
+        props.templateId === undefined && order.templateId !== null
+          ? { templateId: order.templateId }
+          : inputsOf(props);
       return { id, props: outputs(inputs, order, Boolean(props.adopted), entry, props) };
     },
 
