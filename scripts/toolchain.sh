@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with the project's toolchain in place: Node.js >= 22, the npm dependencies as
-# locked in package-lock.json, the compiled dist/, and the Pulumi CLI. Every README command goes
+# locked in package-lock.json, the compiled dist/, the Pulumi CLI and its YAML language host. Every README command goes
 # through here, so a fresh machine needs nothing installed by hand.
 #   usage: scripts/toolchain.sh COMMAND [ARGS...]
 set -euo pipefail

@@ -125,7 +125,8 @@ export function packageSchema(): Json {
     resources[pluginType(kind)] = {
       description: `A directmail ${kind}, served by the same implementation as the TypeScript resource (docs/resources.md#${kind.toLowerCase()}).`,
       inputProperties,
-      requiredInputs,
+      // An empty list is left out, as Pulumi writes a schema back.
+      ...(requiredInputs.length ? { requiredInputs } : {}),
       properties: { ...inputProperties, ...outputProperties },
       required: [...requiredInputs, ...Object.keys(outputs).filter((key) => !(key in inputs))],
     };

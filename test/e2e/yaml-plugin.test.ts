@@ -5,6 +5,8 @@
  * orders, recipients and ledger are the truth.
  */
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
@@ -194,4 +196,13 @@ describe("customTimeouts through the plugin", () => {
       await timeoutStack.dispose();
     }
   }, 300_000);
+});
+
+describe("pulumi package get-schema", () => {
+  it("prints the committed package schema from the plugin", async () => {
+    const bin = path.join(plugin.env.PATH?.split(path.delimiter)[0] ?? "", "pulumi-resource-directmail");
+    const { stdout } = await ok("package", "get-schema", bin);
+    const committed = fs.readFileSync(path.join(__dirname, "../../schema/pulumi-package.json"), "utf8");
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(committed));
+  }, 120_000);
 });
