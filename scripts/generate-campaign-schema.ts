@@ -1,8 +1,11 @@
 /**
  * Writes schema/campaign.schema.json and docs/campaign-format.md from the zod schema of a campaign
- * (rendered by provider/campaign/schema-docs.ts). Run from the repository root:
+ * (rendered by provider/campaign/schema-docs.ts), and schema/pulumi-package.json, the provider
+ * plugin's package schema, from the resources' zod schemas (provider/plugin/schema.ts). Run from
+ * the repository root:
  * `npx tsc -p tsconfig.json && node dist/scripts/generate-campaign-schema.js`.
- * test/unit/campaign/schema-files.test.ts fails when a committed file is not current.
+ * test/unit/campaign/schema-files.test.ts and test/unit/plugin/schema.test.ts fail when a committed
+ * file is not current.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,6 +15,7 @@ import {
   renderCampaignJsonSchema,
   SCHEMA_FILE,
 } from "../provider/campaign/schema-docs";
+import { PLUGIN_SCHEMA_FILE, packageSchemaText } from "../provider/plugin/schema";
 
 function readPackage(dir: string): { name?: string } | undefined {
   const file = path.join(dir, "package.json");
@@ -31,6 +35,7 @@ const root = repoRoot();
 for (const [file, text] of [
   [SCHEMA_FILE, renderCampaignJsonSchema()],
   [DOC_FILE, renderCampaignFormatDoc()],
+  [PLUGIN_SCHEMA_FILE, packageSchemaText()],
 ] as const) {
   const target = path.join(root, file);
   fs.mkdirSync(path.dirname(target), { recursive: true });

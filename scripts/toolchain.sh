@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with the project's toolchain in place: Node.js >= 22, the npm dependencies as
-# locked in package-lock.json, the compiled dist/, and the Pulumi CLI. Every README command goes
+# locked in package-lock.json, the compiled dist/, the Pulumi CLI and its YAML language host. Every README command goes
 # through here, so a fresh machine needs nothing installed by hand.
 #   usage: scripts/toolchain.sh COMMAND [ARGS...]
 set -euo pipefail
@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . scripts/ensure-node.sh
 . scripts/ensure-pulumi.sh
+. scripts/ensure-pulumi-yaml.sh
 
 ensure_node
 
@@ -20,6 +21,7 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
 fi
 
 ensure_pulumi
+ensure_pulumi_yaml
 
 # Pulumi runs offline: no update check, no plugin download.
 export PULUMI_SKIP_UPDATE_CHECK=true

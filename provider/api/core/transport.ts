@@ -61,6 +61,7 @@ import { z } from "zod";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";
 import * as S from "../schemas";
 import { exactCheck } from "../schemas/exact-check";
+import { withinDeadline } from "./deadline";
 import {
   AbortedError,
   DirectMailError,
@@ -361,7 +362,9 @@ export class Transport {
    * Runs one operation with its retry policy. `read` turns a 2xx response into the result; it must
    * consume the body. Error bodies are consumed here.
    */
-  async execute<T>(op: OperationId, input: CallInput, options: CallOptions, read: Reader<T>): Promise<T> {
+  async execute<T>(op: OperationId, input: CallInput, callOptions: CallOptions, read: Reader<T>): Promise<T> {
+    const signal = withinDeadline(callOptions.signal);
+    const options: CallOptions = { ...callOptions, ...(signal ? { signal } : {}) };
     const prepared = this.#prepare(op, input);
     const { def, path } = prepared;
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;

@@ -126,7 +126,12 @@ export function orderImplementation(ctx: ProviderContext): ResourceImplementatio
       const [order, entry] = await Promise.all([fetch(Number(id)), analytics(Number(id))]);
       // An order deleted elsewhere behaves as a nonexistent id: it leaves the state.
       if (!order) return {};
-      return { id, props: outputs(inputsOf(props), order, Boolean(props.adopted), entry, props) };
+      // No state: an import, whose inputs are what the service says the order was made from.
+      const inputs =
+        props.templateId === undefined && order.templateId !== null
+          ? { templateId: order.templateId }
+          : inputsOf(props);
+      return { id, props: outputs(inputs, order, Boolean(props.adopted), entry, props) };
     },
 
     async delete(id, props) {

@@ -1,0 +1,53 @@
+/**
+ * What an update changes, by the user's property names: the engine shows them (`diffReasons`,
+ * `detailedDiff` in `preview --json`, the `diffs` of Automation API events) and matches
+ * `replaceOnChanges` against them. The engine's stored inputs also hold what `check` computed
+ * under `__` names (resources/engine-inputs.ts); a change there is named by the declared property
+ * it came from (a recipients file whose rows changed is a change of `file`).
+ */
+
+export type PropertyChange =
+  | "ADD"
+  | "DELETE"
+  | "UPDATE"
+  | "ADD_REPLACE"
+  | "DELETE_REPLACE"
+  | "UPDATE_REPLACE";
+
+/** The declared properties the computed `__` inputs are made from, in the order they are looked for. */
+const SOURCES_OF_COMPUTED = ["file", "recipients", "records", "dir"];
+
+const HIDDEN = "__";
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The changed properties between two sets of stored inputs, each with its kind of change;
+ * `replaces` are the properties the kind's own diff says need a new resource.
+ */
+export function detailedDiff(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  replaces: readonly string[],
+): Record<string, PropertyChange> {
+  const changes: Record<string, PropertyChange> = {};
+  const mark = (key: string, change: "ADD" | "DELETE" | "UPDATE") => {
+    changes[key] = replaces.includes(key) ? (`${change}_REPLACE` as PropertyChange) : change;
+  };
+  let computedChanged = false;
+  for (const key of new Set([...Object.keys(olds), ...Object.keys(news)])) {
+    if (same(olds[key], news[key])) continue;
+    if (key.startsWith(HIDDEN)) {
+      computedChanged = true;
+      continue;
+    }
+    mark(key, !(key in olds) ? "ADD" : !(key in news) ? "DELETE" : "UPDATE");
+  }
+  if (computedChanged) {
+    const source = SOURCES_OF_COMPUTED.find((key) => key in news || key in olds);
+    if (source && !changes[source]) mark(source, "UPDATE");
+  }
+  // A replacement the kind asks for on a property whose stored value did not change (an output's).
+  for (const key of replaces) if (!key.startsWith(HIDDEN) && !changes[key]) changes[key] = "UPDATE_REPLACE";
+  return changes;
+}

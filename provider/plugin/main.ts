@@ -1,0 +1,38 @@
+/**
+ * `pulumi-resource-directmail`: the provider plugin Pulumi starts for `directmail:index:*`
+ * resources (from PATH or its plugin folder). It serves the gRPC ResourceProvider contract on a
+ * loopback port and prints the port, which is how the engine finds it.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import { sdkModule } from "./sdk";
+import { resourceProviderService } from "./server";
+
+export async function main(args: readonly string[]): Promise<void> {
+  if (args.length === 0) {
+    console.error(
+      "pulumi-resource-directmail is started by Pulumi with the engine's address; it is not run by hand.",
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const grpcJs = sdkModule<typeof grpc>("@grpc/grpc-js");
+  const { ResourceProviderService } = sdkModule<{ ResourceProviderService: grpc.ServiceDefinition }>(
+    "@pulumi/pulumi/proto/provider_grpc_pb",
+  );
+  const { packageSchemaText } = await import("./schema.js");
+  let schema: string | undefined;
+  const server = new grpcJs.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(
+    ResourceProviderService,
+    resourceProviderService(() => {
+      schema ??= packageSchemaText();
+      return schema;
+    }) as unknown as grpc.UntypedServiceImplementation,
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpcJs.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  console.log(String(port));
+}

@@ -1,0 +1,161 @@
+/**
+ * The Pulumi package schema of the plugin, made from the zod schemas of the resources (the one
+ * source of their fields): each kind's inputs and outputs, their types, which are required, enums
+ * and nested objects as named types, descriptions where a schema carries one (`.describe()`), and
+ * the provider's configuration with `apiKey` secret. `schema/pulumi-package.json` is this, written
+ * by scripts/generate-plugin-schema.ts and compared with it by a test.
+ */
+import { z } from "zod";
+import { packageVersion } from "../version";
+import { inputFieldsOf, outputFieldsOf } from "./fields";
+import { PLUGIN_KINDS, PLUGIN_PACKAGE, pluginType } from "./kinds";
+
+/** Where the repository holds the schema, relative to its root. */
+export const PLUGIN_SCHEMA_FILE = "schema/pulumi-package.json";
+
+type Json = Record<string, unknown>;
+type JsonSchema = Json & {
+  type?: string | string[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  description?: string;
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
+};
+
+const ANY = { $ref: "pulumi.json#/Any" };
+
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** Turns JSON Schemas into Pulumi property specs, gathering named object and enum types. */
+class SchemaBuilder {
+  readonly types: Record<string, Json> = {};
+
+  /** A field's JSON Schema as a property; a shared schema it refers to becomes a type named by its id. */
+  field(root: JsonSchema, typeName: string): Json {
+    return this.property(root, typeName, root.$defs ?? {});
+  }
+
+  property(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
+    const id = schema.$ref?.startsWith("#/$defs/") ? schema.$ref.slice("#/$defs/".length) : undefined;
+    if (id !== undefined && defs[id])
+      return this.property(
+        { ...defs[id], ...(schema.description ? { description: schema.description } : {}) },
+        id,
+        defs,
+      );
+    const described = schema.description ? { description: schema.description } : {};
+    return { ...this.#type(schema, typeName, defs), ...described };
+  }
+
+  #type(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
+    const variants = (schema.anyOf ?? []).filter((s) => s.type !== "null");
+    if (variants.length === 1) return this.property(variants[0] as JsonSchema, typeName, defs);
+    const type = Array.isArray(schema.type) ? schema.type.filter((t) => t !== "null") : [schema.type];
+    if (schema.enum?.every((value) => typeof value === "string")) {
+      const token = `${PLUGIN_PACKAGE}:index:${typeName}`;
+      this.types[token] ??= { type: "string", enum: schema.enum.map((value) => ({ value })) };
+      return { $ref: `#/types/${token}` };
+    }
+    if (type.length !== 1) return ANY;
+    switch (type[0]) {
+      case "string":
+      case "integer":
+      case "number":
+      case "boolean":
+        return { type: type[0] };
+      case "array":
+        return {
+          type: "array",
+          items: schema.items ? this.property(schema.items, `${typeName}Item`, defs) : ANY,
+        };
+      case "object": {
+        if (!schema.properties || Object.keys(schema.properties).length === 0)
+          return { type: "object", additionalProperties: ANY };
+        const token = `${PLUGIN_PACKAGE}:index:${typeName}`;
+        this.types[token] ??= {
+          type: "object",
+          properties: Object.fromEntries(
+            Object.entries(schema.properties).map(([key, s]) => [
+              key,
+              this.property(s, typeName + capitalized(key), defs),
+            ]),
+          ),
+          ...(schema.required?.length ? { required: schema.required } : {}),
+        };
+        return { $ref: `#/types/${token}` };
+      }
+      default:
+        return ANY;
+    }
+  }
+}
+
+/** A zod field as JSON Schema, as a program gives it (`input`) or as the state holds it (`output`). */
+function jsonSchema(field: z.ZodType, io: "input" | "output"): JsonSchema {
+  return z.toJSONSchema(field, { io, unrepresentable: "any" }) as JsonSchema;
+}
+
+/** Whether a program must give the field: it takes no `undefined`. */
+const requiredInput = (field: z.ZodType) => !field.safeParse(undefined).success;
+
+/** The package schema, as a JSON value. */
+export function packageSchema(): Json {
+  const builder = new SchemaBuilder();
+  const resources: Record<string, Json> = {};
+  for (const kind of PLUGIN_KINDS) {
+    const inputs = inputFieldsOf(kind);
+    const outputs = outputFieldsOf(kind);
+    const inputProperties = Object.fromEntries(
+      Object.entries(inputs).map(([key, f]) => [
+        key,
+        builder.field(jsonSchema(f, "input"), kind + capitalized(key)),
+      ]),
+    );
+    const outputProperties = Object.fromEntries(
+      Object.entries(outputs).map(([key, f]) => [
+        key,
+        builder.field(jsonSchema(f, "output"), kind + capitalized(key)),
+      ]),
+    );
+    const requiredInputs = Object.keys(inputs).filter((key) => requiredInput(inputs[key] as z.ZodType));
+    resources[pluginType(kind)] = {
+      description: `A directmail ${kind}, served by the same implementation as the TypeScript resource (docs/resources.md#${kind.toLowerCase()}).`,
+      inputProperties,
+      // An empty list is left out, as Pulumi writes a schema back.
+      ...(requiredInputs.length ? { requiredInputs } : {}),
+      properties: { ...inputProperties, ...outputProperties },
+      required: [...requiredInputs, ...Object.keys(outputs).filter((key) => !(key in inputs))],
+    };
+  }
+  const config = {
+    apiKey: { type: "string", secret: true, description: "The API key of the direct-mail service." },
+    baseUrl: { type: "string", description: "The service's base URL; the local sandbox when unset." },
+    monthlyBudget: {
+      type: "string",
+      description:
+        "What the account may be charged in a calendar month (UTC), in US dollars; no budget when unset.",
+    },
+  };
+  return {
+    name: PLUGIN_PACKAGE,
+    displayName: "Direct Mail",
+    version: packageVersion(),
+    description:
+      "Printed direct-mail campaigns: orders, their recipients, checkouts and address-book entries.",
+    license: "Apache-2.0",
+    config: { variables: config },
+    provider: { description: "The directmail provider.", inputProperties: config },
+    resources,
+    types: Object.fromEntries(Object.entries(builder.types).sort(([a], [b]) => a.localeCompare(b))),
+    language: { nodejs: { packageName: "pulumi-directmail" } },
+  };
+}
+
+/** The package schema as `pulumi package get-schema` prints it and schema/pulumi-package.json holds it. */
+export function packageSchemaText(): string {
+  return `${JSON.stringify(packageSchema(), null, 2)}\n`;
+}

@@ -1,0 +1,297 @@
+/**
+ * The provider plugin's gRPC service: Pulumi's ResourceProvider contract, answered for every
+ * directmail kind through the same hooks as the dynamic providers (`providerFor` of
+ * resources/registry.ts). It is written on the contract itself, not on the SDK's `provider.main`,
+ * because that server drops `detailedDiff` and reads request fields an import leaves unset.
+ *
+ * What the plugin adds to the hooks: the user's property names in every diff (diff.ts), Read for
+ * `pulumi import`, `customTimeouts` as a deadline on every request a hook sends, and Cancel.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { withDeadline } from "../api/core/deadline";
+import { configure } from "../resources/context";
+import { KIND, type ResourceKind } from "../resources/kinds";
+import { providerFor } from "../resources/registry";
+import { parseMonthlyBudget, resolveSettings } from "../settings";
+import { packageVersion } from "../version";
+import { detailedDiff } from "./diff";
+import { CONFIG_KEYS, kindOfPluginType, PLUGIN_PACKAGE } from "./kinds";
+import { sdkModule } from "./sdk";
+
+type Values = Record<string, unknown>;
+type Hooks = ReturnType<typeof providerFor>;
+
+const grpcJs = sdkModule<typeof grpc>("@grpc/grpc-js");
+const StructClass = sdkModule<{ Struct: typeof Struct }>("google-protobuf/google/protobuf/struct_pb").Struct;
+const { Empty } = sdkModule<{ Empty: new () => unknown }>("google-protobuf/google/protobuf/empty_pb");
+const pluginProto = sdkModule<{ PluginInfo: new () => { setVersion(v: string): void } }>(
+  "@pulumi/pulumi/proto/plugin_pb",
+);
+
+/** The marker a secret value carries in a Struct when the engine sends it wrapped. */
+const SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+function unwrapSecret(value: unknown): unknown {
+  if (value && typeof value === "object" && (value as Values)[SIG_KEY] === SECRET_SIG)
+    return (value as Values).value;
+  return value;
+}
+
+const toValues = (struct: Struct | undefined): Values => (struct ? (struct.toJavaScript() as Values) : {});
+const toStruct = (values: Values): Struct =>
+  StructClass.fromJavaScript(
+    JSON.parse(JSON.stringify(values)) as Parameters<typeof StructClass.fromJavaScript>[0],
+  );
+
+/** Kinds whose id names one object the service can read back whole, so `pulumi import` adopts it. */
+const IMPORTABLE: ReadonlySet<ResourceKind> = new Set([KIND.Order]);
+
+/** Why a kind cannot be imported, and what to use instead. */
+function notImportable(kind: ResourceKind): string {
+  return (
+    `${kind} cannot be imported: its id does not name one object the service can read back whole ` +
+    `(only Order can be imported, by its order id). Declare the ${kind} in the program and run \`pulumi up\`: ` +
+    "it finds what exists at the service rather than creating it again."
+  );
+}
+
+/** Pending work, so that Cancel can stop it. */
+const cancelled = new AbortController();
+
+/**
+ * Runs a hook under the engine's timeout for it (seconds, 0 for none) and Cancel: once either
+ * fires, the hook sends no further request and the operation fails with what that means.
+ */
+function bounded<T>(
+  kind: string,
+  operation: string,
+  timeoutSeconds: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  const signals = [cancelled.signal];
+  if (timeoutSeconds > 0) signals.push(AbortSignal.timeout(timeoutSeconds * 1000));
+  const signal = AbortSignal.any(signals);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () =>
+      reject(
+        new Error(
+          cancelled.signal.aborted
+            ? `${kind} ${operation} was cancelled; no further request was sent.`
+            : `${kind} ${operation} did not finish within its customTimeouts.${operation} of ${timeoutSeconds} s; ` +
+                "no further request was sent. A request already sent may still take effect at the service: " +
+                "the next `pulumi up` reads the service before it sends again (docs/resources.md).",
+        ),
+      );
+    if (signal.aborted) return stop();
+    signal.addEventListener("abort", stop, { once: true });
+    withDeadline(signal, work)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", stop));
+  });
+}
+
+/** A gRPC answer for a failed hook: an error with an id is a resource created that failed after. */
+function failure(error: unknown): grpc.ServiceError {
+  const e = error as Error & { id?: string; properties?: Values; reasons?: string[] };
+  const metadata = new grpcJs.Metadata();
+  if (e.id) {
+    const status = sdkModule<{ Status: new () => StatusMessage }>("@pulumi/pulumi/proto/status_pb").Status;
+    const { Any } = sdkModule<{ Any: new () => AnyMessage }>("google-protobuf/google/protobuf/any_pb");
+    const detail = new provproto.ErrorResourceInitFailed();
+    detail.setId(e.id);
+    detail.setProperties(toStruct(e.properties ?? {}));
+    detail.setReasonsList(e.reasons ?? []);
+    const packed = new Any();
+    packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const resp = new status();
+    resp.setCode(grpcJs.status.UNKNOWN);
+    resp.setMessage(e.message);
+    resp.addDetails(packed);
+    metadata.add("grpc-status-details-bin", Buffer.from(resp.serializeBinary()));
+  }
+  return Object.assign(new Error(e.message), { code: grpcJs.status.UNKNOWN, details: e.message, metadata });
+}
+
+interface StatusMessage {
+  setCode(code: number): void;
+  setMessage(message: string): void;
+  addDetails(detail: AnyMessage): void;
+  serializeBinary(): Uint8Array;
+}
+interface AnyMessage {
+  pack(bytes: Uint8Array, name: string): void;
+}
+
+type Handler<Req, Res> = (
+  call: { request: Req },
+  callback: (error: grpc.ServiceError | null, value?: Res) => void,
+) => void;
+
+/** A unary handler whose thrown error becomes the gRPC failure the engine shows under the resource. */
+function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, Res> {
+  return (call, callback) => {
+    answer(call.request).then(
+      (value) => callback(null, value),
+      (error: unknown) => callback(failure(error)),
+    );
+  };
+}
+
+function unimplemented(name: string): Handler<unknown, unknown> {
+  return (_call, callback) =>
+    callback(
+      Object.assign(new Error(`${name} is not implemented by pulumi-resource-${PLUGIN_PACKAGE}`), {
+        code: grpcJs.status.UNIMPLEMENTED,
+        details: `${name} is not implemented`,
+        metadata: new grpcJs.Metadata(),
+      }),
+    );
+}
+
+/** The hooks of the kind a resource's type names. */
+function hooksOf(type: string): { kind: ResourceKind; hooks: Hooks } {
+  const kind = kindOfPluginType(type);
+  if (!kind) throw new Error(`pulumi-resource-${PLUGIN_PACKAGE} has no resource type ${type}`);
+  return { kind, hooks: providerFor(kind) };
+}
+
+/** The stack's `directmail:*` configuration, as the settings read it. */
+function configReader(args: Values) {
+  return {
+    get(key: string): string | undefined {
+      const name = key.startsWith(`${PLUGIN_PACKAGE}:`) ? key.slice(PLUGIN_PACKAGE.length + 1) : key;
+      const value = unwrapSecret(args[name]);
+      return value === undefined || value === null ? undefined : String(value);
+    },
+  };
+}
+
+/** The service's methods, by the names @grpc/grpc-js gives them. */
+export function resourceProviderService(schema: () => string): Record<string, Handler<never, unknown>> {
+  const P = provproto;
+  return {
+    getPluginInfo: unary(async () => {
+      const info = new pluginProto.PluginInfo();
+      info.setVersion(packageVersion());
+      return info;
+    }),
+    getSchema: unary(async () => new P.GetSchemaResponse().setSchema(schema())),
+    checkConfig: unary(async (req: provproto.CheckRequest) => {
+      const news = toValues(req.getNews());
+      const response = new P.CheckResponse().setInputs(req.getNews());
+      try {
+        parseMonthlyBudget(configReader(news).get("monthlyBudget"));
+      } catch (error) {
+        response.addFailures(
+          new P.CheckFailure().setProperty("monthlyBudget").setReason((error as Error).message),
+        );
+      }
+      return response;
+    }),
+    diffConfig: unary(async (req: provproto.DiffRequest) => {
+      const olds = toValues(req.getOldInputs() ?? req.getOlds());
+      const news = toValues(req.getNews());
+      const changed = CONFIG_KEYS.filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
+      return new P.DiffResponse()
+        .setChanges(
+          changed.length ? P.DiffResponse.DiffChanges.DIFF_SOME : P.DiffResponse.DiffChanges.DIFF_NONE,
+        )
+        .setDiffsList(changed);
+    }),
+    configure: unary(async (req: provproto.ConfigureRequest) => {
+      configure(resolveSettings(configReader(toValues(req.getArgs()))));
+      return new P.ConfigureResponse()
+        .setAcceptsecrets(false)
+        .setAcceptresources(false)
+        .setSupportspreview(false)
+        .setAcceptoutputs(false);
+    }),
+    check: unary(async (req: provproto.CheckRequest) => {
+      const { hooks } = hooksOf(req.getType());
+      const result = await hooks.check(toValues(req.getOlds()), toValues(req.getNews()));
+      const response = new P.CheckResponse().setInputs(toStruct(result.inputs as Values));
+      for (const f of result.failures ?? [])
+        response.addFailures(new P.CheckFailure().setProperty(f.property).setReason(f.reason));
+      return response;
+    }),
+    diff: unary(async (req: provproto.DiffRequest) => {
+      const { hooks } = hooksOf(req.getType());
+      const news = toValues(req.getNews());
+      const oldInputs = toValues(req.getOldInputs());
+      const result = await hooks.diff(req.getId(), toValues(req.getOlds()), news);
+      const response = new P.DiffResponse();
+      if (result.changes === false) return response.setChanges(P.DiffResponse.DiffChanges.DIFF_NONE);
+      const replaces = result.replaces ?? [];
+      const changes = detailedDiff(oldInputs, news, replaces);
+      const named = Object.keys(changes);
+      const some = result.changes === true || named.length > 0;
+      response.setChanges(some ? P.DiffResponse.DiffChanges.DIFF_SOME : P.DiffResponse.DiffChanges.DIFF_NONE);
+      response.setReplacesList(named.filter((key) => changes[key]?.endsWith("_REPLACE")));
+      response.setDeletebeforereplace(Boolean(result.deleteBeforeReplace));
+      response.setDiffsList(named);
+      response.setHasdetaileddiff(true);
+      const detail = response.getDetaileddiffMap();
+      for (const [key, change] of Object.entries(changes)) {
+        detail.set(key, new P.PropertyDiff().setKind(P.PropertyDiff.Kind[change]).setInputdiff(true));
+      }
+      return response;
+    }),
+    create: unary(async (req: provproto.CreateRequest) => {
+      const { kind, hooks } = hooksOf(req.getType());
+      const result = await bounded(kind, "create", req.getTimeout(), () =>
+        hooks.create(toValues(req.getProperties())),
+      );
+      return new P.CreateResponse().setId(result.id).setProperties(toStruct(result.outs));
+    }),
+    read: unary(async (req: provproto.ReadRequest) => {
+      const { kind, hooks } = hooksOf(req.getType());
+      const props = toValues(req.getProperties());
+      const inputs = toValues(req.getInputs());
+      const importing = Object.keys(props).length === 0 && Object.keys(inputs).length === 0;
+      if (importing && !IMPORTABLE.has(kind)) throw new Error(notImportable(kind));
+      const result = await hooks.read(req.getId(), props);
+      const response = new P.ReadResponse();
+      if (result.id === undefined) return response; // gone at the service: it leaves the stack
+      const state = (result.props ?? {}) as Values;
+      const declared = importing ? await importedInputs(kind, state) : inputs;
+      return response.setId(result.id).setProperties(toStruct(state)).setInputs(toStruct(declared));
+    }),
+    update: unary(async (req: provproto.UpdateRequest) => {
+      const { kind, hooks } = hooksOf(req.getType());
+      const result = await bounded(kind, "update", req.getTimeout(), () =>
+        hooks.update(req.getId(), toValues(req.getOlds()), toValues(req.getNews())),
+      );
+      return new P.UpdateResponse().setProperties(toStruct(result.outs ?? {}));
+    }),
+    delete: unary(async (req: provproto.DeleteRequest) => {
+      const { kind, hooks } = hooksOf(req.getType());
+      await bounded(kind, "delete", req.getTimeout(), () =>
+        hooks.delete(req.getId(), toValues(req.getProperties())),
+      );
+      return new Empty();
+    }),
+    cancel: unary(async () => {
+      cancelled.abort();
+      return new Empty();
+    }),
+    invoke: unimplemented("Invoke"),
+    streamInvoke: unimplemented("StreamInvoke"),
+    call: unimplemented("Call"),
+    construct: unimplemented("Construct"),
+    parameterize: unimplemented("Parameterize"),
+    handshake: unimplemented("Handshake"),
+    attach: unimplemented("Attach"),
+    getMapping: unimplemented("GetMapping"),
+    getMappings: unimplemented("GetMappings"),
+  } as Record<string, Handler<never, unknown>>;
+}
+
+/** The inputs of an imported resource: the declared properties found in the state read. */
+async function importedInputs(kind: ResourceKind, state: Values): Promise<Values> {
+  const { inputFieldsOf } = await import("./fields.js");
+  const fields = inputFieldsOf(kind);
+  return Object.fromEntries(Object.entries(state).filter(([key]) => Object.hasOwn(fields, key)));
+}

@@ -1,0 +1,65 @@
+/**
+ * schema/pulumi-package.json, the provider plugin's package schema: committed, current (the
+ * generator's output from the resources' zod schemas), and saying what a Pulumi YAML program needs.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PLUGIN_SCHEMA_FILE, packageSchemaText } from "../../../provider/plugin/schema";
+
+const root = path.resolve(__dirname, "../../..");
+const REGENERATE = "regenerate: npx tsc -p tsconfig.json && node dist/scripts/generate-campaign-schema.js";
+
+describe("the plugin's package schema", () => {
+  const generated = packageSchemaText();
+  const schema = JSON.parse(generated);
+
+  it("is committed as generated", () => {
+    const committed = fs.readFileSync(path.join(root, PLUGIN_SCHEMA_FILE), "utf8");
+    expect(committed, REGENERATE).toBe(generated);
+  });
+
+  it("declares every resource kind as directmail:index:<Kind>, with the inputs a program must give", () => {
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      [
+        "AddressBookEntry",
+        "AutomationRecipients",
+        "Checkout",
+        "Conversions",
+        "Order",
+        "OrderRecipients",
+        "ProviderInfo",
+        "ProximitySearch",
+      ].map((kind) => `directmail:index:${kind}`),
+    );
+    const order = schema.resources["directmail:index:Order"];
+    expect(order.requiredInputs).toEqual(["templateId"]);
+    expect(order.inputProperties.templateId).toEqual({ type: "integer" });
+    expect(order.properties.status).toMatchObject({ type: "string" });
+    expect(schema.resources["directmail:index:AddressBookEntry"].requiredInputs).toEqual([
+      "address1",
+      "city",
+      "state",
+      "zip",
+    ]);
+  });
+
+  it("names enums as types, keeps descriptions, never shows a computed __ input", () => {
+    const checkout = schema.resources["directmail:index:Checkout"];
+    expect(checkout.inputProperties.postageType.$ref).toBe("#/types/directmail:index:PostageType");
+    expect(schema.types["directmail:index:PostageType"]).toEqual({
+      type: "string",
+      enum: [{ value: "Standard" }, { value: "FirstClass" }],
+    });
+    expect(checkout.inputProperties.postageType.description).toMatch(/FirstClass/);
+    expect(generated).not.toMatch(/"__/);
+    expect(Object.keys(schema.resources["directmail:index:OrderRecipients"].inputProperties)).not.toContain(
+      "digest",
+    );
+  });
+
+  it("takes the API key as a secret, with the base URL and budget", () => {
+    expect(schema.config.variables.apiKey).toMatchObject({ type: "string", secret: true });
+    expect(Object.keys(schema.config.variables)).toEqual(["apiKey", "baseUrl", "monthlyBudget"]);
+  });
+});
