@@ -39,7 +39,8 @@ export function registerValidateCommand(program: Command): void {
     )
     .option(
       "--online",
-      "also check against the live account: the template, the font, the QR settings, the merge fields",
+      "also check against the live account: the template, the font, the QR settings, and the merge fields the " +
+        "template prints (read from the account's templates; offline they are not known)",
     )
     .option("--cwd <dir>", "with --online: the Pulumi project whose stack names the account")
     .option("--stack <name>", "with --online: the stack whose configuration to read")

@@ -33,6 +33,7 @@ export async function predictDraft(
     (await surveyList(head.source, {
       identityField: head.identityField ?? DEFAULT_IDENTITY_FIELD,
       ...(head.keyColumn !== undefined ? { keyColumn: head.keyColumn } : {}),
+      ...(head.ignoreColumns !== undefined ? { ignoreColumns: head.ignoreColumns } : {}),
     })
       .then(({ loaded, list }) => (loaded.problemCount > 0 ? undefined : list))
       .catch(() => undefined));

@@ -32,6 +32,8 @@ export interface RecipientsSide {
   /** How the source is shown: the file relative to the project, or `inline`. */
   shownAs: string;
   keyColumn: string | undefined;
+  /** The columns of its file left out (ignoreColumns). */
+  ignoreColumns?: readonly string[] | undefined;
   identityField: IdentityField | undefined;
   /** What the loader read of them, when it did: they are then not read again but for the rows listed. */
   list?: RecipientList | undefined;
@@ -190,7 +192,7 @@ export async function compareRecipients(
     if (!side || !(needFields || keyed)) return undefined;
     const kept = side.rowsKept?.rows();
     if (kept && rows.every((row) => kept.has(row))) return kept;
-    return recipientsAtRows(side.source, side.keyColumn, new Set(rows));
+    return recipientsAtRows(side.source, side, new Set(rows));
   };
   const [headRows, baseRows] = await Promise.all([
     wanted(
@@ -243,6 +245,7 @@ async function read(
     const { loaded } = await surveyList(side.source, {
       identityField: side.identityField ?? DEFAULT_IDENTITY_FIELD,
       ...(side.keyColumn !== undefined ? { keyColumn: side.keyColumn } : {}),
+      ...(side.ignoreColumns !== undefined ? { ignoreColumns: side.ignoreColumns } : {}),
     });
     if (loaded.problemCount > 0) {
       notes.push(`the recipients at the ${label} (${side.shownAs}) have problems; they are not compared`);

@@ -488,8 +488,8 @@ function sideOf(
   rowsKept?: BaseRowsKept,
 ): RecipientsSide | undefined {
   if (!side || !campaign) return undefined;
-  const { inline, keyColumn, identityField, delimiter } = campaign.document.spec.recipients;
-  const options = { keyColumn, identityField, list: recipientListOf(campaign), rowsKept };
+  const { inline, keyColumn, ignoreColumns, identityField, delimiter } = campaign.document.spec.recipients;
+  const options = { keyColumn, ignoreColumns, identityField, list: recipientListOf(campaign), rowsKept };
   if (campaign.recipientsFile !== undefined) {
     return {
       source: {

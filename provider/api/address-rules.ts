@@ -66,6 +66,8 @@ const stateOf = remembered(standardizeState);
 
 const REQUIRED = ["address1", "city", "state", "zipCode"] as const;
 const ZIP = /^(\d{5})(?:-?(\d{4}))?$/;
+/** A ZIP (or ZIP+4) whose leading zeros a spreadsheet dropped: 02134 read as the number 2134. */
+const ZIP_LOST_ZEROS = /^(\d{3,4})(?:-\d{4})?$/;
 /** A house number (`12`, `12B`, `12-14`) followed by a word. */
 const PRIMARY = /^(\d+[A-Z]?)(?:-\d+)? \S/;
 const PO_BOX = /^(?:PO|P O|POST OFFICE) BOX (\d+)$/;
@@ -83,7 +85,7 @@ export function checkAddress(input: AddressInput): CheckedAddress {
   const state = stateOf(input.state as string);
   const zip = ZIP.exec((input.zipCode as string).trim());
   if (!state) problems.push({ field: "state", message: `'${input.state}' is not a US state or territory` });
-  if (!zip) problems.push({ field: "zipCode", message: `'${input.zipCode}' is not a ZIP or ZIP+4 code` });
+  if (!zip) problems.push({ field: "zipCode", message: zipMessage(input.zipCode as string) });
   else if (zip[1] === "00000") problems.push({ field: "zipCode", message: "ZIP code 00000 does not exist" });
   const primary = PRIMARY.exec(address1);
   // A line that starts with a house number is no PO box: that test is skipped.
@@ -102,6 +104,20 @@ export function checkAddress(input: AddressInput): CheckedAddress {
       number: primary?.[1] ?? poBox?.[1],
     },
   };
+}
+
+/**
+ * Why a code is not a ZIP. It quotes the value once, and only at its start, so that the reason can
+ * be shown with the value taken out (api/reasons.ts): a ZIP code is personal data.
+ */
+function zipMessage(code: string): string {
+  const lost = ZIP_LOST_ZEROS.exec(code.trim())?.[1];
+  if (lost === undefined) return `'${code}' is not a ZIP or ZIP+4 code`;
+  const zeros = lost.length === 4 ? "its leading zero" : "its leading zeros";
+  return (
+    `'${code}' is a ZIP code of ${lost.length} digits: a spreadsheet may have dropped ${zeros} ` +
+    "(format the column as text and write all 5 digits)"
+  );
 }
 
 /** The reason the service gives a recipient dropped for these problems. */

@@ -123,10 +123,17 @@ export class CampaignFolder extends pulumi.ComponentResource<Campaigns> {
   ): Promise<Campaigns> {
     const root = projectRoot();
     const dir = path.resolve(root, input.args().dir);
-    const { campaigns, resources, problems } = await loadCampaignsDir(dir, { relativeTo: root });
-    if (problems.length === 0) problems.push(...(await onlineProblems(campaigns)));
+    const { campaigns, resources, problems, warnings } = await loadCampaignsDir(dir, { relativeTo: root });
+    // The campaigns that passed are checked online even while others have problems: every
+    // problem shows in one run, as in `directmail validate --online`.
+    for (const problem of await onlineProblems(campaigns)) problems.push(problem);
     if (problems.length > 0) {
-      const message = `the campaign files have problems; nothing was changed:\n${formatProblems(problems, root)}`;
+      // The rows the service will drop are shown too, before the problems, as `directmail validate`
+      // shows them: fixed in the same edit, not found after.
+      const found = [warnings, problems]
+        .filter((list) => list.length > 0)
+        .map((l) => formatProblems(l, root));
+      const message = `the campaign files have problems; nothing was changed:\n${found.join("\n")}`;
       // RunError: the message alone. The SDK prints it so while the program runs, but a failure
       // after the program returned (nothing waited for `outputs`) is printed as its stack.
       const error = new pulumi.RunError(message);

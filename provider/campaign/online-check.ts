@@ -68,6 +68,7 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | F
   const options = {
     identityField: recipients.identityField ?? DEFAULT_IDENTITY_FIELD,
     ...(recipients.keyColumn !== undefined ? { keyColumn: recipients.keyColumn } : {}),
+    ...(recipients.ignoreColumns !== undefined ? { ignoreColumns: recipients.ignoreColumns } : {}),
   };
   const loaded = await loadRecipients(
     campaign.recipientsFile !== undefined

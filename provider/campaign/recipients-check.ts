@@ -60,7 +60,10 @@ export interface RecipientsCheck {
   late: CampaignProblem[];
   /** Problems reported at each naming document's `file` value, given the file as it was written there. */
   atFileValue: ((declared: string) => string)[];
-  /** The rows the service will drop, each a warning at its row; undefined when the file has problems. */
+  /**
+   * The rows the service will drop, each a warning at its row: of the valid rows when other rows
+   * have problems too (then without `predicted`), so that one fix shows them all.
+   */
   drops?: {
     warnings: CampaignProblem[];
     atFileValue: ((declared: string) => string)[];
@@ -189,6 +192,7 @@ export async function checkRecipients(
     maxProblems: MAX_RECIPIENT_PROBLEMS,
     ...(contentDigests ? {} : { contentDigests }),
     ...(section.data.keyColumn !== undefined ? { keyColumn: section.data.keyColumn } : {}),
+    ...(section.data.ignoreColumns !== undefined ? { ignoreColumns: section.data.ignoreColumns } : {}),
   };
   const at = (p: Path) => ({ file: parsed.file, ...positionOf(parsed, ["spec", "recipients", ...p]) });
   const name = valueAt(parsed.value, ["metadata", "name"]);
@@ -224,7 +228,7 @@ export async function checkRecipients(
         message: `spec.recipients.inline: ${loaded.problemCount - loaded.problems.length} more problems besides the ${loaded.problems.length} listed`,
       });
     }
-    if (loaded.problemCount > 0) return {};
+    // Shown with the problems: the valid rows' drops are worth fixing in the same edit.
     const dropped = dropWarnings(drops.rows, (row, reason) => {
       const item: Path = ["spec", "recipients", "inline", row - 1];
       return {
@@ -240,6 +244,7 @@ export async function checkRecipients(
         message: moreDrops(drops.more)("spec.recipients.inline"),
         warning: true,
       });
+    if (loaded.problemCount > 0) return {};
     return { ...(drops.predicted ? { predicted: drops.predicted } : {}), list };
   }
 
@@ -271,7 +276,13 @@ export async function checkRecipients(
     });
     return {};
   }
-  const key = JSON.stringify([file, options.identityField, options.keyColumn, delimiter]);
+  const key = JSON.stringify([
+    file,
+    options.identityField,
+    options.keyColumn,
+    options.ignoreColumns,
+    delimiter,
+  ]);
   let check = checks.get(key);
   if (!check) {
     check = checkRecipientsFile(
@@ -288,7 +299,6 @@ export async function checkRecipients(
   for (const problem of checked.late) late.push(problem);
   for (const message of checked.atFileValue) fileProblem(message(`"${shown(declared)}"`));
   if (!checked.drops) return { file };
-  const list = checked.list ? { list: checked.list } : {};
   for (const warning of checked.drops.warnings) warnings.push(warning);
   for (const message of checked.drops.atFileValue)
     warnings.push({
@@ -296,8 +306,9 @@ export async function checkRecipients(
       message: `spec.recipients.file: ${message(`"${shown(declared)}"`)}`,
       warning: true,
     });
+  if (!checked.list) return { file };
   const { predicted } = checked.drops;
-  return { file, ...(predicted ? { predicted } : {}), ...list };
+  return { file, ...(predicted ? { predicted } : {}), list: checked.list };
 }
 
 /** Reads and checks one recipients file; see checkRecipients. */
@@ -335,25 +346,19 @@ export async function checkRecipientsFile(
     if (before !== undefined && before === (await fileSignature(file, sourceOptions, delimiter)))
       list.signature = before;
     const rowOf = (row: number) => ({ line: row, column: 1 });
-    if (loaded.problemCount === 0) {
-      // Placed at their rows below, in a JSON array once the elements' positions are known.
-      const warnings = dropWarnings(drops.rows, (row, reason) => ({
-        file,
-        ...rowOf(row),
-        message: willDrop("row", reason),
-      }));
-      const more = drops.more > 0 ? [moreDrops(drops.more)] : [];
-      return {
-        late,
-        atFileValue,
-        drops: {
-          predicted: drops.predicted,
-          atFileValue: more,
-          warnings: await placedInJson(file, warnings),
-        },
-        list,
-      };
-    }
+    // Placed at their rows below, in a JSON array once the elements' positions are known.
+    const warnings = dropWarnings(drops.rows, (row, reason) => ({
+      file,
+      ...rowOf(row),
+      message: willDrop("row", reason),
+    }));
+    // The valid rows' drops are warned of with the other rows' problems, not after their fix.
+    const dropsFound = {
+      atFileValue: drops.more > 0 ? [moreDrops(drops.more)] : [],
+      warnings: await placedInJson(file, warnings),
+    };
+    if (loaded.problemCount === 0)
+      return { late, atFileValue, drops: { ...dropsFound, predicted: drops.predicted }, list };
     // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
     const json =
       formatOf(file) === "json"
@@ -375,6 +380,7 @@ export async function checkRecipientsFile(
         (declared) => `${declared} has ${more} more problems besides the ${loaded.problems.length} listed`,
       );
     }
+    return { late, atFileValue, drops: dropsFound };
   } catch (error) {
     // The file's own format is broken (a CSV row with an extra column, JSON that does not parse,
     // binary data): at its place in the file when it has one, else at the file value.

@@ -9,7 +9,7 @@ import { AutomationRecipientsInputFields } from "../resources/automation-recipie
 import { CheckoutInputFields } from "../resources/checkout/inputs";
 import { ConversionsInputFields } from "../resources/conversions/inputs";
 import { OrderInputFields } from "../resources/order/inputs";
-import { OrderRecipientsInputFields } from "../resources/order-recipients/inputs";
+import { OrderRecipientsInputFields, refuseIgnoredKeyColumn } from "../resources/order-recipients/inputs";
 import { ProximitySearchInputFields } from "../resources/proximity-search/inputs";
 import { DECLARED_FIELDS } from "../resources/recipients/declared";
 import type { Fields } from "../resources/types";
@@ -77,8 +77,13 @@ export const CampaignRecipients = z
       .describe("Recipients written in the campaign file (small lists)."),
     ...fileFields(recipientOptions, {
       keyColumn:
-        "A column that identifies each recipient (a customer id); without it, the content does. Never personal " +
+        "A column that identifies each recipient (a customer id), matched as every column is: case, spaces, _ and " +
+        '- ignored ("Customer ID" is customerId). Without it, the content identifies a recipient. Never personal ' +
         "data (a name, an address, an e-mail, a phone): the key shows in reviews and in the state.",
+      ignoreColumns:
+        "Columns of the file (keys of its JSON objects) that are not recipient fields, left out unsent: the " +
+        "Phone or Notes of a spreadsheet export. Compared as columns are (case, spaces, _ and - ignored). Any " +
+        "other column that is not a recipient field is a problem, so a misspelled one is never dropped unnoticed.",
       delimiter:
         'The character between the values of a CSV file: "," (the default), ";" or a tab ("\\t"), as a ' +
         "spreadsheet saved in some languages writes it.",
@@ -89,6 +94,7 @@ export const CampaignRecipients = z
   .refine((r) => (r.file === undefined) !== (r.inline === undefined), {
     message: "give the recipients either as a file or inline, exactly one of the two",
   })
+  .superRefine(refuseIgnoredKeyColumn)
   .describe("The campaign's recipients.");
 
 // The order and the recipient count it must hold come from the campaign's own resources.

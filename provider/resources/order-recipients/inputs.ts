@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { shown } from "../../text";
+import { ignoredKeyColumn, MAX_COLUMN_NAME_LENGTH, MAX_IGNORED_COLUMNS } from "../recipients/columns";
 import {
   CSV_DELIMITERS,
   DEFAULT_IDENTITY_FIELD,
@@ -68,6 +69,20 @@ export const OrderRecipientsInputFields = {
     })
     .optional(),
   /**
+   * Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left
+   * out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns
+   * are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a
+   * problem, so a misspelled `adress2` is never dropped unnoticed.
+   */
+  ignoreColumns: z
+    .array(
+      z
+        .string()
+        .max(MAX_COLUMN_NAME_LENGTH, `a column name is at most ${MAX_COLUMN_NAME_LENGTH} characters long`),
+    )
+    .max(MAX_IGNORED_COLUMNS, `ignoreColumns lists at most ${MAX_IGNORED_COLUMNS} columns`)
+    .optional(),
+  /**
    * The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity
    * key to the service and back; the recipients must leave it empty, and the template must not
    * print it. A change replaces every recipient.
@@ -112,5 +127,20 @@ export const OrderRecipientsInputs = z
   .refine((v) => (v.recipients === undefined) !== (v.file === undefined), {
     message: "declare the recipients either inline (recipients) or in a file (file), exactly one of the two",
     path: ["file"],
-  });
+  })
+  .superRefine(refuseIgnoredKeyColumn);
 export type OrderRecipientsInputs = z.infer<typeof OrderRecipientsInputs>;
+
+/** An `ignoreColumns` that names the key column: the key would be both read and left out. */
+export function refuseIgnoredKeyColumn(
+  v: { keyColumn?: string | undefined; ignoreColumns?: readonly string[] | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const ignored = ignoredKeyColumn(v);
+  if (ignored !== undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["ignoreColumns"],
+      message: `"${shown(ignored)}" is the key column (keyColumn): it identifies each recipient and cannot be ignored`,
+    });
+}

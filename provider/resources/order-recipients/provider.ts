@@ -111,6 +111,7 @@ function sourceOf(inputs: OrderRecipientsInputs): {
   const options = {
     identityField: inputs.identityField,
     ...(inputs.keyColumn ? { keyColumn: inputs.keyColumn } : {}),
+    ...(inputs.ignoreColumns ? { ignoreColumns: inputs.ignoreColumns } : {}),
   };
   const source: RecipientSource =
     inputs.file === undefined

@@ -157,13 +157,21 @@ const CANONICAL = new Map<string, keyof DeclaredRecipient>(
   DECLARED_FIELDS.map((name) => [name.toLowerCase(), name]),
 );
 
-/** A column or key name with case, spaces, `_` and `-` ignored, as names are compared. */
-const folded = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, "");
+/**
+ * A column or key name with case, spaces, `_` and `-` ignored: the one way every column name is
+ * compared (recipient fields, the key column, the columns to ignore), so `Customer ID` is
+ * `customerId`.
+ */
+export const foldedName = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, "");
 
 /** The declared field a column or key name means (case, spaces, `_` and `-` ignored), or undefined. */
 export function canonicalFieldName(name: string): keyof DeclaredRecipient | undefined {
-  const key = folded(name);
-  return CANONICAL.get(key) ?? ALIASES.get(key);
+  return fieldOfFolded(foldedName(name));
+}
+
+/** canonicalFieldName of a name folded already (foldedName). */
+export function fieldOfFolded(folded: string): keyof DeclaredRecipient | undefined {
+  return CANONICAL.get(folded) ?? ALIASES.get(folded);
 }
 
 /**
@@ -205,5 +213,5 @@ export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
 /** Whether a column holds personal data: one of PERSONAL_FIELDS by any spelling, a full name or a phone. */
 export function isPersonalColumn(name: string): boolean {
   const field = canonicalFieldName(name);
-  return (field !== undefined && PERSONAL_FIELDS.has(field)) || PERSONAL_COLUMNS.has(folded(name));
+  return (field !== undefined && PERSONAL_FIELDS.has(field)) || PERSONAL_COLUMNS.has(foldedName(name));
 }

@@ -10,12 +10,14 @@ import * as path from "node:path";
 import { type CsvRecord, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { textOf } from "../../files/text";
+import { ColumnRules } from "./columns";
 import { rowsHandled } from "./memory";
 import { formatOf, type RecipientSource } from "./source";
 
 /**
  * Row → the key column's value (trimmed), for the `rows` asked for (every row when undefined) that
- * have one. Stops reading once every row asked for was seen.
+ * have one. The column is found as the loader finds it (columns.ts: `Customer ID` is customerId).
+ * Stops reading once every row asked for was seen.
  */
 export async function keyValuesByRow(
   source: RecipientSource,
@@ -23,14 +25,18 @@ export async function keyValuesByRow(
   rows?: ReadonlySet<number>,
 ): Promise<Map<number, string>> {
   const values = new Map<number, string>();
+  const columns = new ColumnRules({ keyColumn });
+  const isKey = (name: string) => columns.meaning(name) === "key";
   const last = rows === undefined ? Number.POSITIVE_INFINITY : Math.max(0, ...rows);
   const keepValue = (row: number, raw: unknown) => {
     if ((rows === undefined || rows.has(row)) && raw !== undefined && raw !== null)
       values.set(row, String(raw).trim());
   };
   const keep = (row: number, value: unknown) => {
-    if (typeof value === "object" && value !== null && Object.hasOwn(value, keyColumn))
-      keepValue(row, (value as Record<string, unknown>)[keyColumn]);
+    if (typeof value !== "object" || value === null) return;
+    // The key as written, else the last key that is the key column, as the loader reads an object.
+    const name = Object.hasOwn(value, keyColumn) ? keyColumn : Object.keys(value).findLast(isKey);
+    if (name !== undefined) keepValue(row, (value as Record<string, unknown>)[name]);
   };
   const fromList = (list: unknown[]) => {
     for (const [index, value] of list.entries()) keep(index + 1, value);
@@ -52,7 +58,7 @@ export async function keyValuesByRow(
   let column: number | undefined;
   for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
     if (column === undefined) {
-      column = record.indexOf(keyColumn);
+      column = record.findIndex(isKey);
       if (column < 0) break;
       continue;
     }

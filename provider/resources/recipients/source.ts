@@ -18,10 +18,10 @@ import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
 import { shown } from "../../text";
+import { type ColumnOptions, ColumnRules, headerColumns } from "./columns";
 import {
   CSV_DELIMITERS,
   type CsvDelimiter,
-  canonicalFieldName,
   DECLARED_FIELDS,
   DeclaredRecipient,
   type IdentityField,
@@ -34,11 +34,10 @@ export { KEY_HEX_LENGTH };
 
 export type RecipientFormat = "csv" | "json" | "jsonl";
 
-export interface RecipientSourceOptions {
+/** How a list is read: its columns (columns.ts) and what is worked out of each row. */
+export interface RecipientSourceOptions extends ColumnOptions {
   /** The custom field that carries each recipient's key to the service and back. */
   identityField: IdentityField;
-  /** A column (or JSON key) that identifies a recipient, such as a customer id; it is not sent. */
-  keyColumn?: string;
   /** Stop collecting problems after this many (the count of all of them is still reported). */
   maxProblems?: number;
   /** The process's memory budget while it reads (memory.ts); MEMORY_BUDGET_BYTES by default. */
@@ -167,11 +166,12 @@ const ROWS_PER_BATCH = 1000;
 
 /**
  * Rows of a source as plain objects with their row numbers, in batches. A CSV header is mapped to
- * field names once, its unknown columns reported once (row 1) and skipped.
+ * field names once (headerColumns), its problems reported once, at its line: its unknown columns
+ * are skipped; without its key column no row is read.
  */
 async function* rowsOf(
   source: RecipientSource,
-  keyColumn: string | undefined,
+  columns: ColumnRules,
   problem: (p: RecipientProblem) => void,
   only?: ReadonlySet<number>,
 ): AsyncGenerator<RawRow[]> {
@@ -214,10 +214,10 @@ async function* rowsOf(
         yield picked.text;
       })()
     : textOf(file, source.file);
-  const text = headerChecked(read, source.file, delimiter, keyColumn);
+  const text = headerChecked(read, source.file, delimiter, columns);
   const { parser, position } = csvReader(text, delimiter);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
-  let columns: (string | undefined)[] | undefined;
+  let header: { fields: (string | undefined)[]; keyAt: number } | undefined;
   try {
     for await (const first of parser as AsyncIterable<CsvRecord>) {
       // The records csv-parse has read already are taken with this one, as one batch.
@@ -230,14 +230,11 @@ async function* rowsOf(
       const batch: RawRow[] = [];
       for (const { record, line: readAt } of records) {
         const line = lineOf(readAt);
-        if (columns === undefined) {
-          columns = record.map((name) => {
-            if (keyColumn !== undefined && name === keyColumn) return name;
-            const canonical = canonicalFieldName(name);
-            if (canonical === undefined)
-              problem({ row: line, field: name, message: `unknown column "${shown(name)}"` });
-            return canonical;
-          });
+        if (header === undefined) {
+          const read = headerColumns(record, columns);
+          for (const message of read.problems) problem({ row: line, message });
+          if (!read.rowsReadable) return;
+          header = read;
           continue;
         }
         if (line > last) {
@@ -249,13 +246,14 @@ async function* rowsOf(
         // column so named, whatever a field of that name would be) is held apart: its name is user text.
         const fields: Record<string, string> = {};
         let keyValue: string | undefined;
+        const { fields: names, keyAt } = header;
         for (let i = 0; i < record.length; i++) {
-          const name = columns[i];
           const value = record[i] as string;
           // A blank value is no value (an empty key column is "empty" either way); the last one counts.
-          if (name === undefined || value === "") continue;
-          if (name === keyColumn) keyValue = value;
-          else fields[name] = value;
+          if (value === "") continue;
+          if (i === keyAt) keyValue = value;
+          const name = names[i];
+          if (name !== undefined) fields[name] = value;
         }
         batch.push({ row: line, fields, keyValue: keyValue?.trim() });
       }
@@ -349,7 +347,7 @@ async function* headerChecked(
   text: AsyncGenerator<string>,
   shownAs: string,
   delimiter: CsvDelimiter,
-  keyColumn: string | undefined,
+  columns: ColumnRules,
 ): AsyncGenerator<string> {
   let start = "";
   for await (const piece of text) {
@@ -357,14 +355,14 @@ async function* headerChecked(
     const end = start.search(/[\r\n]/);
     if (end >= 0 || start.length >= HEADER_LOOKED_AT) {
       const header = end >= 0 ? start.slice(0, end) : "";
-      const other = header === "" ? undefined : otherDelimiter(header, delimiter, keyColumn);
+      const other = header === "" ? undefined : otherDelimiter(header, delimiter, columns);
       if (other !== undefined) throw new SourceFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
       yield start;
       yield* text;
       return;
     }
   }
-  const other = otherDelimiter(start, delimiter, keyColumn);
+  const other = otherDelimiter(start, delimiter, columns);
   if (other !== undefined) throw new SourceFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
   yield start;
 }
@@ -373,13 +371,10 @@ async function* headerChecked(
 export function otherDelimiter(
   header: string,
   delimiter: CsvDelimiter,
-  keyColumn: string | undefined,
+  columns: ColumnRules,
 ): CsvDelimiter | undefined {
   if (header.includes(delimiter)) return undefined;
-  const known = (name: string) => {
-    const unquoted = name.trim().replace(/^"(.*)"$/, "$1");
-    return unquoted === keyColumn || canonicalFieldName(unquoted) !== undefined;
-  };
+  const known = (name: string) => columns.meaning(name.trim().replace(/^"(.*)"$/, "$1")) !== undefined;
   return CSV_DELIMITERS.find((other) => other !== delimiter && header.split(other).filter(known).length >= 2);
 }
 
@@ -414,7 +409,7 @@ type RepeatedRow = Omit<ValidRow, "recipient"> & { problemsBefore: number };
  */
 function fieldsOf(
   raw: RawRow,
-  keyColumn: string | undefined,
+  columns: ColumnRules,
   problem: (p: RecipientProblem) => void,
 ): { fields: Record<string, string | undefined>; keyValue: string | undefined } | undefined {
   if (raw.fields !== undefined) return raw;
@@ -431,15 +426,17 @@ function fieldsOf(
   const fields: Record<string, string | undefined> = {};
   for (const name of Object.keys(value)) {
     const given = (value as Record<string, unknown>)[name];
-    if (keyColumn !== undefined && name === keyColumn) {
+    const meaning = columns.meaning(name);
+    if (meaning === "key") {
       keyValue = given === undefined || given === null ? undefined : String(given).trim();
       continue;
     }
-    const canonical = canonicalFieldName(name);
-    if (canonical === undefined) {
+    if (meaning === "ignored") continue;
+    if (meaning === undefined) {
       problem({ row, field: name, message: `unknown field "${shown(name)}"` });
       continue;
     }
+    const canonical = meaning.field;
     if (given === null || given === undefined || given === "") continue;
     if (typeof given !== "string" && typeof given !== "number") {
       problem({ row, field: canonical, message: `${canonical} must be text` });
@@ -457,18 +454,19 @@ function fieldsOf(
  */
 export async function recipientsAtRows(
   source: RecipientSource,
-  keyColumn: string | undefined,
+  columnOptions: ColumnOptions,
   rows: ReadonlySet<number>,
 ): Promise<Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>> {
   const found = new Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>();
   if (rows.size === 0) return found;
   const ignore = () => {};
-  for await (const batch of rowsOf(source, keyColumn?.trim(), ignore, rows)) {
+  const columns = new ColumnRules(columnOptions);
+  for await (const batch of rowsOf(source, columns, ignore, rows)) {
     // The rows passed over are garbage at once: a row added at the end reads a million of them.
     rowsHandled(batch.length);
     for (const raw of batch) {
       if (!rows.has(raw.row)) continue;
-      const read = fieldsOf(raw, keyColumn?.trim(), ignore);
+      const read = fieldsOf(raw, columns, ignore);
       if (read === undefined) continue;
       const recipient: Record<string, string> = {};
       for (const [name, value] of Object.entries(read.fields))
@@ -491,14 +489,15 @@ async function* validRows(
   validated = false,
   only?: ReadonlySet<number>,
 ): AsyncGenerator<ValidRow[]> {
-  const keyColumn = options.keyColumn?.trim();
+  const columns = new ColumnRules(options);
+  const { keyColumn } = columns;
   const hashContent = keyColumn === undefined || options.contentDigests !== false;
-  for await (const rows of rowsOf(source, keyColumn, problem, only)) {
+  for await (const rows of rowsOf(source, columns, problem, only)) {
     rowsHandled(rows.length, undefined, options.memoryBudget);
     const valid: ValidRow[] = [];
     for (const raw of rows) {
       const { row } = raw;
-      const read = fieldsOf(raw, keyColumn, problem);
+      const read = fieldsOf(raw, columns, problem);
       if (read === undefined) continue;
       const { fields, keyValue } = read;
       if (fields[options.identityField] !== undefined) {
@@ -727,6 +726,7 @@ export async function fileSignature(
         options.identityField,
         options.keyColumn ?? null,
         delimiter ?? null,
+        options.ignoreColumns ?? null,
       ])
     : undefined;
 }

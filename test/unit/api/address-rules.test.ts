@@ -46,7 +46,7 @@ describe("the offline address rules", () => {
       "ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number",
     ],
     [{ address1: "PO Box" }, "ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number"],
-    [{ zipCode: "6270" }, "ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code"],
+    [{ zipCode: "6270O" }, "ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code"],
     [{ zipCode: "00000" }, "ADDRESS_NOT_VALID: address.zipCode: ZIP code 00000 does not exist"],
     [{ state: "Atlantis" }, "ADDRESS_NOT_VALID: address.state: not a US state or territory"],
     [{ country: "Canada" }, "ADDRESS_NOT_VALID: address.country: only US addresses are mailed"],

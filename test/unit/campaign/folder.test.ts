@@ -100,7 +100,7 @@ describe("campaignArgs", () => {
     t.write("campaigns/people.csv", GOOD_CSV);
     const { problems } = await loadCampaignFiles([path.join(t.dir, "campaigns/spring.yaml")]);
     expect(problems.map((p) => p.message)).toEqual([
-      'spec.recipients: unknown key "fileRoot"; allowed keys: file, inline, delimiter, keyColumn, identityField, maxDroppedPercent',
+      'spec.recipients: unknown key "fileRoot"; allowed keys: file, inline, delimiter, keyColumn, ignoreColumns, identityField, maxDroppedPercent',
     ]);
   });
 

@@ -276,7 +276,7 @@ describe("schema errors", () => {
     expect(at(problems, file)).toEqual([
       "1:1: the campaign: apiVersion is required (write apiVersion: directmail/v1)",
       "3:3: metadata: name is required (names the campaign's resources: renaming it replaces them; renaming the file does not)",
-      "5:3: spec: recipients is required (a section with file, inline, delimiter, keyColumn, identityField, maxDroppedPercent)",
+      "5:3: spec: recipients is required (a section with file, inline, delimiter, keyColumn, ignoreColumns, identityField, maxDroppedPercent)",
       "8:5: spec.checkout: productionSpeed is required (one of Normal, ExpeditedFaster, ExpeditedFastest)",
     ]);
   });
@@ -335,7 +335,7 @@ describe("recipients", () => {
     const { campaigns, problems } = await loadCampaignFiles([file]);
     expect(campaigns).toEqual([]);
     expect(at(problems, csv)).toEqual([
-      '1:1: favouriteColour: unknown column "favouriteColour"',
+      '1:1: unknown column "favouriteColour": not a recipient field; rename it if it is misspelled, or leave it out with ignoreColumns: ["favouriteColour"] (an option of the recipients, beside file)',
       "2:1: zipCode: zipCode is required",
       "3:1: firstName: a recipient needs a name (firstName, lastName) or an organization (toOrganization)",
       "4:1: customerId: customerId (the key column) is empty",
@@ -435,7 +435,7 @@ describe("rows the service will drop (predicted by its address rules)", () => {
     expect(loaded.problems).toEqual([]);
     expect(at(loaded.warnings, csv)).toEqual([
       "3:1: the service will drop this row: ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number",
-      "4:1: the service will drop this row: ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: not a ZIP or ZIP+4 code",
+      "4:1: the service will drop this row: ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: a ZIP code of 4 digits: a spreadsheet may have dropped its leading zero (format the column as text and write all 5 digits)",
     ]);
     expect(loaded.warnings.every((w) => w.warning)).toBe(true);
     expect(loaded.campaigns[0]?.predictedDrops).toEqual({
@@ -446,7 +446,7 @@ describe("rows the service will drop (predicted by its address rules)", () => {
         { reason: "ADDRESS_NOT_VALID: address.address1: address1 has no primary (house) number", count: 1 },
         {
           reason:
-            "ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: not a ZIP or ZIP+4 code",
+            "ADDRESS_NOT_VALID: address.state: not a US state or territory; address.zipCode: a ZIP code of 4 digits: a spreadsheet may have dropped its leading zero (format the column as text and write all 5 digits)",
           count: 1,
         },
       ],
@@ -766,7 +766,7 @@ describe("Conversions and Automation documents", () => {
       "16:5: spec.recipients: give the recipients either as a file or inline, exactly one of the two",
       '20:7: kind: write one of Campaign, Conversions, Automation; found "Mailing"',
       "23:7: spec: order is required (a section with templateId, useQr, qrUrl, handwritingFont, existingOrderId)",
-      "23:7: spec: recipients is required (a section with file, inline, delimiter, keyColumn, identityField, maxDroppedPercent)",
+      "23:7: spec: recipients is required (a section with file, inline, delimiter, keyColumn, ignoreColumns, identityField, maxDroppedPercent)",
     ]);
   });
 });

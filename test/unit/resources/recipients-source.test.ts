@@ -6,6 +6,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { SourceFileError } from "../../../provider/files/text";
+import { ColumnRules } from "../../../provider/resources/recipients/columns";
 import {
   decodeIndex,
   encodeIndex,
@@ -69,7 +70,10 @@ describe("loading declared recipients", () => {
     );
     const loaded = await loadRecipients({ file: csv }, opts);
     const lines = describeProblems("bad.csv", loaded);
-    expect(lines).toContain('bad.csv row 1, favouriteColour: unknown column "favouriteColour"');
+    expect(lines).toContain(
+      'bad.csv row 1: unknown column "favouriteColour": not a recipient field; rename it if it is misspelled, ' +
+        'or leave it out with ignoreColumns: ["favouriteColour"] (an option of the recipients, beside file)',
+    );
     expect(lines).toContain("bad.csv row 2, zipCode: zipCode is required");
     expect(lines.filter((l) => l.includes("favouriteColour"))).toHaveLength(1);
     expect(lines.some((l) => l.startsWith("bad.csv row 3, firstName: a recipient needs a name"))).toBe(true);
@@ -83,7 +87,8 @@ describe("loading declared recipients", () => {
     );
     const loaded = await loadRecipients({ file: csv }, opts);
     expect(describeProblems("late-header.csv", loaded)).toEqual([
-      'late-header.csv row 3, colour: unknown column "colour"',
+      'late-header.csv row 3: unknown column "colour": not a recipient field; rename it if it is misspelled, ' +
+        'or leave it out with ignoreColumns: ["colour"] (an option of the recipients, beside file)',
     ]);
     expect([...loaded.byKey.values()].map((r) => r.row)).toEqual([4]);
   });
@@ -381,24 +386,27 @@ describe("a CSV separated by another character than `,`", () => {
   });
 
   it("is told by known columns only: a one-column file or a header of unknown names is read as it is", () => {
-    expect(otherDelimiter("firstName", ",", undefined)).toBeUndefined();
-    expect(otherDelimiter("notes;remarks", ",", undefined)).toBeUndefined();
-    expect(otherDelimiter('"firstName";"city"', ",", undefined)).toBe(";");
-    expect(otherDelimiter("id;zip", ",", "id")).toBe(";");
-    expect(otherDelimiter("firstName,city;state", ",", undefined)).toBeUndefined();
+    const none = new ColumnRules();
+    expect(otherDelimiter("firstName", ",", none)).toBeUndefined();
+    expect(otherDelimiter("notes;remarks", ",", none)).toBeUndefined();
+    expect(otherDelimiter('"firstName";"city"', ",", none)).toBe(";");
+    expect(otherDelimiter("id;zip", ",", new ColumnRules({ keyColumn: "id" }))).toBe(";");
+    expect(otherDelimiter("Customer ID;zip", ",", new ColumnRules({ keyColumn: "customerId" }))).toBe(";");
+    expect(otherDelimiter("Phone;zip", ",", new ColumnRules({ ignoreColumns: ["phone"] }))).toBe(";");
+    expect(otherDelimiter("firstName,city;state", ",", none)).toBeUndefined();
   });
 
   it("finds any header in time linear in its length, whatever it holds", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (header) => {
-        const found = otherDelimiter(header, ",", "constructor");
+        const found = otherDelimiter(header, ",", new ColumnRules({ keyColumn: "constructor" }));
         expect(found === undefined || found === ";" || found === "\t").toBe(true);
       }),
     );
     const timed = (n: number) => {
       const header = ";".repeat(n) + "a\t".repeat(n);
       const started = performance.now();
-      otherDelimiter(header, ",", undefined);
+      otherDelimiter(header, ",", new ColumnRules());
       return performance.now() - started;
     };
     timed(1000);
@@ -409,7 +417,7 @@ describe("a CSV separated by another character than `,`", () => {
     const long = file("long.csv", `${"x".repeat(100_000)};firstName\nAda;Ada\n`);
     const loaded = await loadRecipients({ file: long }, opts);
     expect(loaded.problems[0]).toMatchObject({ row: 1 });
-    expect(loaded.problems[0]?.message).toMatch(/^unknown column "x+…"$/);
+    expect(loaded.problems[0]?.message).toMatch(/^unknown column "x+…": not a recipient field; /);
   });
 });
 

@@ -60,7 +60,7 @@ describe("rows read again at their lines", () => {
         });
         expect(whole.size).toBe(rows.length);
         const at = new Set([...wanted, ...[...whole.keys()].filter((_, i) => i % 3 === 0)]);
-        const found = await recipientsAtRows({ file: csv }, "customerId", at);
+        const found = await recipientsAtRows({ file: csv }, { keyColumn: "customerId" }, at);
         const expected = new Map([...whole].filter(([row]) => at.has(row)));
         expect(new Map([...found].sort(([a], [b]) => a - b))).toEqual(expected);
       }),
@@ -85,7 +85,7 @@ describe("rows read again at their lines", () => {
         return 0;
       });
       const at = new Set([...whole.keys()].filter((_, i) => i % 7 === 3));
-      const found = await recipientsAtRows({ file: csv }, "customerId", at);
+      const found = await recipientsAtRows({ file: csv }, { keyColumn: "customerId" }, at);
       expect(found.size).toBe(at.size);
       for (const [row, read] of found) expect(read).toEqual(whole.get(row));
     }
