@@ -13,7 +13,7 @@ import { NotFoundError } from "../../provider/api/errors";
 import { orderEntriesOf } from "../../provider/api/order-entries";
 import { ENTRY_STATUS_SUCCESS, type RecipientDeliveryStatus } from "../../provider/api/schemas";
 import { usd } from "../../provider/money";
-import { terminalSafe } from "../../provider/text";
+import { oneLine } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { clientFor, serviceSettings } from "../stack/settings";
@@ -180,9 +180,9 @@ export function formatStatusTable(reports: readonly OrderStatusReport[]): string
       r.found ? usd(r.transactions.charged) : "-",
       r.found ? String(r.transactions.count) : "-",
       deliveryText(r),
-    ].map(terminalSafe),
+    ].map(oneLine),
   );
-  // Filtered before the widths are taken: a cell's control characters take no column.
+  // Cleaned before the widths are taken: a cell is shown on one line, its control characters as escapes.
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
   const line = (cells: string[]) =>
     cells

@@ -1,8 +1,10 @@
 /**
  * How a failing hook reaches the user: once, as the error of its resource, with no stack trace for
- * a refusal or a service error, and with its stack (to be reported) for a bug.
+ * a refusal or a service error, and with its stack (to be reported) for a bug. Every message and
+ * every check failure passes through terminalSafe (text.ts) here, the one way out of the hooks.
  */
 import { DirectMailError } from "../api/errors";
+import { terminalSafe } from "../text";
 import { packageVersion } from "../version";
 import { unreachableService } from "./context";
 import { FailedAfterEffect, UserError } from "./user-error";
@@ -20,8 +22,9 @@ class ReportedError extends Error {
   properties?: Record<string, unknown>;
   reasons?: string[];
 
+  /** The message as the user reads it: what it quotes of the service or a file cannot drive the terminal. */
   constructor(message: string) {
-    super(message);
+    super(terminalSafe(message));
     this.stack = "";
   }
 
@@ -46,6 +49,11 @@ function dropHostLine(): void {
   };
 }
 
+/** Check failures as the user reads them: each reason through terminalSafe, as every error is. */
+export function reportedFailures<F extends { reason: string }>(failures: readonly F[]): F[] {
+  return failures.map((failure) => ({ ...failure, reason: terminalSafe(failure.reason) }));
+}
+
 /** A refusal (UserError) or a service error: the message alone. Anything else is a bug: with its stack. */
 export function reported(thrown: unknown, kind: string, hook: string): Error {
   dropHostLine();
@@ -56,7 +64,7 @@ export function reported(thrown: unknown, kind: string, hook: string): Error {
     const failed = new ReportedError(error.message);
     failed.id = error.id;
     failed.properties = error.outputs;
-    failed.reasons = [error.message];
+    failed.reasons = [failed.message];
     return failed;
   }
   if (error instanceof UserError || error instanceof DirectMailError) return new ReportedError(error.message);

@@ -9,7 +9,7 @@ import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { projectFileRoot } from "../../file-root";
 import { projectRoot } from "../../project";
-import { rowsText } from "../../text";
+import { oneLine, rowsText } from "../../text";
 import { checkInputs, isUnknown, UNKNOWN } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { notEditable } from "../order-status";
@@ -354,9 +354,9 @@ export function orderRecipientsImplementation(
     const template = (await ctx.client().listTemplates()).find((t) => t.id === order.templateId);
     if (template?.requiredMergeFields?.includes(identityField)) {
       throw new UserError(
-        `Template ${template.id} ("${template.name}") prints ${identityField}, which would carry each recipient's ` +
+        `Template ${template.id} ("${oneLine(template.name)}") prints ${identityField}, which would carry each recipient's ` +
           `identity key onto the mail piece. Set identityField to a custom field the template does not use ` +
-          `(it uses ${template.requiredMergeFields.join(", ")}).`,
+          `(it uses ${oneLine(template.requiredMergeFields.join(", "))}).`,
       );
     }
   };
