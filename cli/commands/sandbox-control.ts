@@ -8,6 +8,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import type { z } from "zod";
 import { resolveBaseUrl, resolveSettings } from "../../provider/settings";
+import { oneLine } from "../../provider/text";
 import { say } from "../output";
 import { withStackOptions } from "../stack/options";
 import { serviceSettings } from "../stack/settings";
@@ -231,9 +232,9 @@ export function registerSandboxControlCommands(sandbox: Command): void {
         const pieces = `${o.totalCards} piece${o.totalCards === 1 ? "" : "s"}`;
         say(
           o.waiting === null
-            ? `order ${o.orderId}: ${o.status}, ${o.delivered} of ${pieces} delivered` +
+            ? `order ${o.orderId}: ${oneLine(o.status)}, ${o.delivered} of ${pieces} delivered` +
                 (o.undeliverable > 0 ? `, ${o.undeliverable} undeliverable` : "")
-            : `order ${o.orderId}: ${o.status}, not delivered: ${o.waiting}`,
+            : `order ${o.orderId}: ${oneLine(o.status)}, not delivered: ${oneLine(o.waiting)}`,
         );
       }
       say(clockLine(Date.parse(result.now) - Date.parse(result.from), result.now));

@@ -196,8 +196,8 @@ export function formatStatusTable(reports: readonly OrderStatusReport[]): string
     lines.push(
       who === null
         ? `order ${r.orderId}: no recipient matches`
-        : `order ${r.orderId}, recipient ${who.recipientId} (${[who.firstName, who.lastName].filter(Boolean).join(" ") || who.address1}): ` +
-            `${who.deliveryStatus ?? "not mailed yet"}${who.updatedDate ? ` since ${who.updatedDate}` : ""}`,
+        : `order ${r.orderId}, recipient ${who.recipientId} (${oneLine([who.firstName, who.lastName].filter(Boolean).join(" ") || (who.address1 ?? ""))}): ` +
+            `${oneLine(who.deliveryStatus ?? "not mailed yet")}${who.updatedDate ? ` since ${oneLine(who.updatedDate)}` : ""}`,
     );
   }
   return lines.join("\n");

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { oneLine } from "../../provider/text";
 import { say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { clientFor, serviceSettings } from "../stack/settings";
@@ -22,7 +23,8 @@ export function registerWhoamiCommand(program: Command): void {
     try {
       const profile = await client.me();
       say(
-        `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${client.baseUrl}`,
+        // Each field on the line: a profile cannot add a line of its own.
+        `${oneLine(profile.email)} (${oneLine(profile.firstName)} ${oneLine(profile.lastName)}, ${oneLine(profile.company)}) at ${client.baseUrl}`,
       );
       say(`(${settings.from})`);
     } finally {

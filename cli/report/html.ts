@@ -4,7 +4,7 @@
  * table of its figures. Pure: the library's source is passed in (run-report.ts reads it).
  */
 import { usd } from "../../provider/money";
-import { terminalSafe } from "../../provider/text";
+import { oneLine } from "../../provider/text";
 import { type ChartModel, chartsOf, type ReportData, type ReportOrder, reported, summaryOf } from "./model";
 
 /** Tableau 10: distinct, colour-blind-safe hues, one per order. */
@@ -32,9 +32,9 @@ const ESCAPES: Record<string, string> = {
   "'": "&#39;",
 };
 
-/** Text for HTML content and attribute values: markup escaped, control characters shown as escapes (terminalSafe). */
+/** Text for HTML content and attribute values: markup escaped, control characters and line breaks shown as escapes (oneLine). */
 export function escapeHtml(text: string | number): string {
-  return terminalSafe(String(text)).replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+  return oneLine(String(text)).replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }
 
 /**
@@ -42,7 +42,7 @@ export function escapeHtml(text: string | number): string {
  * rejects. Its texts are the charts' labels: their control characters are shown as escapes too.
  */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? terminalSafe(v) : v))
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? oneLine(v) : v))
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");

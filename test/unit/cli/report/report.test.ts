@@ -304,12 +304,12 @@ describe("the report's page", () => {
 
   it("shows the control characters of a text as escapes, in the markup and in the charts' labels", () => {
     const text = controlLaden("Postcard");
-    expect(unsafeCharsIn(escapeHtml(text))).toEqual([]);
+    expect(unsafeCharsIn(escapeHtml(text), { inLine: true })).toEqual([]);
     expect(escapeHtml("a\u202eb\u001b[2J")).toBe("a\\u202eb\\u001b[2J");
     // The labels a chart draws: escaped in the data itself, not only in its JSON.
     const label: string = JSON.parse(scriptJson({ label: text })).label;
     expect(label).toContain("Postcard\\u001b]0;owned\\u0007\\u001b[2J");
-    expect(unsafeCharsIn(label)).toEqual([]);
+    expect(unsafeCharsIn(label, { inLine: true })).toEqual([]);
   });
 
   it("has a canvas and a table of figures for each chart, the library inlined and no outside resource", () => {
