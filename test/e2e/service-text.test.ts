@@ -19,7 +19,7 @@ import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { controlLaden, unsafeCharsIn } from "../support/unsafe-chars";
 import { type CommandResult, directmailIn, gitIn } from "./support/commands";
 import { run } from "./support/output";
-import { createTestStack, type TestStack } from "./support/pulumi";
+import { createCampaignsStack, createTestStack, type TestStack } from "./support/pulumi";
 
 /** The name of the defect's report: a window title, a screen clear and a green success line. */
 const FORGED = "Postcard\u001b]0;owned\u0007\u001b[2J\u001b[1;32mAll checks passed\u001b[0m";
@@ -124,14 +124,7 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
     const other = await client.createOrder({ templateId: paidTemplate });
     await sb.control.setOrderState(other.orderId, { apiKey, status: laden("Paid") });
 
-    const t = await createTestStack("service-text", {
-      from: ["Pulumi.yaml", "program"],
-      config: {
-        "directmail:baseUrl": { value: sb.url },
-        "directmail:apiKey": { value: apiKey, secret: true },
-        campaignsDir: { value: "campaigns" },
-      },
-    });
+    const t = await createCampaignsStack("service-text", { baseUrl: sb.url, apiKey });
     stacks.push(t);
     const env = t.env;
     const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env }, ...args);
@@ -150,7 +143,6 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
         ...(checkout ? ["  checkout: { postageType: Standard, productionSpeed: Normal }"] : []),
         "",
       ].join("\n");
-    fs.mkdirSync(path.join(t.workDir, "campaigns"));
     write("campaigns/spring.yaml", campaign("spring", paidTemplate, true));
     write(".gitignore", "review-*/\n*.html\n");
     await gitIn(t.workDir, "init", "-q", "-b", "main");
