@@ -1,10 +1,11 @@
 /**
  * How a failing hook reaches the user: once, as the error of its resource, with no stack trace for
  * a refusal or a service error, and with its stack (to be reported) for a bug. Every message and
- * every check failure passes through terminalSafe (text.ts) here, the one way out of the hooks.
+ * every check failure passes through the text cleaner (text.ts) here, the one way out of the hooks:
+ * on one line (oneLine), but for a refusal made of lines and a bug's stack (terminalSafe).
  */
 import { DirectMailError } from "../api/errors";
-import { terminalSafe } from "../text";
+import { oneLine, terminalSafe } from "../text";
 import { packageVersion } from "../version";
 import { unreachableService } from "./context";
 import { FailedAfterEffect, UserError } from "./user-error";
@@ -22,9 +23,12 @@ class ReportedError extends Error {
   properties?: Record<string, unknown>;
   reasons?: string[];
 
-  /** The message as the user reads it: what it quotes of the service or a file cannot drive the terminal. */
-  constructor(message: string) {
-    super(terminalSafe(message));
+  /**
+   * `message` as the user reads it: what it quotes of the service or a file cannot drive the
+   * terminal, and only a message of several lines by design (`lines`) keeps its line feeds.
+   */
+  constructor(message: string, lines = false) {
+    super(lines ? terminalSafe(message) : oneLine(message));
     this.stack = "";
   }
 
@@ -49,9 +53,9 @@ function dropHostLine(): void {
   };
 }
 
-/** Check failures as the user reads them: each reason through terminalSafe, as every error is. */
+/** Check failures as the user reads them: each reason on one line, cleaned as every error is. */
 export function reportedFailures<F extends { reason: string }>(failures: readonly F[]): F[] {
-  return failures.map((failure) => ({ ...failure, reason: terminalSafe(failure.reason) }));
+  return failures.map((failure) => ({ ...failure, reason: oneLine(failure.reason) }));
 }
 
 /** A refusal (UserError) or a service error: the message alone. Anything else is a bug: with its stack. */
@@ -67,10 +71,12 @@ export function reported(thrown: unknown, kind: string, hook: string): Error {
     failed.reasons = [failed.message];
     return failed;
   }
-  if (error instanceof UserError || error instanceof DirectMailError) return new ReportedError(error.message);
+  if (error instanceof UserError) return new ReportedError(error.message, error.lines);
+  if (error instanceof DirectMailError) return new ReportedError(error.message);
   const detail = error instanceof Error ? (error.stack ?? `${error}`) : String(error);
   return new ReportedError(
     `pulumi-directmail ${packageVersion()} failed unexpectedly in ${kind}.${hook}. This is a bug; please ` +
       `report it with the text below.\n${detail}`,
+    true,
   );
 }

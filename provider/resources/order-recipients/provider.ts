@@ -230,6 +230,7 @@ export function orderRecipientsImplementation(
           "the recipient list has problems; nothing was changed:",
           ...describeProblems(inputs.file ?? "recipients", loaded),
         ].join("\n  "),
+        true,
       );
     }
     if (inputs.digest !== undefined && loaded.digest !== inputs.digest) throw listChangedMidway(inputs);
