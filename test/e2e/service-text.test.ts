@@ -129,7 +129,7 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
     const env = t.env;
     const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env }, ...args);
     const write = (file: string, text: string) => fs.writeFileSync(path.join(t.workDir, file), text);
-    const campaign = (name: string, templateId: number, checkout: boolean) =>
+    const campaign = (name: string, templateId: number, checkout: boolean, more = false) =>
       [
         "apiVersion: directmail/v1",
         "kind: Campaign",
@@ -140,6 +140,11 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
         "    inline:",
         '      - { firstName: Grace, lastName: Hopper, address1: 1 Compiler Way, city: Arlington, state: VA, zipCode: "22202" }',
         '      - { firstName: Alan, lastName: Turing, address1: 7 Enigma Road, city: Portland, state: OR, zipCode: "97205" }',
+        ...(more
+          ? [
+              '      - { firstName: Katherine, lastName: Johnson, address1: 3 Orbit Drive, city: Madison, state: WI, zipCode: "53703" }',
+            ]
+          : []),
         ...(checkout ? ["  checkout: { postageType: Standard, productionSpeed: Normal }"] : []),
         "",
       ].join("\n");
@@ -182,6 +187,17 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
     }
     outputs["report.html"] = fs.readFileSync(path.join(t.workDir, "directmail-report-e2e.html"), "utf8");
     outputs["other.html"] = fs.readFileSync(path.join(t.workDir, "other.html"), "utf8");
+
+    // The paid order in a status named like an attack: the refusal to change its recipients quotes
+    // the status on the refusal's one line.
+    fs.rmSync(path.join(t.workDir, "campaigns/autumn.yaml"));
+    await sb.control.setOrderState(springId, { apiKey, status: laden("Complete") });
+    write("campaigns/spring.yaml", campaign("spring", paidTemplate, true, true));
+    const refused = await run((onOutput) => t.stack.up({ onOutput }));
+    expect(refused.failed).toBe(true);
+    expect(refused.output).toContain(`Order ${springId} is "Complete\\u001b]0;owned\\u0007`);
+    outputs["up, refused"] = refused.output;
+    expect((await client.listRecipients(springId)).recipients).toHaveLength(2);
     await client.close();
 
     // Each text is shown, escaped, where a person reads it.
