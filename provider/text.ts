@@ -1,8 +1,9 @@
 /**
- * User text in messages, and text files that are not text. A name or value taken from a file is
- * shown short and with its control characters escaped, so that a 10 MB key or a binary byte
- * cannot flood or garble a terminal; a file that holds binary data is one problem, found in one
- * pass.
+ * Outside text in what a person reads, and text files that are not text. The one rule for text that
+ * came from the service, a file or a path: terminalSafe() (a whole message) and oneLine() (a piece
+ * inside a line) show every character a terminal or a reader would act on as its escape, so that a
+ * 10 MB key, a binary byte or a template named like an escape sequence cannot flood, garble or
+ * forge what is shown; a file that holds binary data is one problem, found in one pass.
  */
 
 /** Longest piece of user text shown in a message; longer text is cut with "…". */
@@ -11,12 +12,10 @@ const SHOWN_LENGTH = 60;
 /** Control characters YAML and CSV files must not hold (tab and line ends are allowed). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-const ALL_CONTROL = new RegExp(CONTROL.source, "g");
 
-/** Text for a message: at most `length` characters, control characters escaped (\u0000). */
+/** Text for a message: at most `length` characters, on one line (see oneLine). */
 export function shown(text: string, length = SHOWN_LENGTH): string {
-  const short = text.length > length ? `${text.slice(0, length)}…` : text;
-  return short.replace(/[\n\r\t]/g, (c) => JSON.stringify(c).slice(1, -1)).replace(ALL_CONTROL, escapeChar);
+  return oneLine(text.length > length ? `${text.slice(0, length)}…` : text);
 }
 
 /** `a, b, c` of `total` items, the ones not given counted: `a, b, c and 4 more`. */
@@ -30,30 +29,45 @@ export function rowsText(rows: readonly number[], total: number = rows.length): 
   return `${total === 1 ? "row" : "rows"} ${listed(rows.map(String), total)}`;
 }
 
+/** How a character is shown escaped: `\\n`, `\\r`, `\\t`, else `\\u` and four hex digits (`\\u001b`). */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
 function escapeChar(c: string): string {
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /**
- * A terminal's escape sequences: CSI (`ESC [` or U+009B, then parameters and a final byte), and the
- * strings OSC, DCS, SOS, PM and APC up to their terminator (BEL, ESC and a backslash, or U+009C), with what
- * they carry (a window title, a link's target).
+ * What a terminal or a reader acts on rather than shows, in text that came from outside (the
+ * service, a file, a path): C0 controls but line feed and tab (ESC starts every escape sequence,
+ * CR rewrites a line, BEL, backspace), DEL, C1 (U+009B and U+009D start sequences too), the line and
+ * paragraph separators U+2028 and U+2029 (a line break to some readers), and the bidirectional
+ * controls, which reorder what is shown: the marks U+061C, U+200E and U+200F, the embeddings and
+ * overrides U+202A-U+202E and the isolates U+2066-U+2069.
  */
-const TERMINAL_SEQUENCE =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
-  /(?:\u001B\[|\u009B)[\u0030-\u003F]*[\u0020-\u002F]*[\u0040-\u007E]|(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u0080-\u009F]*(?:\u0007|\u001B\\|\u009C)/g;
-/** What a terminal acts on rather than shows: C0 but line feed and tab, DEL, C1. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
-const TERMINAL_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+const UNSAFE_CLASS =
+  "\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069";
+const UNSAFE = new RegExp(`[${UNSAFE_CLASS}]`, "g");
+/** The same, and line feed and tab: for a piece of outside text inside a line. */
+const UNSAFE_IN_LINE = new RegExp(`[\\n\\t${UNSAFE_CLASS}]`, "g");
 
 /**
- * Text for a terminal, whatever the service or a file put in it: escape sequences and control
- * characters are taken out (line feed and tab stay), so that a name in a message cannot move the
- * cursor, clear the screen, retitle the window or hide a link. Every message of the CLI goes
- * through it.
+ * Text for a person to read, whatever the service or a file put in it: each character of UNSAFE is
+ * shown as its escape (`\u001b`), so that a name in a message cannot move the cursor, clear the
+ * screen, retitle the window, hide a link, overwrite a line or reorder what is shown, and what it
+ * tried is visible. Line feed and tab stay: a message's own lines are the message's. Every message
+ * of the CLI and of the provider (its errors and progress lines) goes through it; one pass, linear.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(TERMINAL_SEQUENCE, "").replace(TERMINAL_CONTROL, "");
+  return text.replace(UNSAFE, escapeChar);
+}
+
+/**
+ * A piece of outside text inside a line (a name, a value, a reason, a path): as terminalSafe, and
+ * its line feeds and tabs escaped too, so that it cannot start a line of its own that reads like
+ * the tool's (`\nerror: …`).
+ */
+export function oneLine(text: string): string {
+  return text.replace(UNSAFE_IN_LINE, escapeChar);
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 import { type Command, InvalidArgumentError } from "commander";
 import type { z } from "zod";
+import { oneLine } from "../../provider/text";
 import { say } from "../output";
 import { withStackOptions } from "../stack/options";
 import { type ServiceSettings, serviceSettings } from "../stack/settings";
@@ -231,9 +232,9 @@ export function registerSandboxControlCommands(sandbox: Command): void {
         const pieces = `${o.totalCards} piece${o.totalCards === 1 ? "" : "s"}`;
         say(
           o.waiting === null
-            ? `order ${o.orderId} at ${target.url}: ${o.status}, ${o.delivered} of ${pieces} delivered` +
+            ? `order ${o.orderId} at ${target.url}: ${oneLine(o.status)}, ${o.delivered} of ${pieces} delivered` +
                 (o.undeliverable > 0 ? `, ${o.undeliverable} undeliverable` : "")
-            : `order ${o.orderId} at ${target.url}: ${o.status}, not delivered: ${o.waiting}`,
+            : `order ${o.orderId} at ${target.url}: ${oneLine(o.status)}, not delivered: ${oneLine(o.waiting)}`,
         );
       }
       say(clockLine(target.url, Date.parse(result.now) - Date.parse(result.from), result.now));

@@ -12,7 +12,7 @@ import { type DeliveryCounts, deliveryCountsOf, handedToCarrier } from "../../pr
 import { orderEntriesOf } from "../../provider/api/order-entries";
 import { ENTRY_STATUS_SUCCESS, type RecipientDeliveryStatus } from "../../provider/api/schemas";
 import { usd } from "../../provider/money";
-import { terminalSafe } from "../../provider/text";
+import { oneLine } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { serviceSettings, withClient } from "../stack/settings";
@@ -153,9 +153,9 @@ export function formatStatusTable(reports: readonly OrderStatusReport[]): string
       r.found ? usd(r.transactions.charged) : "-",
       r.found ? String(r.transactions.count) : "-",
       deliveryText(r),
-    ].map(terminalSafe),
+    ].map(oneLine),
   );
-  // Filtered before the widths are taken: a cell's control characters take no column.
+  // Cleaned before the widths are taken: a cell is shown on one line, its control characters as escapes.
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
   const line = (cells: string[]) =>
     cells
@@ -169,8 +169,8 @@ export function formatStatusTable(reports: readonly OrderStatusReport[]): string
     lines.push(
       who === null
         ? `order ${r.orderId}: no recipient matches`
-        : `order ${r.orderId}, recipient ${who.recipientId} (${[who.firstName, who.lastName].filter(Boolean).join(" ") || who.address1}): ` +
-            `${who.deliveryStatus ?? "not mailed yet"}${who.updatedDate ? ` since ${who.updatedDate}` : ""}`,
+        : `order ${r.orderId}, recipient ${who.recipientId} (${oneLine([who.firstName, who.lastName].filter(Boolean).join(" ") || (who.address1 ?? ""))}): ` +
+            `${oneLine(who.deliveryStatus ?? "not mailed yet")}${who.updatedDate ? ` since ${oneLine(who.updatedDate)}` : ""}`,
     );
   }
   return lines.join("\n");

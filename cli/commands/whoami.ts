@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { oneLine } from "../../provider/text";
 import { say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
 import { serviceSettings, withClient } from "../stack/settings";
@@ -20,7 +21,8 @@ export function registerWhoamiCommand(program: Command): void {
     const settings = await serviceSettings(options);
     const profile = await withClient(settings, (client) => client.me());
     say(
-      `${profile.email} (${profile.firstName} ${profile.lastName}, ${profile.company}) at ${settings.baseUrl}`,
+      // Each field on the line: a profile cannot add a line of its own.
+      `${oneLine(profile.email)} (${oneLine(profile.firstName)} ${oneLine(profile.lastName)}, ${oneLine(profile.company)}) at ${settings.baseUrl}`,
     );
     say(`(${settings.from})`);
   });

@@ -4,6 +4,7 @@
  * table of its figures. Pure: the library's source is passed in (run-report.ts reads it).
  */
 import { usd } from "../../provider/money";
+import { oneLine } from "../../provider/text";
 import { type ChartModel, chartsOf, type ReportData, type ReportOrder, reported, summaryOf } from "./model";
 
 /** Tableau 10: distinct, colour-blind-safe hues, one per order. */
@@ -31,14 +32,17 @@ const ESCAPES: Record<string, string> = {
   "'": "&#39;",
 };
 
-/** Text for HTML content and attribute values. */
+/** Text for HTML content and attribute values: markup escaped, control characters and line breaks shown as escapes (oneLine). */
 export function escapeHtml(text: string | number): string {
-  return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+  return oneLine(String(text)).replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }
 
-/** JSON inside a <script> element: no `<` (so no `</script>`), and no line separators JavaScript rejects. */
+/**
+ * JSON inside a <script> element: no `<` (so no `</script>`), and no line separators JavaScript
+ * rejects. Its texts are the charts' labels: their control characters are shown as escapes too.
+ */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? oneLine(v) : v))
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");

@@ -4,6 +4,7 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import { oneLine } from "../../provider/text";
 import {
   findProject,
   type ServiceSettings,
@@ -83,7 +84,10 @@ export async function runReport(options: ReportOptions): Promise<ReportOutcome> 
     const orders = await gatherOrders(client, refs);
     const notes = orders
       .filter((o) => o.error !== undefined)
-      .map((o) => `The service reports nothing on order ${o.orderId} (${o.name}): ${o.error}.`);
+      .map(
+        (o) =>
+          `The service reports nothing on order ${o.orderId} (${oneLine(o.name)}): ${oneLine(o.error ?? "")}.`,
+      );
     return {
       title,
       source,

@@ -11,7 +11,10 @@
  *   character reference (`[` is `&#91;`), which GitHub shows as the character and never as
  *   markup, in Markdown and in the HTML of a `<summary>` alike; `_` between two letters or digits
  *   stays (it cannot emphasize there), so `DO_NOT_MAIL` reads as it is;
- * - a line break becomes a space: a text stays in its table cell or list item;
+ * - a line break (CR, LF, U+2028, U+2029) becomes a space: a text stays in its table cell or list
+ *   item; every other control character (C0, DEL, C1, the bidirectional controls) is shown as its
+ *   escape (`\u202e`) by terminalSafe (provider/text.ts), so that no text reorders or hides what
+ *   the comment shows;
  * - GitHub finds mentions (`@team`), references (`#12`, `GH-12`) and links (`https://…`, `www.…`)
  *   in the text it shows, after the Markdown: a word joiner (U+2060, invisible) after `@`, `#`,
  *   `GH`, `:` of `://` and `www` breaks each of them, and a text cannot spell one out with a
@@ -21,6 +24,8 @@
  * Its result goes inside a line (after `- `, in a table cell, in a `<summary>`), never at the
  * start of one.
  */
+
+import { terminalSafe } from "../../provider/text";
 
 /** U+2060 WORD JOINER: invisible, and not a letter, digit or `/`, so mentions and links stop at it. */
 export const WORD_JOINER = "\u2060";
@@ -60,7 +65,7 @@ export interface MarkdownTextOptions {
 
 /** Text shown as the characters it is, on one line (see the top of this file). */
 export function markdownText(text: string, options: MarkdownTextOptions = {}): string {
-  const flat = cut(text, TEXT_LIMIT).replace(LINE_BREAKS, " ");
+  const flat = terminalSafe(cut(text, TEXT_LIMIT).replace(LINE_BREAKS, " "));
   if (!options.code) return inert(flat);
   let shown = "";
   let last = 0;
@@ -77,7 +82,7 @@ export function markdownText(text: string, options: MarkdownTextOptions = {}): s
  * GitHub finds no mention, reference or link inside code.
  */
 export function codeSpan(text: string): string {
-  const flat = cut(text, CODE_LIMIT).replace(LINE_BREAKS, " ").replace(/\|/g, "¦");
+  const flat = terminalSafe(cut(text, CODE_LIMIT).replace(LINE_BREAKS, " ")).replace(/\|/g, "¦");
   // An empty span would be a bare run of backticks, which could pair with a later one.
   const content = flat === "" ? " " : flat;
   const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));

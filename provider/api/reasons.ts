@@ -4,6 +4,7 @@
  * or ZIP+4 code`), and that value is personal data: a ZIP code, or a name typed into the state
  * column. Reasons are redacted where they are read from the service, and summed after redaction.
  */
+import { oneLine } from "../text";
 import type { OrderRecipient } from "./schemas/recipient";
 import { RecipientAddress, RecipientMetadata, RecipientPersonal } from "./schemas/recipient";
 
@@ -51,7 +52,8 @@ interface Part {
  * without a quote is kept as the service wrote it. Redacting a redacted reason changes nothing.
  */
 export function redactReason(reason: string, sent?: OrderRecipient): string {
-  const text = reason.trim();
+  // On one line, its control characters escaped (text.ts): a reason is shown in messages, the review and the report.
+  const text = oneLine(reason.trim());
   const coded = CODED.exec(text);
   const code = coded?.[1];
   const rest = coded ? (coded[2] ?? "") : text;

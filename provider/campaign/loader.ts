@@ -21,7 +21,7 @@ import {
 } from "../file-root";
 import { projectRoot } from "../project";
 import { overDropLimit, type PredictedDrops } from "../resources/recipients/predicted-drops";
-import { LineTracker, notTextAt } from "../text";
+import { LineTracker, notTextAt, oneLine } from "../text";
 import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
 import {
@@ -335,7 +335,8 @@ export function formatProblems(
   }
   const lines: string[] = [];
   const print = (p: CampaignProblem, message: string) =>
-    lines.push(line({ ...p, message }, displayPath(p.file, relativeTo)));
+    // One line each, whatever a path or a quoted service text holds.
+    lines.push(oneLine(line({ ...p, message }, displayPath(p.file, relativeTo))));
   for (const list of byFile.values()) {
     for (const problem of list.slice(0, MAX_PRINTED_PROBLEMS)) print(problem, problem.message);
     const next = list[MAX_PRINTED_PROBLEMS];

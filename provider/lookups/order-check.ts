@@ -6,7 +6,7 @@
  * caller's (campaign/online-check.ts, `directmail validate --online`).
  */
 import type { Font, Template } from "../api/schemas/templates";
-import { rowsText } from "../text";
+import { oneLine, rowsText } from "../text";
 import type { ServiceFacts } from "./facts";
 
 /** What an order declares, as far as these checks go. */
@@ -139,7 +139,7 @@ export async function checkOrderOnline(
 }
 
 function quoted(template: Template): string {
-  return `template ${template.id} ("${template.name}")`;
+  return `template ${template.id} ("${oneLine(template.name)}")`;
 }
 
 /** Up to MAX_NAMED items, then how many more. */
@@ -151,7 +151,7 @@ function someOf(items: string[]): string {
 async function missingTemplate(id: number, templates: Template[], facts: ServiceFacts): Promise<string> {
   const choices =
     templates.length > 0
-      ? `use one of the account's templates: ${someOf(templates.map((t) => `${t.id} "${t.name}"`))}`
+      ? `use one of the account's templates: ${someOf(templates.map((t) => `${t.id} "${oneLine(t.name)}"`))}`
       : "the account has no template yet; create one in the web application";
   const order = await facts.order(id);
   if (order) {
@@ -165,7 +165,7 @@ async function missingTemplate(id: number, templates: Template[], facts: Service
 
 function fontProblem(requested: string, fonts: Font[]): string | undefined {
   const wanted = requested.trim().toLowerCase();
-  const styles = fonts.filter((f) => (f.type ?? GLOBAL_FONT) === GLOBAL_FONT).map((f) => f.name);
+  const styles = fonts.filter((f) => (f.type ?? GLOBAL_FONT) === GLOBAL_FONT).map((f) => oneLine(f.name));
   const found = fonts.find((f) => f.name.toLowerCase() === wanted);
   if (found && (found.type ?? GLOBAL_FONT) === GLOBAL_FONT) return undefined;
   const choose = `choose one of the service's handwriting styles: ${someOf(styles)}`;
@@ -205,7 +205,7 @@ function mergeFieldFindings(
   template: Template,
   recipients: Iterable<DeclaredRow> | FieldPresence,
 ): OnlineFinding[] {
-  const printed = template.requiredMergeFields ?? [];
+  const printed = (template.requiredMergeFields ?? []).map(oneLine);
   if (printed.length === 0) return [];
   const presence = recipients instanceof FieldPresence ? recipients : FieldPresence.of(recipients);
   const total = presence.total;

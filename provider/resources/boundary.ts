@@ -1,9 +1,12 @@
 /**
  * How a failing hook reaches the user: once, as the error of its resource, with no stack trace for
- * a refusal or a service error, and with its stack (to be reported) for a bug.
+ * a refusal or a service error, and with its stack (to be reported) for a bug. Every message and
+ * every check failure passes through the text cleaner (text.ts) here, the one way out of the hooks:
+ * on one line (oneLine), but for a refusal made of lines and a bug's stack (terminalSafe).
  */
 import { DirectMailError } from "../api/errors";
 import { SettingsError } from "../settings";
+import { oneLine, terminalSafe } from "../text";
 import { packageVersion } from "../version";
 import { unreachableService } from "./context";
 import { FailedAfterEffect, UserError } from "./user-error";
@@ -21,8 +24,12 @@ class ReportedError extends Error {
   properties?: Record<string, unknown>;
   reasons?: string[];
 
-  constructor(message: string) {
-    super(message);
+  /**
+   * `message` as the user reads it: what it quotes of the service or a file cannot drive the
+   * terminal, and only a message of several lines by design (`lines`) keeps its line feeds.
+   */
+  constructor(message: string, lines = false) {
+    super(lines ? terminalSafe(message) : oneLine(message));
     this.stack = "";
   }
 
@@ -47,6 +54,11 @@ function dropHostLine(): void {
   };
 }
 
+/** Check failures as the user reads them: each reason on one line, cleaned as every error is. */
+export function reportedFailures<F extends { reason: string }>(failures: readonly F[]): F[] {
+  return failures.map((failure) => ({ ...failure, reason: oneLine(failure.reason) }));
+}
+
 /** A refusal (UserError), a setting that cannot be used or a service error: the message alone. Anything else is a bug: with its stack. */
 export function reported(thrown: unknown, kind: string, hook: string): Error {
   dropHostLine();
@@ -57,14 +69,16 @@ export function reported(thrown: unknown, kind: string, hook: string): Error {
     const failed = new ReportedError(error.message);
     failed.id = error.id;
     failed.properties = error.outputs;
-    failed.reasons = [error.message];
+    failed.reasons = [failed.message];
     return failed;
   }
-  if (error instanceof UserError || error instanceof DirectMailError || error instanceof SettingsError)
+  if (error instanceof UserError) return new ReportedError(error.message, error.lines);
+  if (error instanceof DirectMailError || error instanceof SettingsError)
     return new ReportedError(error.message);
   const detail = error instanceof Error ? (error.stack ?? `${error}`) : String(error);
   return new ReportedError(
     `pulumi-directmail ${packageVersion()} failed unexpectedly in ${kind}.${hook}. This is a bug; please ` +
       `report it with the text below.\n${detail}`,
+    true,
   );
 }

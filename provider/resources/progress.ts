@@ -1,11 +1,14 @@
+import { oneLine } from "../text";
+
 /**
  * What the user sees while a hook runs. Since Pulumi 3.146 the engine passes a dynamic provider's
  * stderr through to the user (the Pulumi log API does not reach the engine from the provider
  * process), so progress goes to stderr, one line each, never with an API key, a name or an address
- * (a plan names a recipient by its key column value or its row only).
+ * (a plan names a recipient by its key column value or its row only). A line is one line: what it
+ * quotes of the service (a status, a name) cannot drive the terminal or start a line of its own.
  */
 export function progress(subject: string, message: string): void {
-  process.stderr.write(`${PREFIX}${subject}: ${message}\n`);
+  process.stderr.write(`${PREFIX}${oneLine(subject)}: ${oneLine(message)}\n`);
 }
 
 const PREFIX = "[directmail] ";

@@ -4,7 +4,7 @@
  * package (through implementation.ts, the path stored in every stack's state).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { reported } from "./boundary";
+import { reported, reportedFailures } from "./boundary";
 import {
   type CheckResult,
   checkService,
@@ -157,7 +157,11 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     check: guarded("check", async (olds: EngineValues, news: EngineValues) => {
       const i = await impl();
       const checked = i.check ? await i.check(olds, news) : { inputs: news };
-      return { ...checked, inputs: toEngineInputs(kind, checked.inputs, news) };
+      return {
+        ...checked,
+        ...(checked.failures ? { failures: reportedFailures(checked.failures) } : {}),
+        inputs: toEngineInputs(kind, checked.inputs, news),
+      };
     }),
     diff: guarded("diff", async (id: string, olds: EngineValues, stored: EngineValues) => {
       const i = await impl();

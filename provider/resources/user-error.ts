@@ -6,6 +6,18 @@
  */
 export class UserError extends Error {
   override name = "UserError";
+
+  /**
+   * `lines`: the message is several lines of its own (a list of a file's problems, each made with
+   * text.ts's shown()); any other message is shown on one line, so that a service text it quotes
+   * (a status, a name) cannot start a line that reads like the tool's.
+   */
+  constructor(
+    message: string,
+    readonly lines = false,
+  ) {
+    super(message);
+  }
 }
 
 /**

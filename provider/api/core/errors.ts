@@ -4,9 +4,11 @@
  * requests that are not safe to repeat). Every error carries the operation, method, path, status,
  * `errorCode`, the service's `errors` messages and the order id where there is one. None ever
  * contains the API key: every text from the service goes through the transport's `redact` first
- * (the service could echo the key back in a message).
+ * (the service could echo the key back in a message). What a message quotes of the service is on
+ * one line, its control characters escaped (text.ts oneLine).
  */
 import type { z } from "zod";
+import { oneLine } from "../../text";
 import type { EndpointDef } from "../endpoints";
 import * as S from "../schemas";
 import type { Failure } from "./retry";
@@ -260,11 +262,11 @@ export function fromResponse({
     }
   }
   const errors = (envelope?.errors ?? []).map((m) => redact(String(m)));
-  const errorCode = envelope?.errorCode || undefined;
+  const errorCode = envelope?.errorCode ? oneLine(envelope.errorCode) : undefined;
   const full: ErrorDetails = { ...details, errorCode: errorCode ?? undefined, errors };
   const what = `${def.method} ${details.path}`;
   const said = errors.length
-    ? errors.join("; ")
+    ? oneLine(errors.join("; "))
     : envelope
       ? "no message"
       : body.trim()
@@ -314,7 +316,7 @@ export function fromResponse({
       const result = S.IntegrationRecipientResult.safeParse(envelope?.payload);
       const reason = result.success ? result.data.reasonCode : undefined;
       return new IntegrationRecipientRejectedError(
-        `${what} → 422${reason ? ` ${reason}` : code}: ${result.success ? redact(result.data.errorMessage) : said}`,
+        `${what} → 422${reason ? ` ${reason}` : code}: ${result.success ? oneLine(redact(result.data.errorMessage)) : said}`,
         full,
         result.success ? result.data : undefined,
       );
@@ -384,7 +386,7 @@ export function unreadableSuccessError(
 
 /** Whitespace-flattened start of a body, for a message. */
 export function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = oneLine(text.replace(/\s+/g, " ").trim());
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 

@@ -10,7 +10,7 @@ import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { chosenRoot, OutsideRootError, resolveInside } from "../../file-root";
 import { SourceFileError } from "../../files/text";
 import { projectRoot } from "../../project";
-import { rowsText } from "../../text";
+import { oneLine, rowsText } from "../../text";
 import { checkInputs, isUnknown, UNKNOWN } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { notEditable } from "../order-status";
@@ -248,6 +248,7 @@ export function orderRecipientsImplementation(
           "the recipient list has problems; nothing was changed:",
           ...describeProblems(inputs.file ?? "recipients", loaded),
         ].join("\n  "),
+        true,
       );
     }
     if (inputs.digest !== undefined && loaded.digest !== inputs.digest) throw listChangedMidway(inputs);
@@ -372,9 +373,9 @@ export function orderRecipientsImplementation(
     const template = (await ctx.client().listTemplates()).find((t) => t.id === order.templateId);
     if (template?.requiredMergeFields?.includes(identityField)) {
       throw new UserError(
-        `Template ${template.id} ("${template.name}") prints ${identityField}, which would carry each recipient's ` +
+        `Template ${template.id} ("${oneLine(template.name)}") prints ${identityField}, which would carry each recipient's ` +
           `identity key onto the mail piece. Set identityField to a custom field the template does not use ` +
-          `(it uses ${template.requiredMergeFields.join(", ")}).`,
+          `(it uses ${oneLine(template.requiredMergeFields.join(", "))}).`,
       );
     }
   };

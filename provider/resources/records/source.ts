@@ -227,7 +227,10 @@ export function refuseProblems(
   );
   if (loaded.problemCount > loaded.problems.length)
     lines.push(`... and ${loaded.problemCount - loaded.problems.length} more problems`);
-  throw new UserError(`${lines.join("\n")}\nNothing was sent; fix the records and run the command again.`);
+  throw new UserError(
+    `${lines.join("\n")}\nNothing was sent; fix the records and run the command again.`,
+    true,
+  );
 }
 
 /** The name of a source in messages: its file, or "records" for an inline list. */

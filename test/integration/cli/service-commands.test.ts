@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
+import { unsafeCharsIn } from "../../support/unsafe-chars";
 
 const bin = path.resolve(__dirname, "../../../bin/directmail.js");
 let sb: TestSandbox;
@@ -101,9 +102,12 @@ describe("directmail whoami and proof", () => {
     );
   });
 
-  it("prints what the service and the files say without the terminal's control characters", async () => {
+  it("prints what the service and the files say with the terminal's control characters shown as escapes", async () => {
     // A window title (OSC), a colour and a screen clear (CSI, also as C1), DEL, NUL and a bell.
     const hostile = (word: string) => `\u001b]0;owned\u0007\u001b[31m${word}\u009b2J\u007f\u0000\u0007`;
+    // What the user reads instead: each control character as its escape, and nothing else changed.
+    const shown = (word: string) => `\\u001b]0;owned\\u0007\\u001b[31m${word}\\u009b2J\\u007f\\u0000\\u0007`;
+    const mallory = "\\u001b]8;;https://evil.example\\u001b\\Mallory\\u001b]8;;\\u001b\\";
     const { apiKey } = await sb.control.createAccount({
       email: "hostile@example.com",
       firstName: hostile("Eve"),
@@ -125,7 +129,10 @@ describe("directmail whoami and proof", () => {
       promisify(execFile)(process.execPath, [bin, ...args], { env: as, cwd: dir });
 
     const whoami = await runAs("whoami");
-    expect(whoami.stdout.split("\n")[0]).toBe(`hostile@example.com (Eve Mallory, Evil Corp) at ${sb.url}`);
+    expect(whoami.stdout.split("\n")[0]).toBe(
+      `hostile@example.com (${shown("Eve")} ${mallory}, ${shown("Evil Corp")}) at ${sb.url}`,
+    );
+    expect(unsafeCharsIn(whoami.stdout)).toEqual([]);
 
     const status = await runAs("status", String(order.orderId), "--recipient", "7 Elm St");
     const { recipients } = await new DirectMailClient({ baseUrl: sb.url, apiKey }).listRecipients(
@@ -135,7 +142,7 @@ describe("directmail whoami and proof", () => {
       [
         "ORDER  CAMPAIGN  STATUS  PAID  SCANS  CHARGED   TRANSACTIONS  DELIVERY",
         `${order.orderId}  -         Draft   -     0      0.00 USD  0             1 piece, not mailed`,
-        `order ${order.orderId}, recipient ${recipients[0]?.id} (Ada Lovelace): not mailed yet`,
+        `order ${order.orderId}, recipient ${recipients[0]?.id} (${shown("Ada")} Lovelace): not mailed yet`,
         "",
       ].join("\n"),
     );
@@ -158,7 +165,7 @@ describe("directmail whoami and proof", () => {
       code: 1,
       stdout: "",
       stderr:
-        `hostile.yaml:5:24: spec.order.templateId: 1 is not a template of this account; use one of the account's templates: ${templateId} "Postcard"\n` +
+        `hostile.yaml:5:24: spec.order.templateId: 1 is not a template of this account; use one of the account's templates: ${templateId} "${shown("Postcard")}"\n` +
         `checked 1 campaign file: 0 valid, 1 with problems (1 problem), against the account at ${sb.url}\n`,
     });
     // A failure's one line, quoting what it was given.
@@ -167,7 +174,7 @@ describe("directmail whoami and proof", () => {
     await expect(runAs("init", named)).rejects.toMatchObject({
       code: 1,
       stdout: "",
-      stderr: "directmail: taken is a file; give a folder for the campaign repository\n",
+      stderr: `directmail: ${"\\u001b]0;owned\\u0007\\u001b[31mtaken\\u009b2J\\u007f"} is a file; give a folder for the campaign repository\n`,
     });
   });
 

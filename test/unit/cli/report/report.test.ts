@@ -15,6 +15,7 @@ import {
   summaryOf,
 } from "../../../../cli/report/model";
 import type { OrderAnalyticsEntry, OrderTransactionEntry } from "../../../../provider/api/schemas";
+import { controlLaden, unsafeCharsIn } from "../../../support/unsafe-chars";
 
 const HOSTILE = "<script>alert(1)</script>";
 
@@ -297,8 +298,18 @@ describe("the report's page", () => {
     expect(html).toContain(`<li>note on ${escapeHtml(HOSTILE)}</li>`);
     expect(html).toContain("\\u003cscript>alert(1)\\u003c/script>");
     expect(escapeHtml(`"'&<>`)).toBe("&quot;&#39;&amp;&lt;&gt;");
-    expect(JSON.parse(scriptJson({ a: "</script>\u2028" }))).toEqual({ a: "</script>\u2028" });
+    expect(JSON.parse(scriptJson({ a: "</script>" }))).toEqual({ a: "</script>" });
     expect(scriptJson({ a: "</script>\u2028" })).not.toMatch(/<|\u2028/);
+  });
+
+  it("shows the control characters of a text as escapes, in the markup and in the charts' labels", () => {
+    const text = controlLaden("Postcard");
+    expect(unsafeCharsIn(escapeHtml(text), { inLine: true })).toEqual([]);
+    expect(escapeHtml("a\u202eb\u001b[2J")).toBe("a\\u202eb\\u001b[2J");
+    // The labels a chart draws: escaped in the data itself, not only in its JSON.
+    const label: string = JSON.parse(scriptJson({ label: text })).label;
+    expect(label).toContain("Postcard\\u001b]0;owned\\u0007\\u001b[2J");
+    expect(unsafeCharsIn(label, { inLine: true })).toEqual([]);
   });
 
   it("has a canvas and a table of figures for each chart, the library inlined and no outside resource", () => {

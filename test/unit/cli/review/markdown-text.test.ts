@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { codeSpan, WORD_JOINER as J, markdownText } from "../../../../cli/review/markdown-text";
 import { HOSTILE_FONT, markupIn, withoutCodeSpans } from "../../../support/markdown-safety";
+import { controlLaden, unsafeCharsIn } from "../../../support/unsafe-chars";
 
 describe("markdownText", () => {
   it("shows a link, bold text and a mention as plain characters", () => {
@@ -30,6 +31,17 @@ describe("markdownText", () => {
   it("keeps a text on its line: every line break is a space", () => {
     expect(markdownText("one\ntwo\r\nthree\rfour\u2028five\u2029six")).toBe("one two three four five six");
     expect(markdownText("cell\n| --- |\n# Title")).toBe(`cell &#124; --- &#124; #${J} Title`);
+  });
+
+  it("shows escape sequences and bidirectional controls as their escapes, in text and in code", () => {
+    expect(markdownText("invoice\u202egpj.exe \u001b[2J\u0085\u2066x\t")).toBe(
+      "invoice&#92;u202egpj.exe &#92;u001b&#91;2J&#92;u0085&#92;u2066x\t",
+    );
+    expect(codeSpan("C-1\u202e\u001b]0;t\u0007")).toBe("`C-1\\u202e\\u001b]0;t\\u0007`");
+    for (const code of [false, true]) {
+      expect(unsafeCharsIn(markdownText(controlLaden("a `b` c"), { code }), { inLine: true })).toEqual([]);
+    }
+    expect(unsafeCharsIn(codeSpan(controlLaden("C-1")), { inLine: true })).toEqual([]);
   });
 
   it("breaks mentions, references and autolinks with a word joiner, and shows a character reference as written", () => {
@@ -76,6 +88,7 @@ describe("markdownText", () => {
         // With code, what is between backticks is a code span of codeSpan(), checked below.
         const outside = code ? withoutCodeSpans(shown) : shown;
         expect(markupIn(outside), shown).toEqual([]);
+        expect(unsafeCharsIn(shown), shown).toEqual([]);
       }),
       { numRuns: 2000 },
     );
