@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { packageVersion } from "../version";
+import { componentSchemas } from "./component-schema";
 import { inputFieldsOf, outputFieldsOf } from "./fields";
 import { PLUGIN_KINDS, PLUGIN_PACKAGE, pluginType } from "./kinds";
 
@@ -131,6 +132,10 @@ export function packageSchema(): Json {
       required: [...requiredInputs, ...Object.keys(outputs).filter((key) => !(key in inputs))],
     };
   }
+  Object.assign(
+    resources,
+    componentSchemas((f, typeName, io) => builder.field(jsonSchema(f, io), typeName), builder.types),
+  );
   const config = {
     apiKey: { type: "string", secret: true, description: "The API key of the direct-mail service." },
     baseUrl: { type: "string", description: "The service's base URL; the local sandbox when unset." },
