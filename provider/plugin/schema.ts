@@ -52,6 +52,11 @@ class SchemaBuilder {
     return { ...this.#type(schema, typeName, defs), ...described };
   }
 
+  #item(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
+    const { description: _description, ...item } = this.property(schema, `${typeName}Item`, defs);
+    return item;
+  }
+
   #type(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
     const variants = (schema.anyOf ?? []).filter((s) => s.type !== "null");
     if (variants.length === 1) return this.property(variants[0] as JsonSchema, typeName, defs);
@@ -69,10 +74,8 @@ class SchemaBuilder {
       case "boolean":
         return { type: type[0] };
       case "array":
-        return {
-          type: "array",
-          items: schema.items ? this.property(schema.items, `${typeName}Item`, defs) : ANY,
-        };
+        // An array's items carry no description: Pulumi drops one there when it reads the schema.
+        return { type: "array", items: schema.items ? this.#item(schema.items, typeName, defs) : ANY };
       case "object": {
         if (!schema.properties || Object.keys(schema.properties).length === 0)
           return { type: "object", additionalProperties: ANY };

@@ -44,7 +44,9 @@ describe("directmail init", () => {
     expect(filesOf(dir)).toEqual(SCAFFOLD.filter((name) => !["index.ts", "tsconfig.json"].includes(name)));
     const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
     expect(project).toMatch(/^name: yaml-campaigns\n[\s\S]*\nruntime: yaml\n/);
-    expect(project).toContain("    type: directmail:index:CampaignFolder\n    properties:\n      dir: campaigns\n");
+    expect(project).toContain(
+      "    type: directmail:index:CampaignFolder\n    properties:\n      dir: campaigns\n",
+    );
     expect(project).toContain("      path: ./node_modules/.bin\n");
     const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
     expect(pkg.dependencies["pulumi-directmail"]).toBe(`^${manifest.version}`);
