@@ -38,6 +38,21 @@ const SCAFFOLD = [
 ];
 
 describe("directmail init", () => {
+  it("--yaml writes a Pulumi YAML project declaring the campaign folder, without the TypeScript program", async () => {
+    await run(tmp, "init", "--yaml", "yaml-campaigns");
+    const dir = path.join(tmp, "yaml-campaigns");
+    expect(filesOf(dir)).toEqual(SCAFFOLD.filter((name) => !["index.ts", "tsconfig.json"].includes(name)));
+    const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
+    expect(project).toMatch(/^name: yaml-campaigns\n[\s\S]*\nruntime: yaml\n/);
+    expect(project).toContain(
+      "    type: directmail:index:CampaignFolder\n    properties:\n      dir: campaigns\n",
+    );
+    expect(project).toContain("      path: ./node_modules/.bin\n");
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    expect(pkg.dependencies["pulumi-directmail"]).toBe(`^${manifest.version}`);
+    expect(pkg.devDependencies).toBeUndefined();
+  });
+
   it("makes the folder and writes the scaffold, named after the folder", async () => {
     const { stdout } = await run(tmp, "init", "Spring Campaigns 2026");
     const dir = path.join(tmp, "Spring Campaigns 2026");
