@@ -70,6 +70,18 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     projectName: projectName(target),
     directmailVersion: pkg.manifest.version,
     pulumiVersionRange,
+    // The lines of the README that differ between a TypeScript and a YAML program.
+    ...(options.yaml
+      ? {
+          programSentence:
+            "`Pulumi.yaml` declares the folder (a `directmail:index:CampaignFolder`), served by the provider " +
+            "plugin that `npm install` puts in `node_modules/.bin`.",
+          typecheckLine: "",
+        }
+      : {
+          programSentence: "`index.ts` is the one line that deploys the folder.",
+          typecheckLine: "npm run typecheck      # index.ts against the installed package\n",
+        }),
   };
 
   const files = templateFiles(path.join(pkg.root, SCAFFOLD_DIR));
