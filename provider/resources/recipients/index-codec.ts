@@ -187,7 +187,11 @@ export class RecipientIndex {
   }
 
   #entryAt(at: number): IndexEntry {
-    return { id: this.#table.rowOrId(at), content: this.#table.content(at), listed: this.#table.tagOrHash(at) };
+    return {
+      id: this.#table.rowOrId(at),
+      content: this.#table.content(at),
+      listed: this.#table.tagOrHash(at),
+    };
   }
 }
 
