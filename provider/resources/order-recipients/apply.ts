@@ -4,6 +4,7 @@
  */
 import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
+import { SAMPLE_SIZE } from "../../limits";
 import type { ProviderContext } from "../context";
 import { progress } from "../progress";
 import { decodeIndex, encodeIndex, isAccepted, RecipientIndex } from "../recipients/index-codec";
@@ -15,15 +16,7 @@ import { loadChecked } from "./declared-list";
 import { editableOrder, refusePrintedIdentityField } from "./guards";
 import type { OrderRecipientsInputs } from "./inputs";
 import type { OrderRecipientsOutputs } from "./outputs";
-import {
-  expectedCount,
-  type Identity,
-  reconcile,
-  SAMPLE_SIZE,
-  type SyncOutcome,
-  subject,
-  sync,
-} from "./sync";
+import { expectedCount, type Identity, reconcile, type SyncOutcome, subject, sync } from "./sync";
 
 type Drops = Pick<OrderRecipientsOutputs, "dropReasons" | "droppedSample">;
 

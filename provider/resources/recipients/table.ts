@@ -7,6 +7,8 @@
  * keeps a million recipients' keys this way, never their rows. Entries keep the order they were
  * added in; none is ever removed.
  */
+import { HASH_CHUNK_BYTES } from "../../limits";
+
 /** Length in hex characters of a recipient key (64 bits). */
 export const KEY_HEX_LENGTH = 16;
 
@@ -65,7 +67,6 @@ const SPACE = 0x20;
 const LINE_END = 0x0a;
 /** A digest line at its longest: key, space, content digest, line end. */
 const LONGEST_LINE = 2 * KEY_HEX_LENGTH + 2;
-const LINES_CHUNK_BYTES = 1 << 16;
 
 /** Writes a 32-bit word as its 8 lowercase hex digits at `offset`; the offset after them. */
 function writeHexWord(bytes: Uint8Array, offset: number, word: number): number {
@@ -272,11 +273,11 @@ export class KeyTable {
   /**
    * The entries' digest lines in key order, as the ASCII bytes of their text: the key, then a space
    * and the content digest unless that is the key, then a line end (the lines of a set's digest,
-   * digestOf in source.ts). Handed to `take` a chunk of about 64 KiB at a time, in one buffer
+   * digestOf in source.ts). Handed to `take` a chunk of about HASH_CHUNK_BYTES at a time, in one buffer
    * reused after `take` returns: a million lines made as strings cost more than their hash.
    */
   sortedLines(take: (chunk: Uint8Array) => void): void {
-    const chunk = new Uint8Array(LINES_CHUNK_BYTES);
+    const chunk = new Uint8Array(HASH_CHUNK_BYTES);
     let end = 0;
     const order = this.sorted();
     for (let i = 0; i < order.length; i++) {
