@@ -14,7 +14,7 @@ import { orderOfProgress } from "../../provider/resources/progress";
 import { dropReportOf } from "../stack/drop-report";
 import type { DeployedResource } from "../stack/state";
 import { predictDraft } from "./drops";
-import type { CampaignFiles } from "./files";
+import { type CampaignFiles, campaignsByName } from "./files";
 import { actionsOf, type CampaignFacts, type CampaignReview, checkoutTerms, reviewCampaign } from "./model";
 import type { PlanResult } from "./plan";
 import { sideOf } from "./recipient-sides";
@@ -42,10 +42,8 @@ export interface CampaignsInput {
 
 export async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]> {
   const { head, base, plan, state, client } = input;
-  const byName = (side: CampaignFiles | undefined) =>
-    new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
-  const heads = byName(head);
-  const bases = byName(base);
+  const heads = campaignsByName(head);
+  const bases = campaignsByName(base);
   const orderIds = new Map<string, number>();
   for (const r of state) {
     if (r.kind === KIND.Order && r.campaign && typeof r.outputs.orderId === "number")

@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import { type LoadOptions, recipientListOf } from "../../provider/campaign/loader";
 import type { LoadedCampaign } from "../../provider/index";
-import type { CampaignFiles } from "./files";
+import { type CampaignFiles, campaignsByName } from "./files";
 import { BaseRowsKept, compareRecipients, type RecipientChanges, type RecipientsSide } from "./recipients";
 
 /**
@@ -18,7 +18,7 @@ export function keepBaseRows(
   head: CampaignFiles | undefined,
   kept: Map<string, BaseRowsKept | undefined>,
 ): LoadOptions["recipientsSeen"] {
-  const heads = new Map((head?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
+  const heads = campaignsByName(head);
   return ({ name, keyColumn }) => {
     const headCampaign = heads.get(name);
     const set = headCampaign && recipientListOf(headCampaign)?.set;
@@ -45,10 +45,8 @@ export function recipientComparisons(
 ): Map<string, Promise<RecipientChanges>> {
   const comparisons = new Map<string, Promise<RecipientChanges>>();
   if (!baseGiven) return comparisons;
-  const byName = (side: CampaignFiles | undefined) =>
-    new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
-  const heads = byName(head);
-  const bases = byName(base);
+  const heads = campaignsByName(head);
+  const bases = campaignsByName(base);
   for (const name of new Set([...heads.keys(), ...bases.keys()])) {
     const baseSide = sideOf(base, bases.get(name), kept.get(name));
     const comparison = compareRecipients(baseSide, sideOf(head, heads.get(name)), { showPersonalData });
