@@ -23,6 +23,16 @@ export function asProgramError(error: unknown): unknown {
   return failure;
 }
 
+/** The keys of the running stack's configuration; none outside a program or for a stack with no key. */
+function stackKeys(): string[] {
+  try {
+    return Object.keys(pulumi.runtime.allConfig());
+  } catch {
+    // The SDK's config parsing throws when the stack sets no key at all: then no key is unknown.
+    return [];
+  }
+}
+
 let keysChecked = false;
 
 /**
@@ -33,6 +43,6 @@ let keysChecked = false;
 export function checkProgramSettingKeys(): void {
   if (keysChecked) return;
   keysChecked = true;
-  const unknown = unknownSettingKey(Object.keys(pulumi.runtime.allConfig()), { stack: runningStack() });
+  const unknown = unknownSettingKey(stackKeys(), { stack: runningStack() });
   if (unknown) throw asProgramError(unknown);
 }
