@@ -9,6 +9,7 @@ import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { chosenRoot, OutsideRootError, resolveInside } from "../../file-root";
 import { SourceFileError } from "../../files/text";
+import { memoryBudget } from "../../memory-budget";
 import { projectRoot } from "../../project";
 import { oneLine, rowsText } from "../../text";
 import { checkInputs, isUnknown, UNKNOWN } from "../check";
@@ -18,7 +19,6 @@ import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import { decodeIndex, encodeIndex, idOf, isAccepted, RecipientIndex } from "../recipients/index-codec";
-import { garbageLeft, keepYoungGenerationSmall, settle } from "../recipients/memory";
 import { changesKnown, describePlan, planSync, type SyncPlan } from "../recipients/plan";
 import {
   declaredRows,
@@ -126,7 +126,7 @@ function sourceOf(inputs: OrderRecipientsInputs): {
 }
 
 async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
-  keepYoungGenerationSmall();
+  memoryBudget().listStarted();
   const { source, options } = sourceOf(inputs);
   if ("inline" in source) return scanRecipients(source, options);
   const signature = await signatureOf(inputs);
@@ -264,7 +264,7 @@ export function orderRecipientsImplementation(
     for (const id of outcome.index.ids()) if (!isAccepted(id)) droppedCount += 1;
     // Keep earlier drop reasons for recipients still dropped and still declared.
     const drops = redactedDrops(outcome, previous);
-    settle();
+    memoryBudget().settle();
     return {
       ...inputs,
       ...figures,
@@ -311,7 +311,7 @@ export function orderRecipientsImplementation(
     const identity = identityOfInputs(news);
     const recorded = () => decodeIndex(olds.index, identity.keyed);
     let { plan, recordedCount } = planOfRecorded(declared.scanned.set, recorded, olds.unmanagedCount);
-    garbageLeft();
+    memoryBudget().garbageLeft();
     if (!changesKnown(plan)) {
       // As in diff: on an order past Draft only a settings change gets here; nothing to send.
       const live = await client.getOrder(news.orderId);
@@ -513,7 +513,7 @@ export function orderRecipientsImplementation(
       );
       let accepted = 0;
       for (const id of current.ids()) if (isAccepted(id)) accepted += 1;
-      settle();
+      memoryBudget().settle();
       // Keys recorded but gone from the order were removed elsewhere, and recipients changed
       // elsewhere have an unknown content: the digest of what is really there makes the next `up`
       // put them back.

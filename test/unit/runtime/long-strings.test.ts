@@ -9,7 +9,7 @@ import {
   encodeLongStringsInProgram,
   encodeLongStringsInProviderHost,
   LONG_STRING_CHARS,
-} from "../../../provider/resources/long-strings";
+} from "../../../provider/runtime/long-strings";
 
 // The google-protobuf that Pulumi's dynamic-provider host writes its answers with.
 const hostEntry = path.join(

@@ -11,7 +11,7 @@
  * TextEncoder's for them.
  */
 import { createRequire } from "node:module";
-import { providerHostEngineAddress } from "./engine-watch";
+import { providerHostEngineAddress } from "../resources/engine-watch";
 
 /** Shorter strings gain nothing from the detour. */
 export const LONG_STRING_CHARS = 16 * 1024;

@@ -1,0 +1,38 @@
+/**
+ * The runtime's patches, installed once by each process's entry (docs/architecture.md, "The
+ * runtime's patches"): the memory policy (memory.ts), the long-string answers (long-strings.ts),
+ * the undici loader (undici.ts). Node's compile cache (compile-cache.ts) is imported on its own,
+ * first, by the entries it serves, so that the modules loaded after it come from the cache.
+ * Nothing imports this part but the entries.
+ */
+import { installMemoryBudget } from "../memory-budget";
+import { encodeLongStringsInProgram, encodeLongStringsInProviderHost } from "./long-strings";
+import { budgetFor } from "./memory";
+import { installUndiciLoader } from "./undici";
+
+/** One process is one kind: the first install is the one that holds. */
+let installed = false;
+
+/** A Pulumi program's process (`provider/index.ts`) and the `directmail` command's (`cli/main.ts`). */
+export function installInProgram(): void {
+  if (installed) return;
+  installed = true;
+  installUndiciLoader();
+  installMemoryBudget(budgetFor);
+  // A program's answers from the engine hold each resource's outputs, a long recipient list's
+  // index among them: keep the SDK from copying them into debug logs and byte arrays.
+  encodeLongStringsInProgram();
+}
+
+/**
+ * The provider's processes: the dynamic provider's host (`resources/implementation.ts`) and the
+ * provider plugin (`plugin/main.ts`).
+ */
+export function installInProvider(): void {
+  if (installed) return;
+  installed = true;
+  installUndiciLoader();
+  installMemoryBudget(budgetFor);
+  // In the dynamic provider's host, the answers with outputs are encoded in one piece; elsewhere nothing.
+  encodeLongStringsInProviderHost();
+}
