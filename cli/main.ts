@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { installInProgram } from "../provider/runtime";
+import { installInCommand } from "../provider/runtime";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./commands/init";
 import { registerOrdersCommand } from "./commands/orders";
@@ -42,7 +42,7 @@ export function buildProgram(): Command {
  */
 export async function main(argv: string[]): Promise<void> {
   // The command's process: the runtime's patches (docs/architecture.md, "The runtime's patches").
-  installInProgram();
+  installInCommand();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

@@ -13,15 +13,26 @@ import { installUndiciLoader } from "./undici";
 /** One process is one kind: the first install is the one that holds. */
 let installed = false;
 
-/** A Pulumi program's process (`provider/index.ts`) and the `directmail` command's (`cli/main.ts`). */
-export function installInProgram(): void {
-  if (installed) return;
+/** What every process that reads lists or sends requests gets. */
+function installCommon(): boolean {
+  if (installed) return false;
   installed = true;
   installUndiciLoader();
   installMemoryBudget(budgetFor);
+  return true;
+}
+
+/** A Pulumi program's process (`provider/index.ts`). */
+export function installInProgram(): void {
+  if (!installCommon()) return;
   // A program's answers from the engine hold each resource's outputs, a long recipient list's
   // index among them: keep the SDK from copying them into debug logs and byte arrays.
   encodeLongStringsInProgram();
+}
+
+/** The `directmail` command's process (`cli/main.ts`): it answers no engine. */
+export function installInCommand(): void {
+  installCommon();
 }
 
 /**
@@ -29,10 +40,7 @@ export function installInProgram(): void {
  * provider plugin (`plugin/main.ts`).
  */
 export function installInProvider(): void {
-  if (installed) return;
-  installed = true;
-  installUndiciLoader();
-  installMemoryBudget(budgetFor);
+  if (!installCommon()) return;
   // In the dynamic provider's host, the answers with outputs are encoded in one piece; elsewhere nothing.
   encodeLongStringsInProviderHost();
 }

@@ -1,6 +1,7 @@
 /**
- * Keeps the provider process within a memory budget while it reads, sends and lists a long
- * recipient list.
+ * The memory policy: keeps a process within a memory budget while it reads, sends and lists a long
+ * recipient list. Installed by the process's entry (runtime/index.ts); a reader is given its
+ * budget (memory-budget.ts) when it is created.
  *
  * What a sync keeps is small (two key tables of about 33 MB at 1,000,000 recipients); what it
  * allocates and drops is not: rows, request bodies and listing pages, hundreds of MB a minute. V8
@@ -40,6 +41,16 @@ export const MEMORY_BUDGET_BYTES: Readonly<Record<BudgetedReader, number>> = {
 export const HEADROOM_BYTES = 64 * MiB;
 export const CHECK_EVERY_ROWS = 10_000;
 
+/**
+ * The V8 flags the policy sets. `setFlagsFromString` ignores a flag V8 does not know, without a
+ * word: test/unit/runtime/library-shapes.test.ts fails when this Node's V8 lacks one.
+ */
+export const V8_FLAGS = {
+  youngGenerationSmall: "--semi-space-growth-factor=1",
+  rowsYoung: "--no-allocation-site-pretenuring",
+  collector: "--expose-gc",
+} as const;
+
 type Collector = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
 
 let collector: Collector | undefined;
@@ -53,7 +64,7 @@ let collections = 0;
 /** Called when a list is first read in a hook. */
 export function keepYoungGenerationSmall(): void {
   if (youngGenerationFixed) return;
-  setFlagsFromString("--semi-space-growth-factor=1");
+  setFlagsFromString(V8_FLAGS.youngGenerationSmall);
   youngGenerationFixed = true;
 }
 
@@ -69,14 +80,14 @@ export function keepYoungGenerationSmall(): void {
  */
 export function allocateRowsYoung(): void {
   if (rowsAllocatedYoung) return;
-  setFlagsFromString("--no-allocation-site-pretenuring");
+  setFlagsFromString(V8_FLAGS.rowsYoung);
   rowsAllocatedYoung = true;
 }
 
 /** Runs a memory-reducing full collection: V8 and the allocator give freed pages back. */
 export function giveBackFreedMemory(rss: () => number = process.memoryUsage.rss): void {
   if (!collector) {
-    setFlagsFromString("--expose-gc");
+    setFlagsFromString(V8_FLAGS.collector);
     collector = runInNewContext("gc") as Collector;
   }
   collector({ type: "major", execution: "sync", flavor: "last-resort" });
