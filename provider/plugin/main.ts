@@ -17,7 +17,7 @@ export async function main(args: readonly string[]): Promise<void> {
     return;
   }
   // The plugin's process: the runtime's patches (docs/architecture.md, "The runtime's patches").
-  installInProvider();
+  installInProvider(false);
   const grpcJs = sdkModule<typeof grpc>("@grpc/grpc-js");
   const { ResourceProviderService } = sdkModule<{ ResourceProviderService: grpc.ServiceDefinition }>(
     "@pulumi/pulumi/proto/provider_grpc_pb",

@@ -6,9 +6,10 @@
 // First: the provider process loads the modules below from Node's compile cache (runtime/compile-cache.ts).
 import "../runtime/compile-cache";
 import { installInProvider } from "../runtime";
+import { providerHostEngineAddress } from "./engine-watch";
 
 // The dynamic provider's process: the runtime's patches (docs/architecture.md, "The runtime's patches").
-installInProvider();
+installInProvider(providerHostEngineAddress() !== undefined);
 
 export { observeRequests } from "./context";
 export { providerFor } from "./registry";

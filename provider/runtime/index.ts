@@ -36,11 +36,11 @@ export function installInCommand(): void {
 }
 
 /**
- * The provider's processes: the dynamic provider's host (`resources/implementation.ts`) and the
- * provider plugin (`plugin/main.ts`).
+ * The provider's processes: the dynamic provider's (`resources/implementation.ts`; `inHost` when
+ * Pulumi's dynamic-provider host runs it, whose answers are then encoded in one piece) and the
+ * provider plugin's (`plugin/main.ts`).
  */
-export function installInProvider(): void {
+export function installInProvider(inHost: boolean): void {
   if (!installCommon()) return;
-  // In the dynamic provider's host, the answers with outputs are encoded in one piece; elsewhere nothing.
-  encodeLongStringsInProviderHost();
+  encodeLongStringsInProviderHost(inHost);
 }
