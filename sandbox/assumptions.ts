@@ -5,7 +5,6 @@
 
 /** (brief) Paging of `GET /v1/order` and the recipient listing. */
 export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
 
 /** Request limits of the spec: the wire schemas' own, shared with the client. */
 export {

@@ -6,6 +6,13 @@ import { say } from "../output";
 
 /** The scaffold, in the package: every file is written, `{{name}}` placeholders filled in. */
 const SCAFFOLD_DIR = "templates/campaign-repo";
+/**
+ * What `--yaml` writes over the scaffold: a Pulumi YAML project (`runtime: yaml`) declaring a
+ * CampaignFolder through the provider plugin, instead of the TypeScript program.
+ */
+const YAML_DIR = "templates/campaign-repo-yaml";
+/** The scaffold's TypeScript program, which a Pulumi YAML project does without. */
+const TYPESCRIPT_ONLY = ["index.ts", "tsconfig.json"];
 /** The pull-request pipeline that `--gitops` adds over the scaffold (its README replaces the scaffold's). */
 const GITOPS_DIR = "examples/gitops";
 
@@ -18,6 +25,8 @@ const STORED_AS: Record<string, string> = { gitignore: ".gitignore" };
 export interface InitOptions {
   /** Add the GitHub Actions pipeline of examples/gitops (review on pull requests, deploy on merge). */
   gitops?: boolean;
+  /** A Pulumi YAML project (Pulumi.yaml declares the folder) instead of a TypeScript program. */
+  yaml?: boolean;
 }
 
 export interface InitResult {
@@ -40,6 +49,10 @@ export function registerInitCommand(program: Command): void {
     .description("Create a campaign repository: Pulumi project, campaigns/ with a draft campaign, README.")
     .argument("[dir]", "the folder to create it in (made if missing)", ".")
     .option("--gitops", "add the GitHub Actions pipeline: review on pull requests, pulumi up on merge")
+    .option(
+      "--yaml",
+      "a Pulumi YAML project (Pulumi.yaml declares the campaign folder) instead of TypeScript",
+    )
     .action((dir: string, options: InitOptions) => {
       const result = initRepository(dir, options);
       say(describeResult(result));
@@ -57,9 +70,25 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     projectName: projectName(target),
     directmailVersion: pkg.manifest.version,
     pulumiVersionRange,
+    // The lines of the README that differ between a TypeScript and a YAML program.
+    ...(options.yaml
+      ? {
+          programSentence:
+            "`Pulumi.yaml` declares the folder (a `directmail:index:CampaignFolder`), served by the provider " +
+            "plugin that `npm install` puts in `node_modules/.bin`.",
+          typecheckLine: "",
+        }
+      : {
+          programSentence: "`index.ts` is the one line that deploys the folder.",
+          typecheckLine: "npm run typecheck      # index.ts against the installed package\n",
+        }),
   };
 
   const files = templateFiles(path.join(pkg.root, SCAFFOLD_DIR));
+  if (options.yaml) {
+    for (const name of TYPESCRIPT_ONLY) files.delete(name);
+    for (const [name, source] of templateFiles(path.join(pkg.root, YAML_DIR))) files.set(name, source);
+  }
   if (options.gitops) {
     for (const [name, source] of templateFiles(path.join(pkg.root, GITOPS_DIR))) files.set(name, source);
   }

@@ -23,6 +23,7 @@ import { KIND } from "../../provider/campaign/names";
 import { parsing } from "../../provider/files/csv";
 import { jsonLinesOf } from "../../provider/files/json";
 import { textOf } from "../../provider/files/text";
+import { MAX_PRINTED_PROBLEMS } from "../../provider/limits";
 import { decodeIndex, idOf, isAccepted } from "../../provider/resources/recipients/index-codec";
 import { columnKey } from "../../provider/resources/recipients/source";
 import { shown as shownText } from "../../provider/text";
@@ -31,8 +32,6 @@ import { type StackOptions, withStackOptions } from "../stack/options";
 import { type ServiceSettings, serviceSettings, stackOf, withClient } from "../stack/settings";
 import { deployedResources } from "../stack/state";
 
-/** Problems listed; the rest are counted. */
-const MAX_PROBLEMS = 100;
 /** Records in flight at once: entry 17 takes one record per request and the spec sets no batch size. */
 const CONCURRENCY = 4;
 /** A progress line every this many records. */
@@ -112,7 +111,7 @@ export function registerScansCommand(program: Command): void {
       const problems = read.problems;
       const count = Math.max(read.problemCount, problems.length);
       if (problems.length > 0) {
-        const lines = problems.slice(0, MAX_PROBLEMS).map((p) => `${shown}:${p.line}: ${p.message}`);
+        const lines = problems.slice(0, MAX_PRINTED_PROBLEMS).map((p) => `${shown}:${p.line}: ${p.message}`);
         if (count > lines.length) lines.push(`${shown}: ${count - lines.length} more problems not listed`);
         note(
           `${lines.join("\n")}\n${count} problem${count === 1 ? "" : "s"} in ${shown}; nothing was sent: fix them and import the file again`,
@@ -222,10 +221,10 @@ async function headerDelimiter(file: string): Promise<string> {
 /** A field a line gives: an empty CSV value or a JSON null is none. */
 const given = (value: unknown) => value !== undefined && value !== null && value !== "";
 
-/** A problem of a line, listed up to MAX_PROBLEMS, counted always. */
+/** A problem of a line, listed up to MAX_PRINTED_PROBLEMS, counted always. */
 function problemOf(read: Pick<ReadScans, "problems" | "problemCount">, line: number, message: string): void {
   read.problemCount += 1;
-  if (read.problems.length < MAX_PROBLEMS) read.problems.push({ line, message });
+  if (read.problems.length < MAX_PRINTED_PROBLEMS) read.problems.push({ line, message });
 }
 
 /**

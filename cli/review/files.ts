@@ -6,7 +6,12 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type LoadOptions, type LoadResult, loadCampaignsDir } from "../../provider/campaign/loader";
+import {
+  type LoadedCampaign,
+  type LoadOptions,
+  type LoadResult,
+  loadCampaignsDir,
+} from "../../provider/campaign/loader";
 import { campaignFolderRoot, type FileRoot } from "../../provider/file-root";
 
 /** The folder `directmail review` reads when neither --campaigns nor the stack's `campaignsDir` names one. */
@@ -20,6 +25,11 @@ export interface CampaignFiles {
   /** The folder its files stay inside: the campaigns folder, without following links at the base. */
   fileRoot: FileRoot;
   loaded: LoadResult;
+}
+
+/** A side's campaigns by their name (`metadata.name`); none for a side not read. */
+export function campaignsByName(side: CampaignFiles | undefined): Map<string, LoadedCampaign> {
+  return new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
 }
 
 export interface BaseTree {

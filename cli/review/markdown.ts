@@ -15,6 +15,7 @@
 import { type ReasonCount, reasonCode, sumReasons } from "../../provider/api/reasons";
 import { isCheckedOut } from "../../provider/api/schemas/order";
 import { describeBudget } from "../../provider/budget";
+import { usd } from "../../provider/money";
 import { rowsText } from "../../provider/text";
 import { codeSpan, markdownText } from "./markdown-text";
 import {
@@ -22,7 +23,6 @@ import {
   EXIT,
   FLAGS,
   type FlagKind,
-  money,
   type Price,
   type Review,
   type ReviewBudget,
@@ -175,7 +175,7 @@ function priceCell(price: Price): string {
   switch (price.kind) {
     case "quote": {
       const { total, maxTotal, aboveMaxTotal } = price.quote;
-      return aboveMaxTotal ? `❌ ${money(total)} > maxTotal ${money(maxTotal as number)}` : money(total);
+      return aboveMaxTotal ? `❌ ${usd(total)} > maxTotal ${usd(maxTotal as number)}` : usd(total);
     }
     case "after-draft":
       return "known after the draft";
@@ -186,7 +186,7 @@ function priceCell(price: Price): string {
     case "offline":
       return "known after merge";
     case "paid":
-      return price.total === null ? "paid" : `paid ${money(price.total)}`;
+      return price.total === null ? "paid" : `paid ${usd(price.total)}`;
     case "none":
       return "—";
   }
@@ -427,20 +427,18 @@ function priceLines(price: Price, full: boolean): string[] {
       const billing =
         q.toPaymentMethod === 0
           ? "the account's balance covers all of it"
-          : `the account's balance covers ${money(q.coveredByBalance)}, ${money(q.toPaymentMethod)} goes to the payment method`;
+          : `the account's balance covers ${usd(q.coveredByBalance)}, ${usd(q.toPaymentMethod)} goes to the payment method`;
       const delivery =
         q.estimatedDelivery.from && q.estimatedDelivery.to
           ? `; delivery expected ${markdownText(`${q.estimatedDelivery.from.slice(0, 10)} to ${q.estimatedDelivery.to.slice(0, 10)}`)}`
           : "";
-      const guard = q.maxTotal !== undefined ? `; maxTotal ${money(q.maxTotal)}` : "; no maxTotal";
+      const guard = q.maxTotal !== undefined ? `; maxTotal ${usd(q.maxTotal)}` : "; no maxTotal";
       const lines = [
-        `- Price: **${money(q.total)}** for ${plural(q.recipients, "piece")} of order ${q.orderId} (the service's checkout preview), ${terms}; ${billing}${delivery}${guard}`,
+        `- Price: **${usd(q.total)}** for ${plural(q.recipients, "piece")} of order ${q.orderId} (the service's checkout preview), ${terms}; ${billing}${delivery}${guard}`,
       ];
       if (full) {
         for (const l of q.lines)
-          lines.push(
-            `  - ${markdownText(l.name)}: ${l.quantity} × ${l.rate.toFixed(2)} = ${l.total.toFixed(2)}`,
-          );
+          lines.push(`  - ${markdownText(l.name)}: ${l.quantity} × ${usd(l.rate)} = ${usd(l.total)}`);
       }
       return lines;
     }
@@ -453,7 +451,7 @@ function priceLines(price: Price, full: boolean): string[] {
     case "offline":
       return ["- Price: not asked (an offline review): the deploy prices the checkout, within maxTotal"];
     case "paid":
-      return [`- Paid${price.total === null ? "" : `: ${money(price.total)}`}`];
+      return [`- Paid${price.total === null ? "" : `: ${usd(price.total)}`}`];
     case "none":
       return [];
   }

@@ -335,9 +335,6 @@ export function checkoutTerms(facts: Pick<CampaignFacts, "steps" | "head">): Che
   };
 }
 
-/** Money as review.md shows it: the one format of provider/money.ts. */
-export const money = usd;
-
 export function quoteOf(preview: CheckoutPreview, terms: CheckoutTerms): Quote {
   const total = roundCents(preview.totalCharges);
   const covered = roundCents(Math.min(preview.totalCredits, total));
@@ -373,12 +370,12 @@ export function reviewCampaign(facts: CampaignFacts): CampaignReview {
       price = { kind: "quote", quote };
       flags.push({
         kind: "checkout",
-        detail: `pays ${money(quote.total)} for ${quote.recipients} piece${quote.recipients === 1 ? "" : "s"} (${order})`,
+        detail: `pays ${usd(quote.total)} for ${quote.recipients} piece${quote.recipients === 1 ? "" : "s"} (${order})`,
       });
       if (quote.aboveMaxTotal) {
         problems.push(
-          `the checkout of ${order} would charge ${money(quote.total)}, more than maxTotal ` +
-            `${money(quote.maxTotal as number)}: \`pulumi up\` refuses it, charging nothing. Raise maxTotal if ` +
+          `the checkout of ${order} would charge ${usd(quote.total)}, more than maxTotal ` +
+            `${usd(quote.maxTotal as number)}: \`pulumi up\` refuses it, charging nothing. Raise maxTotal if ` +
             "that is intended, or change the order.",
         );
       }

@@ -6,6 +6,10 @@
  *     proofs, the orders' statuses.
  * Nothing changes anywhere: the preview, the service's reads and its checkout preview have no side
  * effect, and the base's files are read from git into a temporary folder.
+ *
+ * This file sequences the work (the stack opened, the preview started, the sides read, the report
+ * written); facts.ts gathers each campaign's facts, and recipient-sides.ts where its recipients
+ * come from at each side and their comparisons.
  */
 import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -13,14 +17,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { parse as parseYaml } from "yaml";
 import { chargesThisMonth } from "../../provider/api/charges";
-import { analyticsOf } from "../../provider/api/order-entries";
-import { ENTRY_STATUS_NOT_FOUND, type OrderAnalyticsEntry } from "../../provider/api/schemas/analytics";
-import { isEditable } from "../../provider/api/schemas/order";
-import { type LoadOptions, recipientListOf } from "../../provider/campaign/loader";
-import { KIND } from "../../provider/campaign/names";
-import type { DirectMailClient, LoadedCampaign } from "../../provider/index";
-import { orderOfProgress } from "../../provider/resources/progress";
-import { dropReportOf } from "../stack/drop-report";
+import type { DirectMailClient } from "../../provider/index";
 import {
   clientFor,
   findProject,
@@ -32,25 +29,21 @@ import {
 } from "../stack/settings";
 import { shownPath } from "../stack/shown-path";
 import { type DeployedResource, deployedResources } from "../stack/state";
-import { predictDraft } from "./drops";
+import { reviewCampaigns } from "./facts";
 import { type CampaignFiles, DEFAULT_CAMPAIGNS_DIR, extractBase, loadSide } from "./files";
 import { renderMarkdown } from "./markdown";
 import {
-  actionsOf,
   budgetOf,
-  type CampaignFacts,
   type CampaignReview,
-  checkoutTerms,
   exitCodeOf,
   REPORT_VERSION,
   type Review,
   type ReviewBudget,
-  reviewCampaign,
   type ValidationProblem,
 } from "./model";
 import { type PlanResult, previewPlan } from "./plan";
-import { BaseRowsKept, compareRecipients, type RecipientChanges, type RecipientsSide } from "./recipients";
-import { mapLimited, orderStatus, quote, saveProof } from "./service";
+import { keepBaseRows, recipientComparisons } from "./recipient-sides";
+import type { BaseRowsKept } from "./recipients";
 
 export interface ReviewOptions {
   /** The Pulumi project folder, or a folder inside it. */
@@ -76,9 +69,6 @@ export interface ReviewOutcome {
   markdown: string;
   files: { markdown: string; json: string; proofs: string };
 }
-
-/** Calls to the service at once (proofs are rendered by the service, one at a time is slow). */
-const SERVICE_CONCURRENCY = 4;
 
 export async function runReview(options: ReviewOptions): Promise<ReviewOutcome> {
   const root = findProject(options.cwd);
@@ -313,201 +303,4 @@ function campaignNames(
     .filter((name): name is string => name !== undefined && !names.has(name));
   for (const name of [...new Set(others)].sort()) names.add(name);
   return [...names];
-}
-
-interface CampaignsInput {
-  names: string[];
-  head: CampaignFiles | undefined;
-  base: CampaignFiles | undefined;
-  /** Each campaign's recipients compared, when --base was given (recipientComparisons). */
-  comparisons: Map<string, Promise<RecipientChanges>>;
-  plan: PlanResult;
-  state: DeployedResource[];
-  /** The service; none for an offline review. */
-  client: DirectMailClient | undefined;
-  proofsDir: string;
-  showPersonalData: boolean;
-  /** Problems not tied to one campaign (an unreachable service) are added here, once each. */
-  problems: string[];
-}
-
-async function reviewCampaigns(input: CampaignsInput): Promise<CampaignReview[]> {
-  const { head, base, plan, state, client } = input;
-  const byName = (side: CampaignFiles | undefined) =>
-    new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
-  const heads = byName(head);
-  const bases = byName(base);
-  const orderIds = new Map<string, number>();
-  for (const r of state) {
-    if (r.kind === KIND.Order && r.campaign && typeof r.outputs.orderId === "number")
-      orderIds.set(r.campaign, r.outputs.orderId);
-  }
-  // A diagnostic with a URN is its resource's campaign's (plan.ts). The provider's progress lines
-  // have none: each names its order, which is the campaign's by the state.
-  const byOrder = new Map([...orderIds].map(([name, id]) => [id, name]));
-  for (const d of plan.diagnostics) {
-    if (d.campaign !== undefined) continue;
-    const id = orderOfProgress(d.message);
-    if (id !== undefined) d.campaign = byOrder.get(id);
-  }
-  const serviceProblem = (error: unknown) => {
-    const message = `the service at ${client?.baseUrl} could not be asked: ${(error as Error).message}`;
-    if (!input.problems.includes(message)) input.problems.push(message);
-  };
-  // Every order's status in a few requests (the analytics take a few hundred ids a request).
-  let entries: Map<number, OrderAnalyticsEntry> | undefined;
-  if (client !== undefined && orderIds.size > 0) {
-    try {
-      entries = await analyticsOf(client, orderIds.values());
-    } catch (error) {
-      serviceProblem(error);
-    }
-  }
-  const statusOf = async (orderId: number): Promise<string | undefined> => {
-    const entry = entries?.get(orderId);
-    if (entry?.status === ENTRY_STATUS_NOT_FOUND) return undefined;
-    // An entry without the status (the interface allows it): the order itself is asked.
-    return entry?.orderStatus ?? (await orderStatus(client as DirectMailClient, orderId));
-  };
-
-  return mapLimited(input.names, SERVICE_CONCURRENCY, async (name) => {
-    const headCampaign = heads.get(name);
-    const baseCampaign = bases.get(name);
-    const resources = state.filter((r) => r.campaign === name);
-    const orderId = orderIds.get(name);
-    const notes: string[] = [];
-    let status: string | undefined;
-    if (entries !== undefined && orderId !== undefined) {
-      try {
-        status = await statusOf(orderId);
-        if (status === undefined) notes.push(`order ${orderId} of the stack no longer exists at the service`);
-      } catch (error) {
-        serviceProblem(error);
-      }
-    }
-    const recipientChanges = await input.comparisons.get(name);
-    const steps = plan.steps.filter((s) => s.campaign === name);
-    const diagnostics = plan.diagnostics.filter((d) => d.campaign === name);
-    const recipientsOutputs = resources.find((r) => r.kind === KIND.OrderRecipients)?.outputs;
-    const headSide = sideOf(head, headCampaign);
-    const checkout = resources.find((r) => r.kind === KIND.Checkout)?.outputs;
-    const facts: CampaignFacts = {
-      name,
-      file: fileOf(headCampaign, head) ?? fileOf(baseCampaign, base),
-      steps,
-      diagnostics,
-      // A preview that failed on one of the campaign's resources did not plan it whole.
-      planned: steps.length > 0 && !diagnostics.some((d) => d.severity === "error"),
-      offline: client === undefined,
-      base: baseCampaign?.document,
-      head: headCampaign?.document,
-      orderId,
-      orderStatus: status,
-      deployedCheckout: checkout
-        ? { totalCharges: typeof checkout.totalCharges === "number" ? checkout.totalCharges : null }
-        : undefined,
-      drops: recipientsOutputs ? dropReportOf(recipientsOutputs) : undefined,
-      predicted: headSide ? await predictDraft(headSide, recipientsOutputs) : undefined,
-      recipients: recipientChanges,
-      quote: undefined,
-      proof: undefined,
-      notes,
-    };
-    const editable = client !== undefined && orderId !== undefined && isEditable(status);
-    try {
-      const terms = checkoutTerms(facts);
-      const actions = actionsOf(facts);
-      if (editable && terms && actions.includes("pay")) facts.quote = await quote(client, orderId, terms);
-      // The proof of a draft the change touches: an unchanged draft's is the one its last review showed.
-      if (editable && !actions.includes("no change")) {
-        const proof = await saveProof(client, orderId, input.proofsDir, name);
-        if ("note" in proof) notes.push(proof.note);
-        else facts.proof = proof;
-      }
-    } catch (error) {
-      serviceProblem(error);
-    }
-    return reviewCampaign(facts);
-  });
-}
-
-/**
- * What keeps, as the loader reads the base, the base's rows the comparison of each campaign will
- * list (BaseRowsKept, by campaign in `kept`): for a campaign the head has, read, under the same key
- * column. A name read twice at the base (a problem of its own) keeps none.
- */
-function keepBaseRows(
-  head: CampaignFiles | undefined,
-  kept: Map<string, BaseRowsKept | undefined>,
-): LoadOptions["recipientsSeen"] {
-  const heads = new Map((head?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
-  return ({ name, keyColumn }) => {
-    const headCampaign = heads.get(name);
-    const set = headCampaign && recipientListOf(headCampaign)?.set;
-    if (kept.has(name) || !set || headCampaign.document.spec.recipients.keyColumn !== keyColumn) {
-      kept.set(name, undefined);
-      return undefined;
-    }
-    const keeper = new BaseRowsKept(set);
-    kept.set(name, keeper);
-    return keeper.seen;
-  };
-}
-
-/**
- * Each campaign's recipients at the base and at the head compared (compareRecipients), started
- * now; none without --base. With it, a campaign new in the change has every recipient added.
- */
-function recipientComparisons(
-  head: CampaignFiles | undefined,
-  base: CampaignFiles | undefined,
-  baseGiven: boolean,
-  kept: Map<string, BaseRowsKept | undefined>,
-  showPersonalData: boolean,
-): Map<string, Promise<RecipientChanges>> {
-  const comparisons = new Map<string, Promise<RecipientChanges>>();
-  if (!baseGiven) return comparisons;
-  const byName = (side: CampaignFiles | undefined) =>
-    new Map((side?.loaded.campaigns ?? []).map((c) => [c.document.metadata.name, c]));
-  const heads = byName(head);
-  const bases = byName(base);
-  for (const name of new Set([...heads.keys(), ...bases.keys()])) {
-    const baseSide = sideOf(base, bases.get(name), kept.get(name));
-    const comparison = compareRecipients(baseSide, sideOf(head, heads.get(name)), { showPersonalData });
-    // Awaited where the review takes it; a failure is the review's then, not an unhandled one now.
-    comparison.catch(() => {});
-    comparisons.set(name, comparison);
-  }
-  return comparisons;
-}
-
-/** Where a campaign's recipients come from at one side. */
-function sideOf(
-  side: CampaignFiles | undefined,
-  campaign: LoadedCampaign | undefined,
-  rowsKept?: BaseRowsKept,
-): RecipientsSide | undefined {
-  if (!side || !campaign) return undefined;
-  const { inline, keyColumn, ignoreColumns, identityField, delimiter } = campaign.document.spec.recipients;
-  const options = { keyColumn, ignoreColumns, identityField, list: recipientListOf(campaign), rowsKept };
-  if (campaign.recipientsFile !== undefined) {
-    return {
-      source: {
-        file: campaign.recipientsFile,
-        root: side.fileRoot,
-        ...(delimiter !== undefined ? { delimiter } : {}),
-      },
-      shownAs: path.relative(side.root, campaign.recipientsFile),
-      ...options,
-    };
-  }
-  return {
-    source: { inline: inline ?? [] },
-    shownAs: `inline in ${path.relative(side.root, campaign.file)}`,
-    ...options,
-  };
-}
-
-function fileOf(campaign: LoadedCampaign | undefined, side: CampaignFiles | undefined): string | undefined {
-  return campaign && side ? path.relative(side.root, campaign.file) : undefined;
 }

@@ -19,6 +19,7 @@ import {
   projectFileRoot,
   resolveInside,
 } from "../file-root";
+import { MAX_PRINTED_PROBLEMS } from "../limits";
 import { projectRoot } from "../project";
 import { overDropLimit, type PredictedDrops } from "../resources/recipients/predicted-drops";
 import { LineTracker, notTextAt, oneLine } from "../text";
@@ -36,6 +37,8 @@ import { type ParsedDocument, parseFile, positionOf, valueAt } from "./yaml-docu
 export type { CampaignProblem } from "./problem";
 export { MAX_RECIPIENT_PROBLEMS, type RecipientList } from "./recipients-check";
 export { MAX_ALIAS_VALUES, MAX_NESTING } from "./yaml-document";
+/** Problems formatProblems prints per file; the rest are counted in one more line. */
+export { MAX_PRINTED_PROBLEMS };
 
 export interface LoadedCampaign {
   /** Absolute path of the campaign file. */
@@ -116,9 +119,6 @@ export interface LoadOptions {
    */
   recipientChecks?: boolean;
 }
-
-/** Problems formatProblems prints per file; the rest are counted in one more line. */
-export const MAX_PRINTED_PROBLEMS = 100;
 
 const CAMPAIGN_FILE = /\.ya?ml$/i;
 

@@ -9,7 +9,7 @@
  * imports nothing), so the CLI reads it without loading the components or the resources.
  */
 import type { CheckoutOutputFields } from "../resources/checkout/outputs";
-import { DYNAMIC_TYPE_PREFIX, KIND, type ResourceKind } from "../resources/kinds";
+import { DYNAMIC_TYPE_PREFIX, KIND, PLUGIN_TYPE_PREFIX, type ResourceKind } from "../resources/kinds";
 import type { OrderOutputFields } from "../resources/order/outputs";
 import type { OrderRecipientsInputFields } from "../resources/order-recipients/inputs";
 import type { OrderRecipientsOutputFields } from "../resources/order-recipients/outputs";
@@ -18,13 +18,18 @@ export {
   DYNAMIC_TYPE_PREFIX,
   dynamicType,
   KIND,
+  PLUGIN_TYPE_PREFIX,
+  pluginType,
   RESOURCE_KINDS,
   RESOURCE_MODULE,
   type ResourceKind,
 } from "../resources/kinds";
 
-/** What the components' type tokens start with. */
-const COMPONENT_TYPE_PREFIX = "directmail:index:";
+/**
+ * What the components' type tokens start with: the plugin's, which serves them to Pulumi YAML
+ * programs (provider/plugin/) under the same types as the TypeScript components.
+ */
+const COMPONENT_TYPE_PREFIX = PLUGIN_TYPE_PREFIX;
 
 /** The type tokens of the components. */
 export const COMPONENT_TYPE = {
@@ -45,11 +50,12 @@ export function isCampaignGroup(type: string): boolean {
 }
 
 /**
- * The kind of a directmail resource or component from its type: `pulumi-nodejs:dynamic/directmail:Order`
- * → `Order`, `directmail:index:Campaign` → `Campaign`; a type of another package stays whole.
+ * The kind of a directmail resource or component from its type, on either path: the dynamic one
+ * (`pulumi-nodejs:dynamic/directmail:Order` → `Order`) or the plugin's (`directmail:index:Order` →
+ * `Order`, `directmail:index:Campaign` → `Campaign`); a type of another package stays whole.
  */
 export function kindOfType(type: string): string {
-  for (const prefix of [DYNAMIC_TYPE_PREFIX, COMPONENT_TYPE_PREFIX]) {
+  for (const prefix of [DYNAMIC_TYPE_PREFIX, PLUGIN_TYPE_PREFIX]) {
     if (type.startsWith(prefix)) return type.slice(prefix.length);
   }
   return type;

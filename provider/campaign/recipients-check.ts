@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
 import { SourceFileError, wholeTextOf } from "../files/text";
+import { MAX_PRINTED_PROBLEMS } from "../limits";
 import { FieldPresence } from "../lookups/order-check";
 import { memoryBudget } from "../memory-budget";
 import {
@@ -34,7 +35,7 @@ import { CampaignRecipients } from "./schema";
 import { keyText, nodeAt, nodePosition, type ParsedDocument, positionOf, valueAt } from "./yaml-document";
 
 /** Problems reported per recipient source; the rest are counted in one more problem. */
-export const MAX_RECIPIENT_PROBLEMS = 100;
+export const MAX_RECIPIENT_PROBLEMS = MAX_PRINTED_PROBLEMS;
 
 /**
  * What the loader keeps of a valid recipient list, read once: each recipient's key, content digest

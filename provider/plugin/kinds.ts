@@ -3,18 +3,15 @@
  * types a kind `pulumi-nodejs:dynamic/directmail:Order` (resources/kinds.ts); the plugin serves the
  * same kind as `directmail:index:Order`.
  */
-import { RESOURCE_KINDS, type ResourceKind } from "../resources/kinds";
+import { pluginType, RESOURCE_KINDS, type ResourceKind } from "../resources/kinds";
+
+export { pluginType };
 
 /** The package name: `pulumi-resource-directmail`, the `directmail:` configuration namespace. */
 export const PLUGIN_PACKAGE = "directmail";
 
 /** The kinds the plugin serves (every resource kind). */
 export const PLUGIN_KINDS: readonly ResourceKind[] = RESOURCE_KINDS;
-
-/** The type token of a kind on the plugin path: `directmail:index:Order`. */
-export function pluginType(kind: ResourceKind): string {
-  return `${PLUGIN_PACKAGE}:index:${kind}`;
-}
 
 /** The kind a plugin type token names, or undefined for a type the plugin does not serve. */
 export function kindOfPluginType(type: string): ResourceKind | undefined {

@@ -30,7 +30,7 @@ export async function main(args: readonly string[]): Promise<void> {
     resourceProviderService(() => {
       schema ??= packageSchemaText();
       return schema;
-    }) as unknown as grpc.UntypedServiceImplementation,
+    }, engineAddressOf(args)) as unknown as grpc.UntypedServiceImplementation,
   );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpcJs.ServerCredentials.createInsecure(), (error, bound) =>
@@ -38,4 +38,15 @@ export async function main(args: readonly string[]): Promise<void> {
     ),
   );
   console.log(String(port));
+}
+
+/** The engine's address among the arguments Pulumi starts a plugin with (as the SDK's provider.main reads them). */
+function engineAddressOf(args: readonly string[]): string | undefined {
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--tracing") i++;
+    else if (arg !== "--logtostderr" && !arg.startsWith("-v=")) rest.push(arg);
+  }
+  return rest[0];
 }

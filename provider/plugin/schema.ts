@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { packageVersion } from "../version";
+import { componentSchemas } from "./component-schema";
 import { inputFieldsOf, outputFieldsOf } from "./fields";
 import { PLUGIN_KINDS, PLUGIN_PACKAGE, pluginType } from "./kinds";
 
@@ -51,6 +52,11 @@ class SchemaBuilder {
     return { ...this.#type(schema, typeName, defs), ...described };
   }
 
+  #item(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
+    const { description: _description, ...item } = this.property(schema, `${typeName}Item`, defs);
+    return item;
+  }
+
   #type(schema: JsonSchema, typeName: string, defs: Record<string, JsonSchema>): Json {
     const variants = (schema.anyOf ?? []).filter((s) => s.type !== "null");
     if (variants.length === 1) return this.property(variants[0] as JsonSchema, typeName, defs);
@@ -68,10 +74,8 @@ class SchemaBuilder {
       case "boolean":
         return { type: type[0] };
       case "array":
-        return {
-          type: "array",
-          items: schema.items ? this.property(schema.items, `${typeName}Item`, defs) : ANY,
-        };
+        // An array's items carry no description: Pulumi drops one there when it reads the schema.
+        return { type: "array", items: schema.items ? this.#item(schema.items, typeName, defs) : ANY };
       case "object": {
         if (!schema.properties || Object.keys(schema.properties).length === 0)
           return { type: "object", additionalProperties: ANY };
@@ -131,6 +135,10 @@ export function packageSchema(): Json {
       required: [...requiredInputs, ...Object.keys(outputs).filter((key) => !(key in inputs))],
     };
   }
+  Object.assign(
+    resources,
+    componentSchemas((f, typeName, io) => builder.field(jsonSchema(f, io), typeName), builder.types),
+  );
   const config = {
     apiKey: { type: "string", secret: true, description: "The API key of the direct-mail service." },
     baseUrl: { type: "string", description: "The service's base URL; the local sandbox when unset." },

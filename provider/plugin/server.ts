@@ -5,7 +5,8 @@
  * because that server drops `detailedDiff` and reads request fields an import leaves unset.
  *
  * What the plugin adds to the hooks: the user's property names in every diff (diff.ts), Read for
- * `pulumi import`, `customTimeouts` as a deadline on every request a hook sends, and Cancel.
+ * `pulumi import`, `customTimeouts` as a deadline on every request a hook sends, and Cancel. The
+ * components (CampaignFolder, Campaign) are built by Construct (construct.ts, components.ts).
  */
 import type * as grpc from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
@@ -40,7 +41,21 @@ function unwrapSecret(value: unknown): unknown {
   return value;
 }
 
-const toValues = (struct: Struct | undefined): Values => (struct ? (struct.toJavaScript() as Values) : {});
+/**
+ * A value with every secret in it plain: the hooks take plain values. The plugin accepts secrets
+ * (the engine requires it of a plugin that constructs components), and the engine marks secret
+ * again each output whose input was.
+ */
+function revealed(value: unknown): unknown {
+  const plain = unwrapSecret(value);
+  if (Array.isArray(plain)) return plain.map(revealed);
+  if (plain && typeof plain === "object")
+    return Object.fromEntries(Object.entries(plain).map(([key, v]) => [key, revealed(v)]));
+  return plain;
+}
+
+const toValues = (struct: Struct | undefined): Values =>
+  struct ? (revealed(struct.toJavaScript()) as Values) : {};
 const toStruct = (values: Values): Struct =>
   StructClass.fromJavaScript(
     JSON.parse(JSON.stringify(values)) as Parameters<typeof StructClass.fromJavaScript>[0],
@@ -170,7 +185,10 @@ function configReader(args: Values) {
 }
 
 /** The service's methods, by the names @grpc/grpc-js gives them. */
-export function resourceProviderService(schema: () => string): Record<string, Handler<never, unknown>> {
+export function resourceProviderService(
+  schema: () => string,
+  engineAddress?: string,
+): Record<string, Handler<never, unknown>> {
   const P = provproto;
   return {
     getPluginInfo: unary(async () => {
@@ -204,7 +222,7 @@ export function resourceProviderService(schema: () => string): Record<string, Ha
     configure: unary(async (req: provproto.ConfigureRequest) => {
       configure(resolveSettings(configReader(toValues(req.getArgs()))));
       return new P.ConfigureResponse()
-        .setAcceptsecrets(false)
+        .setAcceptsecrets(true)
         .setAcceptresources(false)
         .setSupportspreview(false)
         .setAcceptoutputs(false);
@@ -280,7 +298,12 @@ export function resourceProviderService(schema: () => string): Record<string, Ha
     invoke: unimplemented("Invoke"),
     streamInvoke: unimplemented("StreamInvoke"),
     call: unimplemented("Call"),
-    construct: unimplemented("Construct"),
+    construct: unary(async (req: provproto.ConstructRequest) => {
+      // Loaded only for a component: the other calls need neither the components nor the runtime.
+      const { componentConstructor } = await import("./components.js");
+      const { construct } = await import("./construct.js");
+      return construct(req, engineAddress, componentConstructor(req.getType()));
+    }),
     parameterize: unimplemented("Parameterize"),
     handshake: unimplemented("Handshake"),
     attach: unimplemented("Attach"),

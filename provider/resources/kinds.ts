@@ -38,3 +38,14 @@ export const DYNAMIC_TYPE_PREFIX = `pulumi-nodejs:dynamic/${RESOURCE_MODULE}:`;
 export function dynamicType(kind: ResourceKind): string {
   return `${DYNAMIC_TYPE_PREFIX}${kind}`;
 }
+
+/**
+ * What the provider plugin (`pulumi-resource-directmail`, provider/plugin/) puts before a kind or a
+ * component to make its type; the TypeScript components have always been typed so too.
+ */
+export const PLUGIN_TYPE_PREFIX = `${RESOURCE_MODULE}:index:`;
+
+/** The type of a kind on the plugin's path: `directmail:index:Order`. */
+export function pluginType(kind: ResourceKind): string {
+  return `${PLUGIN_TYPE_PREFIX}${kind}`;
+}

@@ -1,5 +1,5 @@
 import { checkProgramSettingKeys } from "../lookups/program-settings";
-import type { ResourceKind } from "./kinds";
+import { dynamicType, pluginType, type ResourceKind } from "./kinds";
 
 /** The hooks of a dynamic provider that the engine calls, every one of which a directmail kind has. */
 const HOOKS = ["configure", "check", "diff", "create", "read", "update", "delete"] as const;
@@ -39,13 +39,32 @@ export function storedProvider(kind: ResourceKind): string {
 }
 
 /**
+ * Whether this process declares the directmail resources through the provider plugin: the plugin
+ * (provider/plugin/) sets it before it constructs a component for a Pulumi YAML program, so that
+ * the component's resources are the plugin's own (`directmail:index:Order`), served by it, with no
+ * stored provider. A TypeScript program never sets it: its resources stay dynamic ones.
+ */
+let throughPlugin = false;
+
+/** From now on, this process declares every directmail resource with the plugin's types. */
+export function declareThroughPlugin(): void {
+  throughPlugin = true;
+}
+
+/** The type a resource of this kind is declared with in this process: dynamic, or the plugin's. */
+export function resourceType(kind: ResourceKind): string {
+  return throughPlugin ? pluginType(kind) : dynamicType(kind);
+}
+
+/**
  * A directmail resource's inputs as `pulumi.CustomResource` takes them: with the stored provider,
- * as `pulumi.dynamic.Resource` would add it (the resource's type is `dynamicType(kind)`).
+ * as `pulumi.dynamic.Resource` would add it (the resource's type is `dynamicType(kind)`); through
+ * the plugin, as they are (the plugin is the provider).
  */
 export function withStoredProvider<Props extends object>(
   kind: ResourceKind,
   props: Props,
-): Props & { __provider: string } {
+): Props & { __provider?: string } {
   checkProgramSettingKeys();
-  return { ...props, __provider: storedProvider(kind) };
+  return throughPlugin ? { ...props } : { ...props, __provider: storedProvider(kind) };
 }

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { directmailIn } from "./support/commands";
 import { pluginOnPath } from "./support/plugin";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -22,11 +23,18 @@ let plugin: ReturnType<typeof pluginOnPath>;
 
 /** The real pulumi CLI in the stack's project, as its user runs it; stdout and stderr apart. */
 function pulumi(...args: string[]): Promise<{ code: number; stdout: string; output: string }> {
+  return pulumiIn(t, ...args);
+}
+
+function pulumiIn(
+  stack: TestStack,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; output: string }> {
   return new Promise((resolve) => {
     execFile(
       "pulumi",
       args,
-      { cwd: t.workDir, env: t.env, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: stack.workDir, env: stack.env, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, output: stdout + stderr }),
     );
@@ -34,7 +42,11 @@ function pulumi(...args: string[]): Promise<{ code: number; stdout: string; outp
 }
 
 async function ok(...args: string[]) {
-  const result = await pulumi(...args);
+  return okIn(t, ...args);
+}
+
+async function okIn(stack: TestStack, ...args: string[]) {
+  const result = await pulumiIn(stack, ...args);
   expect(result.code, result.output).toBe(0);
   return result;
 }
@@ -45,6 +57,10 @@ async function previewSteps(): Promise<Record<string, any>> {
   const steps = JSON.parse(stdout).steps as any[];
   return Object.fromEntries(steps.map((step) => [String(step.urn).split("::").at(-1), step]));
 }
+
+/** The account's charges in the sandbox's ledger. */
+const chargesOf = async (key: string) =>
+  (await sb.control.ledger(key)).entries.filter((entry) => entry.kind === "charge");
 
 /** Checkouts the sandbox charged: the distinct checkouts with a successful charge in the ledger. */
 const charges = async () => {
@@ -157,6 +173,119 @@ describe("a Pulumi YAML program through the plugin", () => {
     const { orders } = await client.listOrders();
     expect(orders.map((order) => order.orderId)).toEqual([orderId]);
     expect(await charges()).toBe(1);
+  }, 300_000);
+});
+
+describe("a Pulumi YAML project made by `directmail init --yaml`: a CampaignFolder through Construct", () => {
+  let y: TestStack;
+  let yamlKey: string;
+  let yamlClient: DirectMailClient;
+
+  beforeAll(async () => {
+    ({ apiKey: yamlKey } = await sb.control.createAccount({ balance: 100 }));
+    const { id: template } = await sb.control.createTemplate({ apiKey: yamlKey, name: "Welcome" });
+    yamlClient = new DirectMailClient({ baseUrl: sb.url, apiKey: yamlKey });
+    const made = fs.mkdtempSync(path.join(__dirname, "../../.pulumi-test/yaml-init-"));
+    const init = await directmailIn({ cwd: made, env: process.env }, "init", "--yaml", "campaigns-yaml");
+    expect(init.code, init.stderr).toBe(0);
+    const source = path.join(made, "campaigns-yaml");
+    // The scaffold's draft, made from this account's template.
+    const campaignFile = path.join(source, "campaigns/welcome-postcard.yaml");
+    fs.writeFileSync(
+      campaignFile,
+      fs.readFileSync(campaignFile, "utf8").replace(/templateId: \d+/, `templateId: ${template}`),
+    );
+    y = await createTestStack("campaigns-yaml", {
+      fromDir: path.relative(path.join(__dirname, "../.."), source),
+      config: {
+        "directmail:baseUrl": { value: sb.url },
+        "directmail:apiKey": { value: yamlKey, secret: true },
+      },
+    });
+    fs.rmSync(made, { recursive: true, force: true });
+    // As `npm install` links the package's bin, where Pulumi.yaml's `plugins` finds the plugin.
+    fs.mkdirSync(path.join(y.workDir, "node_modules/.bin"), { recursive: true });
+    fs.symlinkSync(
+      path.join(__dirname, "../../bin/pulumi-resource-directmail.js"),
+      path.join(y.workDir, "node_modules/.bin/pulumi-resource-directmail"),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await yamlClient?.close();
+    await y?.dispose();
+  });
+
+  const recipientsOf = async (orderId: number) => {
+    const found: string[] = [];
+    for await (const r of yamlClient.iterateRecipients(orderId))
+      found.push(`${r.personal.firstName} ${r.address.address1}`);
+    return found.sort();
+  };
+
+  it("writes a runtime: yaml Pulumi.yaml declaring a CampaignFolder over campaigns/, and no TypeScript", () => {
+    expect(fs.readFileSync(path.join(y.workDir, "Pulumi.yaml"), "utf8")).toMatch(
+      /runtime: yaml\n[\s\S]*type: directmail:index:CampaignFolder\n\s+properties:\n\s+dir: campaigns\n/,
+    );
+    expect(fs.existsSync(path.join(y.workDir, "index.ts"))).toBe(false);
+  });
+
+  it("previews, deploys the draft with its three recipients, and status reads it", async () => {
+    const preview = await okIn(y, "preview");
+    expect(preview.output).toMatch(/\+ +directmail:index:CampaignFolder +campaigns +create/);
+    expect(preview.output).toMatch(/\+ +directmail:index:Campaign +welcome-postcard +create/);
+    expect(preview.output).toMatch(
+      /\+ +directmail:index:OrderRecipients +welcome-postcard-recipients +create/,
+    );
+    expect((await yamlClient.listOrders()).orders).toEqual([]);
+
+    await okIn(y, "up", "--yes", "--skip-preview");
+    const { orders } = await yamlClient.listOrders();
+    expect(orders).toHaveLength(1);
+    const orderId = orders[0]?.orderId as number;
+    expect(await recipientsOf(orderId)).toEqual([
+      "Ada 100 MAIN ST",
+      "Alan 114 MAPLE DR",
+      "Grace 107 OAK AVE",
+    ]);
+    const outputs = (await y.stack.outputs()).campaigns?.value;
+    expect(outputs["welcome-postcard"]).toMatchObject({
+      orderId,
+      orderStatus: "Draft",
+      accepted: 3,
+      dropped: 0,
+    });
+    const state = y.readStateFile().checkpoint.checkpoint.latest.resources as any[];
+    expect(state.filter((r) => String(r.type).startsWith("pulumi-nodejs"))).toEqual([]);
+    expect(await chargesOf(yamlKey)).toEqual([]);
+
+    const status = await directmailIn({ cwd: y.workDir, env: y.env }, "status");
+    expect(status.stderr).toBe(
+      '(address from directmail:baseUrl of stack "e2e", API key from directmail:apiKey of stack "e2e")\n',
+    );
+    expect(status.stdout).toBe(
+      [
+        "ORDER  CAMPAIGN          STATUS  PAID  SCANS  CHARGED   TRANSACTIONS  DELIVERY",
+        `${orderId}  welcome-postcard  Draft   -     0      0.00 USD  0             3 pieces, not mailed`,
+        "",
+      ].join("\n"),
+    );
+  }, 300_000);
+
+  it("sends only the changed recipient when a CSV row changes, and refresh finds nothing changed", async () => {
+    const csv = path.join(y.workDir, "campaigns/welcome-postcard.csv");
+    fs.writeFileSync(csv, fs.readFileSync(csv, "utf8").replace("107 Oak Avenue", "9 Elm Street"));
+    const up = await okIn(y, "up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/~ +directmail:index:OrderRecipients +welcome-postcard-recipients +updated/);
+    const orderId = (await yamlClient.listOrders()).orders[0]?.orderId as number;
+    expect(await recipientsOf(orderId)).toEqual(["Ada 100 MAIN ST", "Alan 114 MAPLE DR", "Grace 9 ELM ST"]);
+    await okIn(y, "refresh", "--yes", "--expect-no-changes");
+  }, 300_000);
+
+  it("destroys: the draft order is deleted at the service, nothing was charged", async () => {
+    await okIn(y, "destroy", "--yes", "--skip-preview");
+    expect((await yamlClient.listOrders()).orders).toEqual([]);
+    expect(await chargesOf(yamlKey)).toEqual([]);
   }, 300_000);
 });
 

@@ -47,6 +47,7 @@ const REQUIRED = [
   "openapi/directmail-v1.json",
   "templates/campaign-repo/index.ts",
   "templates/campaign-repo/gitignore",
+  "templates/campaign-repo-yaml/Pulumi.yaml",
   "examples/gitops/.github/workflows/campaigns.yml",
   "docs/campaign-format.md",
 ];

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
-import { withStoredProvider } from "../thin-provider";
+import { KIND } from "../kinds";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AddressBookEntryInputFields } from "./inputs";
 import { AddressBookEntryOutputFields } from "./outputs";
@@ -21,7 +21,7 @@ export interface AddressBookEntry
 export class AddressBookEntry extends pulumi.CustomResource {
   constructor(name: string, args: AddressBookEntryArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.AddressBookEntry),
+      resourceType(KIND.AddressBookEntry),
       name,
       withStoredProvider(KIND.AddressBookEntry, {
         ...args,

@@ -6,6 +6,7 @@
  */
 import { IntegrationRecipientRejectedError } from "../../api/errors";
 import { IntegrationRecipient } from "../../api/schemas/integration";
+import { SAMPLE_SIZE } from "../../limits";
 import { shown } from "../../text";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
@@ -29,7 +30,6 @@ import type { AutomationRecipientsOutputs, RefusedRecipient } from "./outputs";
 type Declared = LoadedRecords<Record<string, string>>;
 type DeclaredRecipient = LoadedRecord<Record<string, string>>;
 
-const SAMPLE = 10;
 /** Index values: a refused recipient, one this resource mailed, one found queued already. */
 const REFUSED = 0;
 const MAILED = 1;
@@ -208,7 +208,7 @@ export function automationRecipientsImplementation(
       inputs,
       declared,
       index,
-      [...refused, ...(keptRefused ? refusedBefore : [])].slice(0, SAMPLE),
+      [...refused, ...(keptRefused ? refusedBefore : [])].slice(0, SAMPLE_SIZE),
     );
   };
 

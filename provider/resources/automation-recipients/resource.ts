@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
+import { KIND } from "../kinds";
 import { withSecretIndex } from "../recipients/index-codec";
-import { withStoredProvider } from "../thin-provider";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { AutomationRecipientsInputFields } from "./inputs";
 import { AutomationRecipientsOutputFields } from "./outputs";
@@ -23,7 +23,7 @@ export interface AutomationRecipients
 export class AutomationRecipients extends pulumi.CustomResource {
   constructor(name: string, args: AutomationRecipientsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.AutomationRecipients),
+      resourceType(KIND.AutomationRecipients),
       name,
       withStoredProvider(KIND.AutomationRecipients, {
         ...args,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
-import { withStoredProvider } from "../thin-provider";
+import { KIND } from "../kinds";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { CheckoutInputFields } from "./inputs";
 import { CheckoutOutputFields } from "./outputs";
@@ -23,7 +23,7 @@ export interface Checkout extends OutputProperties<typeof CheckoutOutputFields, 
 export class Checkout extends pulumi.CustomResource {
   constructor(name: string, args: CheckoutArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.Checkout),
+      resourceType(KIND.Checkout),
       name,
       withStoredProvider(KIND.Checkout, { ...args, ...outputPlaceholders(CheckoutOutputFields) }),
       opts,

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { NotFoundError, ValidationError } from "../../api/errors";
 import { MAX_CONVERSIONS_PER_REQUEST } from "../../api/schemas/conversions";
+import { SAMPLE_SIZE } from "../../limits";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
@@ -29,7 +30,6 @@ type Declared = LoadedRecords<Record<string, unknown>>;
 type DeclaredRecord = LoadedRecord<Record<string, unknown>>;
 
 const SUBJECT = "Conversions";
-const SAMPLE = 10;
 const DEFAULT_DELETE_WAIT_SECONDS = 60;
 /** The digest a refresh records when uploads were deleted elsewhere: the next plan uploads them again. */
 const STALE = "stale";
@@ -148,7 +148,7 @@ export function conversionsImplementation(
     const refuse = (record: DeclaredRecord, message: string) => {
       rejectedCount += 1;
       entries.set(record.key, { id: 0, content: record.content, listed: 0 });
-      if (rejected.length < SAMPLE) {
+      if (rejected.length < SAMPLE_SIZE) {
         rejected.push({
           row: record.row,
           ...(record.keyValue !== undefined ? { key: record.keyValue } : {}),
@@ -247,7 +247,7 @@ export function conversionsImplementation(
     const index = new RecipientIndex([...plan.keep, ...sent.entries]);
     // Records refused earlier and unchanged stay refused: their sample stays, after this run's.
     const keptRefused = [...plan.keep.values()].some((e) => e.id === 0);
-    const rejected = [...sent.rejected, ...(keptRefused ? rejectedBefore : [])].slice(0, SAMPLE);
+    const rejected = [...sent.rejected, ...(keptRefused ? rejectedBefore : [])].slice(0, SAMPLE_SIZE);
     return outputsOf(inputs, declared.digest, declared.byKey.size, index, rejected);
   };
 

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
+import { KIND } from "../kinds";
 import { withSecretIndex } from "../recipients/index-codec";
-import { withStoredProvider } from "../thin-provider";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ConversionsInputFields } from "./inputs";
 import { ConversionsOutputFields } from "./outputs";
@@ -24,7 +24,7 @@ export interface Conversions
 export class Conversions extends pulumi.CustomResource {
   constructor(name: string, args: ConversionsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.Conversions),
+      resourceType(KIND.Conversions),
       name,
       withStoredProvider(KIND.Conversions, { ...args, ...outputPlaceholders(ConversionsOutputFields) }),
       withSecretIndex(opts),

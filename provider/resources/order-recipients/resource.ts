@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { forCheckOnly } from "../engine-inputs";
-import { dynamicType, KIND } from "../kinds";
+import { KIND } from "../kinds";
 import { withSecretIndex } from "../recipients/index-codec";
-import { withStoredProvider } from "../thin-provider";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderRecipientsInputFields, ProgramRead, Recipient } from "./inputs";
 import { OrderRecipientsOutputFields } from "./outputs";
@@ -53,7 +53,7 @@ export class OrderRecipients<Key extends string = never> extends pulumi.CustomRe
     // A CampaignFolder's read of the list (`programRead`): for check alone, never stored or compared.
     const { programRead, ...declared } = args as OrderRecipientsArgs<Key> & { programRead?: ProgramRead };
     super(
-      dynamicType(KIND.OrderRecipients),
+      resourceType(KIND.OrderRecipients),
       name,
       withStoredProvider(KIND.OrderRecipients, {
         ...declared,

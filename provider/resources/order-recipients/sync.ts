@@ -8,6 +8,7 @@ import { runBatches, sendBatches } from "../../api/core/batching";
 import { NO_REASON, redactReason } from "../../api/reasons";
 import type { OrderSummary } from "../../api/schemas/order";
 import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../../api/schemas/recipient";
+import { SAMPLE_SIZE } from "../../limits";
 import { memoryBudget } from "../../memory-budget";
 import { progress } from "../progress";
 import type { IdentityField } from "../recipients/declared";
@@ -23,8 +24,6 @@ import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
 import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
 import type { DropSample, ImageIssueSample } from "./outputs";
 
-/** At most this many dropped recipients and image problems are kept as examples. */
-export const SAMPLE_SIZE = 10;
 const PAGE_SIZE = 1000;
 /**
  * Append requests outstanding at once. The next batch is read and built while one is sent; a second

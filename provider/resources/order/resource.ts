@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
-import { withStoredProvider } from "../thin-provider";
+import { KIND } from "../kinds";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderInputFields } from "./inputs";
 import { OrderOutputFields } from "./outputs";
@@ -24,7 +24,7 @@ export interface Order extends OutputProperties<typeof OrderOutputFields, typeof
 export class Order extends pulumi.CustomResource {
   constructor(name: string, args: OrderArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.Order),
+      resourceType(KIND.Order),
       name,
       withStoredProvider(KIND.Order, { ...args, ...outputPlaceholders(OrderOutputFields) }),
       opts,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
-import { withStoredProvider } from "../thin-provider";
+import { KIND } from "../kinds";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ProviderInfoInputFields } from "./inputs";
 import { ProviderInfoOutputFields } from "./outputs";
@@ -21,7 +21,7 @@ export interface ProviderInfo
 export class ProviderInfo extends pulumi.CustomResource {
   constructor(name: string, args: ProviderInfoArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.ProviderInfo),
+      resourceType(KIND.ProviderInfo),
       name,
       withStoredProvider(KIND.ProviderInfo, {
         label: args.label,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicType, KIND } from "../kinds";
-import { withStoredProvider } from "../thin-provider";
+import { KIND } from "../kinds";
+import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ProximitySearchInputFields } from "./inputs";
 import { ProximitySearchOutputFields } from "./outputs";
@@ -21,7 +21,7 @@ export interface ProximitySearch
 export class ProximitySearch extends pulumi.CustomResource {
   constructor(name: string, args: ProximitySearchArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicType(KIND.ProximitySearch),
+      resourceType(KIND.ProximitySearch),
       name,
       withStoredProvider(KIND.ProximitySearch, {
         ...args,

@@ -175,7 +175,7 @@ export class RecipientIndex {
 
   /** The entries' id values (see idOf), without making the entries: counts run over a million. */
   *ids(): Generator<number> {
-    for (let at = 0; at < this.#table.size; at++) yield this.#table.a(at);
+    for (let at = 0; at < this.#table.size; at++) yield this.#table.rowOrId(at);
   }
 
   *values(): Generator<IndexEntry> {
@@ -187,7 +187,11 @@ export class RecipientIndex {
   }
 
   #entryAt(at: number): IndexEntry {
-    return { id: this.#table.a(at), content: this.#table.content(at), listed: this.#table.b(at) };
+    return {
+      id: this.#table.rowOrId(at),
+      content: this.#table.content(at),
+      listed: this.#table.tagOrHash(at),
+    };
   }
 }
 

@@ -17,6 +17,7 @@ import { type FileRoot, resolveInside } from "../../file-root";
 import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
+import { HASH_CHUNK_BYTES, MAX_KEPT_PROBLEMS } from "../../limits";
 import { type MemoryBudget, memoryBudget } from "../../memory-budget";
 import { shown } from "../../text";
 import { type ColumnOptions, ColumnRules, headerColumns } from "./columns";
@@ -567,7 +568,7 @@ function isDuplicate(
  * found before its turn (`before`), and places them as if found then.
  */
 function problemCollector(options: RecipientSourceOptions) {
-  const maxProblems = options.maxProblems ?? 20;
+  const maxProblems = options.maxProblems ?? MAX_KEPT_PROBLEMS;
   const collected = { problems: [] as RecipientProblem[], problemCount: 0 };
   const problem = (p: RecipientProblem) => {
     collected.problemCount += 1;
@@ -806,7 +807,7 @@ function hashLines(sortedLines: Iterable<string>, identityField: string): string
   let chunk = "";
   for (const line of sortedLines) {
     chunk += `${line}\n`;
-    if (chunk.length >= 1 << 16) {
+    if (chunk.length >= HASH_CHUNK_BYTES) {
       digest.update(chunk);
       chunk = "";
     }

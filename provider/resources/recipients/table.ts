@@ -1,14 +1,18 @@
 /**
  * A compact table of recipients by their 64-bit key (16 hex characters): for each, a 64-bit
- * content digest and two 32-bit numbers, in typed arrays with an open-addressing hash of positions.
+ * content digest and two 32-bit numbers (rowOrId: a declared row, or an id at the service;
+ * tagOrHash: a declared row's tag, or an index entry's listed hash), in typed arrays with an
+ * open-addressing hash of positions.
  * About 40 bytes a recipient, where a Map of strings and objects takes a few hundred: the provider
  * keeps a million recipients' keys this way, never their rows. Entries keep the order they were
  * added in; none is ever removed.
  */
+import { HASH_CHUNK_BYTES } from "../../limits";
+
 /** Length in hex characters of a recipient key (64 bits). */
 export const KEY_HEX_LENGTH = 16;
 
-const WORDS = 6; // keyHi, keyLo, contentHi, contentLo, a, b
+const WORDS = 6; // keyHi, keyLo, contentHi, contentLo, rowOrId, tagOrHash
 
 const HEX_VALUE = new Int8Array(128).fill(-1);
 for (const [i, c] of [..."0123456789abcdef"].entries()) HEX_VALUE[c.charCodeAt(0)] = i;
@@ -63,7 +67,6 @@ const SPACE = 0x20;
 const LINE_END = 0x0a;
 /** A digest line at its longest: key, space, content digest, line end. */
 const LONGEST_LINE = 2 * KEY_HEX_LENGTH + 2;
-const LINES_CHUNK_BYTES = 1 << 16;
 
 /** Writes a 32-bit word as its 8 lowercase hex digits at `offset`; the offset after them. */
 function writeHexWord(bytes: Uint8Array, offset: number, word: number): number {
@@ -128,34 +131,41 @@ export class KeyTable {
   }
 
   /** Adds `key`, or overwrites it where it is; its position. */
-  put(key: string, content: string, a: number, b: number): number {
+  put(key: string, content: string, rowOrId: number, tagOrHash: number): number {
     const words = wordsOf(key, content);
     return this.putWords(
       words[0] as number,
       words[1] as number,
       words[2] as number,
       words[3] as number,
-      a,
-      b,
+      rowOrId,
+      tagOrHash,
     );
   }
 
   /**
-   * Adds `key` when it is not there yet, with `b()` (called only then); the position of the entry
-   * that has it already, or -1 when it was added. The key is read once for both.
+   * Adds `key` when it is not there yet, with `tagOrHash()` (called only then); the position of
+   * the entry that has it already, or -1 when it was added. The key is read once for both.
    */
-  putNew(key: string, content: string, a: number, b: () => number): number {
+  putNew(key: string, content: string, rowOrId: number, tagOrHash: () => number): number {
     const words = wordsOf(key, content);
     const hi = words[0] as number;
     const lo = words[1] as number;
     const at = this.findWords(hi, lo);
     if (at >= 0) return at;
-    this.putWords(hi, lo, words[2] as number, words[3] as number, a, b());
+    this.putWords(hi, lo, words[2] as number, words[3] as number, rowOrId, tagOrHash());
     return -1;
   }
 
   /** put, with the key and the content digest as their two 32-bit words each (high first). */
-  putWords(hi: number, lo: number, contentHi: number, contentLo: number, a: number, b: number): number {
+  putWords(
+    hi: number,
+    lo: number,
+    contentHi: number,
+    contentLo: number,
+    rowOrId: number,
+    tagOrHash: number,
+  ): number {
     let at = this.findWords(hi, lo);
     if (at < 0) {
       if (this.#size * WORDS === this.#words.length) this.#growWords();
@@ -168,8 +178,8 @@ export class KeyTable {
     const base = at * WORDS;
     this.#words[base + 2] = contentHi;
     this.#words[base + 3] = contentLo;
-    this.#words[base + 4] = a >>> 0;
-    this.#words[base + 5] = b >>> 0;
+    this.#words[base + 4] = rowOrId >>> 0;
+    this.#words[base + 5] = tagOrHash >>> 0;
     return at;
   }
 
@@ -181,7 +191,7 @@ export class KeyTable {
     return wordsHex(this.#words[at * WORDS + 2] as number, this.#words[at * WORDS + 3] as number);
   }
 
-  /** Word `i` of the entry (WORDS of them: key high and low, content digest high and low, a, b). */
+  /** Word `i` of the entry (WORDS of them: key high and low, content digest high and low, rowOrId, tagOrHash). */
   word(at: number, i: number): number {
     return this.#words[at * WORDS + i] as number;
   }
@@ -199,7 +209,8 @@ export class KeyTable {
     return this.#words[base] === this.#words[base + 2] && this.#words[base + 1] === this.#words[base + 3];
   }
 
-  a(at: number): number {
+  /** The first number of the entry: a declared recipient's row, or an index entry's id at the service. */
+  rowOrId(at: number): number {
     return this.#words[at * WORDS + 4] as number;
   }
 
@@ -223,7 +234,8 @@ export class KeyTable {
     }
   }
 
-  b(at: number): number {
+  /** The second number of the entry: a declared recipient's tag, or an index entry's listed hash. */
+  tagOrHash(at: number): number {
     return this.#words[at * WORDS + 5] as number;
   }
 
@@ -261,11 +273,11 @@ export class KeyTable {
   /**
    * The entries' digest lines in key order, as the ASCII bytes of their text: the key, then a space
    * and the content digest unless that is the key, then a line end (the lines of a set's digest,
-   * digestOf in source.ts). Handed to `take` a chunk of about 64 KiB at a time, in one buffer
+   * digestOf in source.ts). Handed to `take` a chunk of about HASH_CHUNK_BYTES at a time, in one buffer
    * reused after `take` returns: a million lines made as strings cost more than their hash.
    */
   sortedLines(take: (chunk: Uint8Array) => void): void {
-    const chunk = new Uint8Array(LINES_CHUNK_BYTES);
+    const chunk = new Uint8Array(HASH_CHUNK_BYTES);
     let end = 0;
     const order = this.sorted();
     for (let i = 0; i < order.length; i++) {
@@ -340,7 +352,7 @@ export class DeclaredSet {
   /** The number kept beside the recipient at `key` (see add); 0 when the set has not that key. */
   tagOf(key: string): number {
     const at = this.#table.find(key);
-    return at < 0 ? 0 : this.#table.b(at);
+    return at < 0 ? 0 : this.#table.tagOrHash(at);
   }
 
   has(key: string): boolean {
@@ -355,7 +367,9 @@ export class DeclaredSet {
   /** Whether `recipient` is the one the set has: same key, same content, same row. */
   holds(recipient: DeclaredKey): boolean {
     const at = this.#table.find(recipient.key);
-    return at >= 0 && this.#table.a(at) === recipient.row && this.#table.contentIs(at, recipient.content);
+    return (
+      at >= 0 && this.#table.rowOrId(at) === recipient.row && this.#table.contentIs(at, recipient.content)
+    );
   }
 
   /** Whether the set has `key` with this content digest. */
@@ -372,7 +386,7 @@ export class DeclaredSet {
     const table = this.#table;
     const otherTable = other.#table;
     table.eachDifference(otherTable, (at, otherAt) =>
-      each(table.a(at), otherAt < 0 ? undefined : otherTable.a(otherAt)),
+      each(table.rowOrId(at), otherAt < 0 ? undefined : otherTable.rowOrId(otherAt)),
     );
   }
 
@@ -392,7 +406,7 @@ export class DeclaredSet {
 
   /** values(), each with the number kept beside it (see addNew). */
   *tagged(): Generator<DeclaredKey & { tag: number }> {
-    for (let at = 0; at < this.#table.size; at++) yield { ...this.#at(at), tag: this.#table.b(at) };
+    for (let at = 0; at < this.#table.size; at++) yield { ...this.#at(at), tag: this.#table.tagOrHash(at) };
   }
 
   /** The set's digest lines in key order, in chunks (KeyTable.sortedLines): for its digest. */
@@ -401,6 +415,6 @@ export class DeclaredSet {
   }
 
   #at(at: number): DeclaredKey {
-    return { key: this.#table.key(at), content: this.#table.content(at), row: this.#table.a(at) };
+    return { key: this.#table.key(at), content: this.#table.content(at), row: this.#table.rowOrId(at) };
   }
 }

@@ -11,6 +11,7 @@ import { chosenRoot, OutsideRootError, resolveInside } from "../../file-root";
 import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
+import { MAX_KEPT_PROBLEMS } from "../../limits";
 import { projectRoot } from "../../project";
 import { shown } from "../../text";
 import { KEY_HEX_LENGTH } from "../recipients/table";
@@ -57,8 +58,6 @@ export interface RecordShape<T> {
    */
   shape(row: Record<string, unknown>): { record: T } | { problems: { field?: string; message: string }[] };
 }
-
-const MAX_PROBLEMS = 20;
 
 const hashKey = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, KEY_HEX_LENGTH);
 
@@ -155,7 +154,7 @@ export async function loadRecords<T>(
   let duplicateRows = 0;
   const problem = (p: RecordProblem) => {
     problemCount += 1;
-    if (problems.length < MAX_PROBLEMS) problems.push(p);
+    if (problems.length < MAX_KEPT_PROBLEMS) problems.push(p);
   };
   for await (const { row, value } of rowsOf(source)) {
     if (value instanceof Error) {

@@ -38,10 +38,32 @@ const SCAFFOLD = [
 ];
 
 describe("directmail init", () => {
+  it("--yaml writes a Pulumi YAML project declaring the campaign folder, without the TypeScript program", async () => {
+    await run(tmp, "init", "--yaml", "yaml-campaigns");
+    const dir = path.join(tmp, "yaml-campaigns");
+    expect(filesOf(dir)).toEqual(SCAFFOLD.filter((name) => !["index.ts", "tsconfig.json"].includes(name)));
+    const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
+    expect(project).toMatch(/^name: yaml-campaigns\n[\s\S]*\nruntime: yaml\n/);
+    expect(project).toContain(
+      "    type: directmail:index:CampaignFolder\n    properties:\n      dir: campaigns\n",
+    );
+    expect(project).toContain("      path: ./node_modules/.bin\n");
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    expect(pkg.dependencies["pulumi-directmail"]).toBe(`^${manifest.version}`);
+    expect(pkg.devDependencies).toBeUndefined();
+    // The README speaks of the YAML program, not of a TypeScript one it does not have.
+    const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
+    expect(readme).toContain("`Pulumi.yaml` declares the folder (a `directmail:index:CampaignFolder`)");
+    expect(readme).not.toMatch(/index\.ts|typecheck|\{\{/);
+  });
+
   it("makes the folder and writes the scaffold, named after the folder", async () => {
     const { stdout } = await run(tmp, "init", "Spring Campaigns 2026");
     const dir = path.join(tmp, "Spring Campaigns 2026");
     expect(filesOf(dir)).toEqual(SCAFFOLD);
+    expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toContain(
+      "`index.ts` is the one line that deploys the folder.\n",
+    );
     expect(stdout).toContain("Created a campaign repository in Spring Campaigns 2026/:\n  .gitignore\n");
     expect(stdout).toContain("\n  cd 'Spring Campaigns 2026'\n  npm install\n");
     expect(stdout).toMatch(/\n {2}pulumi up\n$/);

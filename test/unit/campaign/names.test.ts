@@ -11,6 +11,7 @@ import {
   isCampaignGroup,
   KIND,
   kindOfType,
+  pluginType,
   RESOURCE_KINDS,
 } from "../../../provider/campaign/names";
 
@@ -44,6 +45,9 @@ describe("the naming contract", () => {
 
   it("reads a kind back from a type; a type of another package stays whole", () => {
     for (const kind of RESOURCE_KINDS) expect(kindOfType(dynamicType(kind))).toBe(kind);
+    // The plugin's types (a Pulumi YAML program's resources) read back to the same kinds.
+    expect(RESOURCE_KINDS.map(pluginType)).toContain("directmail:index:OrderRecipients");
+    for (const kind of RESOURCE_KINDS) expect(kindOfType(pluginType(kind))).toBe(kind);
     expect(kindOfType(COMPONENT_TYPE.Campaign)).toBe("Campaign");
     expect(kindOfType("pulumi:pulumi:Stack")).toBe("pulumi:pulumi:Stack");
     expect(isCampaignGroup(COMPONENT_TYPE.Campaign)).toBe(true);

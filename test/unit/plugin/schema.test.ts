@@ -24,6 +24,8 @@ describe("the plugin's package schema", () => {
       [
         "AddressBookEntry",
         "AutomationRecipients",
+        "Campaign",
+        "CampaignFolder",
         "Checkout",
         "Conversions",
         "Order",
@@ -56,6 +58,43 @@ describe("the plugin's package schema", () => {
     expect(Object.keys(schema.resources["directmail:index:OrderRecipients"].inputProperties)).not.toContain(
       "digest",
     );
+  });
+
+  it("declares the components with the TypeScript components' inputs and outputs", () => {
+    const folder = schema.resources["directmail:index:CampaignFolder"];
+    expect(folder).toMatchObject({ isComponent: true, requiredInputs: ["dir"] });
+    expect(folder.inputProperties.dir.type).toBe("string");
+    expect(folder.properties.outputs.additionalProperties.$ref).toBe(
+      "#/types/directmail:index:CampaignOutputs",
+    );
+    // A folder's outputs by campaign name: CampaignOutputs of provider/campaign/folder.ts.
+    expect(Object.keys(schema.types["directmail:index:CampaignOutputs"].properties)).toEqual([
+      "orderId",
+      "orderStatus",
+      "accepted",
+      "dropped",
+      "dropReasons",
+      "droppedSample",
+      "checkoutStatus",
+      "totalCharges",
+      "delivery",
+      "qrScans",
+    ]);
+    const campaign = schema.resources["directmail:index:Campaign"];
+    expect(campaign.isComponent).toBe(true);
+    expect(Object.keys(campaign.inputProperties)).toEqual(["file", "spec"]);
+    expect(campaign.inputProperties.spec.$ref).toBe("#/types/directmail:index:CampaignSpec");
+    expect(Object.keys(schema.types["directmail:index:CampaignSpec"].properties)).toContain("recipients");
+    expect(campaign.required).toEqual([
+      "orderId",
+      "orderStatus",
+      "acceptedCount",
+      "droppedCount",
+      "dropReasons",
+      "droppedSample",
+      "delivery",
+      "qrScans",
+    ]);
   });
 
   it("takes the API key as a secret, with the base URL and budget", () => {

@@ -18,7 +18,7 @@ function entriesOf(table: KeyTable): string[] {
   const out: string[] = [];
   for (let at = 0; at < table.size; at++) {
     const key = table.key(at);
-    out.push(`${key} ${table.content(at)} ${table.a(at)} ${table.b(at)} @${table.find(key)}`);
+    out.push(`${key} ${table.content(at)} ${table.rowOrId(at)} ${table.tagOrHash(at)} @${table.find(key)}`);
   }
   return out;
 }

@@ -310,7 +310,7 @@ describe("review.md", () => {
       "- Price: **12,475.00 USD** for 4990 pieces of order 10001 (the service's checkout preview), Standard&#42; postage, " +
         "Normal&#95; production, held until 2027-01-01 &lt;b&gt;; the account's balance covers 0.00 USD, 12,475.00 USD goes " +
         "to the payment method; delivery expected 2027-0&#124;&lt;b&gt; to 2027-01-14; maxTotal 20,000.00 USD",
-      "  - Card &#91;x&#93;(y): 1 × 2.50 = 2.50",
+      "  - Card &#91;x&#93;(y): 1 × 2.50 USD = 2.50 USD",
       "- ⚠ checkout: pays for @\u2060someone",
       `- ❌ first line<br>&#91;second&#93;(https:${J}//evil.example)`,
       "- Note: &lt;!-- a comment --&gt;",
