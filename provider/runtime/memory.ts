@@ -27,11 +27,10 @@ import type { BudgetedReader, MemoryBudget } from "../memory-budget";
 
 const MiB = 1024 * 1024;
 /**
- * The RSS over which freed memory is given back, by reader: the one home of the budgets. The
- * provider's hooks hold two key tables and an index (about 100 MB at a million recipients). A list
- * read for the campaign checks holds about 50 MB at a million recipients: a lower budget keeps the
- * CLI and the program well within theirs (docs/performance.md: 200 MiB cost 1.3 s of CPU, the
- * provider's 300 let validate reach 300 MiB).
+ * The RSS over which freed memory is given back, by reader: the one home of the budgets. A list
+ * read for the campaign checks holds about 50 MB at a million recipients; a lower budget than the
+ * provider's keeps the CLI and the program well within theirs (docs/performance.md: 200 MiB cost
+ * 1.3 s of CPU; held to the provider's, validate once reached 300.6 MiB).
  */
 export const MEMORY_BUDGET_BYTES: Readonly<Record<BudgetedReader, number>> = {
   provider: 300 * MiB,
@@ -172,5 +171,5 @@ const budgets: Readonly<Record<BudgetedReader, MemoryBudget>> = {
   },
 };
 
-/** The budget of a reader of `kind` (what memory-budget.ts hands out once this is installed). */
+/** The budget of `reader` (what memory-budget.ts hands out once this is installed). */
 export const budgetFor = (reader: BudgetedReader): MemoryBudget => budgets[reader];
