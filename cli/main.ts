@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { installInCommand } from "../provider/runtime";
 import { packageVersion } from "../provider/version";
 import { registerInitCommand } from "./commands/init";
 import { registerOrdersCommand } from "./commands/orders";
@@ -40,6 +41,8 @@ export function buildProgram(): Command {
  * do>`, never a stack trace, with exit code 1; what it quotes passes through the terminal filter.
  */
 export async function main(argv: string[]): Promise<void> {
+  // The command's process: the runtime's patches (docs/architecture.md, "The runtime's patches").
+  installInCommand();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

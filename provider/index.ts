@@ -2,13 +2,12 @@
  * pulumi-directmail: printed direct-mail campaigns as Pulumi resources.
  */
 
-// First: the modules loaded after it come from Node's compile cache (see compile-cache.ts).
-import "./compile-cache";
-import { encodeLongStringsInProgram } from "./resources/long-strings";
+// First: the modules loaded after it come from Node's compile cache (see runtime/compile-cache.ts).
+import "./runtime/compile-cache";
+import { installInProgram } from "./runtime";
 
-// A program's answers from the engine hold each resource's outputs, a long recipient list's index
-// among them: keep the SDK from copying them into debug logs and byte arrays (long-strings.ts).
-encodeLongStringsInProgram();
+// The program's process: the runtime's patches (docs/architecture.md, "The runtime's patches").
+installInProgram();
 
 // The typed API client: `import { DirectMailClient } from "pulumi-directmail"`.
 export * as api from "./api";

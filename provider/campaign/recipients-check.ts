@@ -10,12 +10,12 @@ import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
 import { SourceFileError, wholeTextOf } from "../files/text";
 import { MAX_PRINTED_PROBLEMS } from "../limits";
 import { FieldPresence } from "../lookups/order-check";
+import { memoryBudget } from "../memory-budget";
 import {
   type CsvDelimiter,
   canonicalFieldName,
   DEFAULT_IDENTITY_FIELD,
 } from "../resources/recipients/declared";
-import { allocateRowsYoung } from "../resources/recipients/memory";
 import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
 import {
   fileSignature,
@@ -114,12 +114,15 @@ export async function surveyList(
   const reasonIds = new Map<string, number>();
   const rows: { row: number; reason: string }[] = [];
   let more = 0;
-  allocateRowsYoung();
-  // It holds about 50 MB at a million recipients: a lower budget than the provider's keeps the CLI
-  // and the program well within theirs.
+  // It holds about 50 MB at a million recipients: a lower budget than the provider's (runtime/memory.ts).
+  const memory = memoryBudget("campaign-checks");
+  memory.listStarted();
   const loaded = await surveyRecipients(
     source,
-    { ...options, memoryBudget: LIST_MEMORY_BUDGET },
+    {
+      ...options,
+      memory,
+    },
     (surveyed) => {
       seen?.(surveyed);
       if (!checks) return 0;
@@ -150,9 +153,6 @@ export async function surveyList(
     drops: { rows, more, predicted: checks ? tally.result : undefined },
   };
 }
-
-/** The memory budget (memory.ts) of a process while it reads a list for the campaign checks. */
-const LIST_MEMORY_BUDGET = 256 * 1024 * 1024;
 
 /** Drop warnings, placed by `at`, in their rows' order. */
 function dropWarnings(

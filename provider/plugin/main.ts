@@ -4,6 +4,7 @@
  * loopback port and prints the port, which is how the engine finds it.
  */
 import type * as grpc from "@grpc/grpc-js";
+import { installInProvider } from "../runtime";
 import { sdkModule } from "./sdk";
 import { resourceProviderService } from "./server";
 
@@ -15,6 +16,8 @@ export async function main(args: readonly string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // The plugin's process: the runtime's patches (docs/architecture.md, "The runtime's patches").
+  installInProvider(false);
   const grpcJs = sdkModule<typeof grpc>("@grpc/grpc-js");
   const { ResourceProviderService } = sdkModule<{ ResourceProviderService: grpc.ServiceDefinition }>(
     "@pulumi/pulumi/proto/provider_grpc_pb",

@@ -4,6 +4,7 @@
  * package (through implementation.ts, the path stored in every stack's state).
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { memoryBudget } from "../memory-budget";
 import { reported, reportedFailures } from "./boundary";
 import {
   type CheckResult,
@@ -17,14 +18,11 @@ import {
 import { fromEngineInputs, toEngineInputs, withPlainNames } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { KIND, type ResourceKind } from "./kinds";
-import { encodeLongStringsInProviderHost } from "./long-strings";
-import { hookEnded, hookStarted } from "./recipients/memory";
 import { UserError } from "./user-error";
 
 // Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
 // engine that was killed.
 exitWithEngine();
-encodeLongStringsInProviderHost();
 
 /** Inputs or a state as the user declared them, without the engine's bookkeeping property. */
 function declared(values: EngineValues): EngineValues {
@@ -135,16 +133,17 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
   const guarded =
     <A extends unknown[], R>(hook: string, run: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
+      const memory = memoryBudget();
       try {
-        hookStarted();
+        memory.hookStarted();
         // A refused key or a silent service fails the first hook, before anything is planned.
         if (hook !== "configure" && asksService) await serviceChecked();
         return await run(...args);
       } catch (error) {
         throw reported(error, kind, hook);
       } finally {
-        // Before the SDK encodes the answer: see recipients/memory.ts.
-        hookEnded();
+        // Before the SDK encodes the answer: see runtime/memory.ts.
+        memory.hookEnded();
       }
     };
   return {

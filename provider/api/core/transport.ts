@@ -19,7 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 
 /** What the transport uses of undici: its `Agent`, and a request through a dispatcher. */
-interface UndiciParts {
+export interface UndiciParts {
   Agent: typeof import("undici").Agent;
   request(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
 }
@@ -27,35 +27,27 @@ interface UndiciParts {
 /**
  * undici, loaded with the first request rather than with the package: a program that only
  * declares resources, and a provider process whose plan sends nothing, never pay for loading it.
- * Only the two modules used are loaded: undici's index also loads its other dispatchers, fetch,
- * WebSocket, caches and mocks, about 50 ms of CPU more in each process that sends a request (the
- * program's online check, the provider's key check). An undici laid out otherwise is loaded whole.
+ * The process's entry installs a lighter loader (provider/runtime/undici.ts: the two modules used,
+ * not undici's index); without it, or where it finds undici laid out otherwise, undici is loaded whole.
  */
 let undici: UndiciParts | undefined;
+let lighterLoader: (() => UndiciParts | undefined) | undefined;
+
+/** Called once by provider/runtime/ at the process's entry. */
+export function loadUndiciWith(load: () => UndiciParts | undefined): void {
+  lighterLoader ??= load;
+}
+
 const loadUndici = (): UndiciParts => {
   if (undici) return undici;
-  try {
-    const request: unknown = require("undici/lib/api/api-request");
-    const Agent: unknown = require("undici/lib/dispatcher/agent");
-    // The two files are undici's own layout, not its public entry: anything else there is taken
-    // as an undici laid out otherwise.
-    if (typeof request === "function" && typeof Agent === "function") {
-      undici = {
-        Agent: Agent as typeof import("undici").Agent,
-        request: (dispatcher, options) =>
-          (
-            request as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
-          ).call(dispatcher, options),
-      };
-      return undici;
-    }
-  } catch (error) {
-    if ((error as { code?: unknown } | null)?.code !== "MODULE_NOT_FOUND") throw error;
-  }
-  const whole = require("undici") as typeof import("undici");
-  undici = { Agent: whole.Agent, request: (dispatcher, options) => dispatcher.request(options) };
+  undici = lighterLoader?.() ?? wholeUndici();
   return undici;
 };
+
+function wholeUndici(): UndiciParts {
+  const whole = require("undici") as typeof import("undici");
+  return { Agent: whole.Agent, request: (dispatcher, options) => dispatcher.request(options) };
+}
 
 import { z } from "zod";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";

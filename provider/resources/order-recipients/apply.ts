@@ -5,10 +5,10 @@
 import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { SAMPLE_SIZE } from "../../limits";
+import { memoryBudget } from "../../memory-budget";
 import type { ProviderContext } from "../context";
 import { progress } from "../progress";
 import { decodeIndex, encodeIndex, isAccepted, RecipientIndex } from "../recipients/index-codec";
-import { garbageLeft, settle } from "../recipients/memory";
 import { changesKnown, planSync, type SyncPlan } from "../recipients/plan";
 import type { ScannedRecipients } from "../recipients/source";
 import type { DeclaredSet } from "../recipients/table";
@@ -77,7 +77,7 @@ export const identityOfInputs = (inputs: OrderRecipientsInputs): Identity => ({
  * the way (a long list), it collects once more first, so the index is made from what is held.
  */
 export function encodedIndex(index: RecipientIndex): string {
-  settle();
+  memoryBudget().settle();
   return encodeIndex(index);
 }
 
@@ -154,7 +154,7 @@ export async function applyUpdate(
   const recorded = () => decodeIndex(olds.index, identity.keyed);
   let { plan, recordedCount } = planOfRecorded(declared.scanned.set, recorded, olds.unmanagedCount);
   // The decoded index is garbage now, tens of MB of it at a million recipients.
-  garbageLeft();
+  memoryBudget().garbageLeft();
   if (!changesKnown(plan)) {
     // As in diff: on an order past Draft only a settings change gets here; nothing to send.
     const live = await client.getOrder(news.orderId);

@@ -5,8 +5,8 @@
  */
 import * as path from "node:path";
 import { chosenRoot, resolveInside } from "../../file-root";
+import { memoryBudget } from "../../memory-budget";
 import { projectRoot } from "../../project";
-import { keepYoungGenerationSmall } from "../recipients/memory";
 import {
   declaredRows,
   describeProblems,
@@ -52,7 +52,7 @@ export function sourceOf(inputs: OrderRecipientsInputs): {
 
 /** The declared list scanned, or the last read of its file if the file is as it was then. */
 export async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
-  keepYoungGenerationSmall();
+  memoryBudget().listStarted();
   const { source, options } = sourceOf(inputs);
   if ("inline" in source) return scanRecipients(source, options);
   const signature = await signatureOf(inputs);

@@ -9,6 +9,7 @@ import { NO_REASON, redactReason } from "../../api/reasons";
 import type { OrderSummary } from "../../api/schemas/order";
 import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../../api/schemas/recipient";
 import { SAMPLE_SIZE } from "../../limits";
+import { memoryBudget } from "../../memory-budget";
 import { progress } from "../progress";
 import type { IdentityField } from "../recipients/declared";
 import {
@@ -18,7 +19,6 @@ import {
   RecipientIndex,
   UNKNOWN_CONTENT,
 } from "../recipients/index-codec";
-import { rowsHandled } from "../recipients/memory";
 import { countsOf, type PlanCounts, planSync, type SyncPlan } from "../recipients/plan";
 import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
 import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
@@ -119,8 +119,9 @@ export async function reconcile(
   const current = new RecipientIndex();
   let unmanaged = 0;
   const toCompare = new Map<string, OrderRecipient>();
+  const memory = memoryBudget();
   for await (const recipient of client.iterateRecipients(orderId, { pageSize: PAGE_SIZE })) {
-    rowsHandled(1);
+    memory.rowsHandled(1);
     const found = identityOf(recipient, identity.field, identity.keyed);
     if (found === undefined || current.has(found.key)) {
       unmanaged += 1;
@@ -173,11 +174,12 @@ async function listAppended(
   found: RecipientIndex,
 ): Promise<number> {
   let count = 0;
+  const memory = memoryBudget();
   for await (const recipient of client.iterateRecipients(orderId, {
     pageSize: PAGE_SIZE,
     pageNumber: fromPage,
   })) {
-    rowsHandled(1);
+    memory.rowsHandled(1);
     const carried = identityOf(recipient, identity.field, identity.keyed);
     if (carried === undefined || found.has(carried.key)) continue;
     if (!declared.scanned.set.hasWithContent(carried.key, carried.content)) continue;

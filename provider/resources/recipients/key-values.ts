@@ -10,8 +10,8 @@ import * as path from "node:path";
 import { type CsvRecord, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { textOf } from "../../files/text";
+import { type MemoryBudget, memoryBudget } from "../../memory-budget";
 import { ColumnRules } from "./columns";
-import { rowsHandled } from "./memory";
 import { formatOf, type RecipientSource } from "./source";
 
 /**
@@ -23,6 +23,7 @@ export async function keyValuesByRow(
   source: RecipientSource,
   keyColumn: string,
   rows?: ReadonlySet<number>,
+  memory: MemoryBudget = memoryBudget(),
 ): Promise<Map<number, string>> {
   const values = new Map<number, string>();
   const columns = new ColumnRules({ keyColumn });
@@ -65,7 +66,7 @@ export async function keyValuesByRow(
     if (line > last) break;
     keepValue(line, record[column]);
     // A plan naming an added row reads the whole list again: its rows are garbage at once.
-    rowsHandled(1);
+    memory.rowsHandled(1);
   }
   parser.destroy();
   return values;

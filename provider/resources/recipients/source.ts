@@ -18,6 +18,7 @@ import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
 import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
 import { HASH_CHUNK_BYTES, MAX_KEPT_PROBLEMS } from "../../limits";
+import { type MemoryBudget, memoryBudget } from "../../memory-budget";
 import { shown } from "../../text";
 import { type ColumnOptions, ColumnRules, headerColumns } from "./columns";
 import {
@@ -28,7 +29,6 @@ import {
   type IdentityField,
   plainlyValid,
 } from "./declared";
-import { rowsHandled } from "./memory";
 import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
 
 export { KEY_HEX_LENGTH };
@@ -41,8 +41,8 @@ export interface RecipientSourceOptions extends ColumnOptions {
   identityField: IdentityField;
   /** Stop collecting problems after this many (the count of all of them is still reported). */
   maxProblems?: number;
-  /** The process's memory budget while it reads (memory.ts); MEMORY_BUDGET_BYTES by default. */
-  memoryBudget?: number;
+  /** The memory budget the read is held to (memory-budget.ts); the provider's by default. */
+  memory?: MemoryBudget;
   /**
    * false for a caller that shows no digest (`directmail validate`): under a key column no row's
    * content is hashed as it is read (its content digest is then its key), and a row whose key an
@@ -174,6 +174,7 @@ async function* rowsOf(
   source: RecipientSource,
   columns: ColumnRules,
   problem: (p: RecipientProblem) => void,
+  memory: MemoryBudget,
   only?: ReadonlySet<number>,
 ): AsyncGenerator<RawRow[]> {
   // With `only`, a CSV row not in it is not made into an object, and the reading stops past the last.
@@ -208,7 +209,7 @@ async function* rowsOf(
   }
   const delimiter = source.delimiter ?? ",";
   // With `only`, the records at those lines are found without parsing the others, then parsed alone.
-  const picked = only ? await recordsAtLines(textOf(file, source.file), only) : undefined;
+  const picked = only ? await recordsAtLines(textOf(file, source.file), only, memory) : undefined;
   const lineOf = (line: number) => picked?.lines.get(line) ?? line;
   const read = picked
     ? (async function* () {
@@ -276,6 +277,7 @@ async function* rowsOf(
 export async function recordsAtLines(
   text: AsyncIterable<string>,
   only: ReadonlySet<number>,
+  memory: MemoryBudget = memoryBudget(),
 ): Promise<{ text: string; lines: Map<number, number> }> {
   const last = Math.max(0, ...only);
   const picked: string[] = [];
@@ -301,8 +303,8 @@ export async function recordsAtLines(
   let recordLine = 1;
   let quoted = false;
   reading: for await (const piece of text) {
-    // The text read is dropped as it goes: held to the process's memory budget as rows are (memory.ts).
-    rowsHandled(line - linesHandled);
+    // The text read is dropped as it goes: held to the memory budget as rows are.
+    memory.rowsHandled(line - linesHandled);
     linesHandled = line;
     buffer = buffer.slice(start) + piece;
     scanned -= start;
@@ -457,14 +459,15 @@ export async function recipientsAtRows(
   source: RecipientSource,
   columnOptions: ColumnOptions,
   rows: ReadonlySet<number>,
+  memory: MemoryBudget = memoryBudget(),
 ): Promise<Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>> {
   const found = new Map<number, { recipient: DeclaredRecipient; keyValue: string | undefined }>();
   if (rows.size === 0) return found;
   const ignore = () => {};
   const columns = new ColumnRules(columnOptions);
-  for await (const batch of rowsOf(source, columns, ignore, rows)) {
+  for await (const batch of rowsOf(source, columns, ignore, memory, rows)) {
     // The rows passed over are garbage at once: a row added at the end reads a million of them.
-    rowsHandled(batch.length);
+    memory.rowsHandled(batch.length);
     for (const raw of batch) {
       if (!rows.has(raw.row)) continue;
       const read = fieldsOf(raw, columns, ignore);
@@ -493,8 +496,9 @@ async function* validRows(
   const columns = new ColumnRules(options);
   const { keyColumn } = columns;
   const hashContent = keyColumn === undefined || options.contentDigests !== false;
-  for await (const rows of rowsOf(source, columns, problem, only)) {
-    rowsHandled(rows.length, undefined, options.memoryBudget);
+  const memory = options.memory ?? memoryBudget();
+  for await (const rows of rowsOf(source, columns, problem, memory, only)) {
+    memory.rowsHandled(rows.length);
     const valid: ValidRow[] = [];
     for (const raw of rows) {
       const { row } = raw;

@@ -11,7 +11,6 @@
  * TextEncoder's for them.
  */
 import { createRequire } from "node:module";
-import { providerHostEngineAddress } from "./engine-watch";
 
 /** Shorter strings gain nothing from the detour. */
 export const LONG_STRING_CHARS = 16 * 1024;
@@ -85,13 +84,14 @@ export function answerWithoutCopy(messages: Record<string, SerializedMessageClas
 /**
  * In the dynamic-provider host: installs the encoding on the google-protobuf that the host's
  * gRPC server writes with, and has its answers with outputs given to gRPC without a copy (both
- * resolved from the host's own entry module). Elsewhere: nothing. Says whether both were installed.
+ * resolved from the host's own entry module). Elsewhere (`inHost` false: the plugin, a test):
+ * nothing. Says whether both were installed.
  */
 export function encodeLongStringsInProviderHost(
-  argv: readonly string[] = process.argv,
+  inHost: boolean,
   entry: string | undefined = require.main?.filename,
 ): boolean {
-  if (!entry || !providerHostEngineAddress(argv)) return false;
+  if (!entry || !inHost) return false;
   try {
     const fromHost = createRequire(entry);
     const encoded = encodeLongStringsAsBytes(fromHost("google-protobuf"));

@@ -13,14 +13,16 @@ import {
   MEMORY_BUDGET_BYTES,
   rowsHandled,
   settle,
-} from "../../../provider/resources/recipients/memory";
+} from "../../../provider/runtime/memory";
 
 const MiB = 1024 * 1024;
+/** The provider's budget, which rowsHandled holds to unless told another. */
+const BUDGET = MEMORY_BUDGET_BYTES.provider;
 
 /** memory.ts as CommonJS, for a plain Node child (it imports Node's modules only). */
 const memoryModuleCode = () =>
   ts.transpileModule(
-    fs.readFileSync(path.resolve(__dirname, "../../../provider/resources/recipients/memory.ts"), "utf8"),
+    fs.readFileSync(path.resolve(__dirname, "../../../provider/runtime/memory.ts"), "utf8"),
     {
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
     },
@@ -32,23 +34,23 @@ describe("the provider's memory budget for long recipient lists", () => {
     let looks = 0;
     const under = () => {
       looks += 1;
-      return MEMORY_BUDGET_BYTES - MiB;
+      return BUDGET - MiB;
     };
     for (let i = 0; i < 5 * CHECK_EVERY_ROWS; i += 1000) rowsHandled(1000, under);
     expect(looks).toBe(5);
     expect(collectionsInHook()).toBe(0);
 
-    rowsHandled(CHECK_EVERY_ROWS - 1, () => MEMORY_BUDGET_BYTES + MiB);
+    rowsHandled(CHECK_EVERY_ROWS - 1, () => BUDGET + MiB);
     expect(collectionsInHook()).toBe(0);
-    rowsHandled(1, () => MEMORY_BUDGET_BYTES + MiB);
+    rowsHandled(1, () => BUDGET + MiB);
     expect(collectionsInHook()).toBe(1);
   });
 
   it("collects when a hook starts over the budget (the engine's request decoded), not under it", () => {
     hookEnded();
-    hookStarted(() => MEMORY_BUDGET_BYTES - MiB);
+    hookStarted(() => BUDGET - MiB);
     expect(collectionsInHook()).toBe(0);
-    hookStarted(() => MEMORY_BUDGET_BYTES + MiB);
+    hookStarted(() => BUDGET + MiB);
     expect(collectionsInHook()).toBe(1);
     hookEnded();
     expect(collectionsInHook()).toBe(0);
@@ -56,16 +58,16 @@ describe("the provider's memory budget for long recipient lists", () => {
 
   it("collects after a step that leaves much garbage (an index decoded and dropped) over the budget, not under it", () => {
     hookEnded();
-    garbageLeft(() => MEMORY_BUDGET_BYTES - MiB);
+    garbageLeft(() => BUDGET - MiB);
     expect(collectionsInHook()).toBe(0);
-    garbageLeft(() => MEMORY_BUDGET_BYTES + MiB);
+    garbageLeft(() => BUDGET + MiB);
     expect(collectionsInHook()).toBe(1);
   });
 
   it("after a collection, allows HEADROOM_BYTES over what is held when that passes the budget", () => {
     hookEnded();
     // Held after the collection: 100 MiB over the budget (a list whose tables alone pass it).
-    const held = MEMORY_BUDGET_BYTES + 100 * MiB;
+    const held = BUDGET + 100 * MiB;
     rowsHandled(CHECK_EVERY_ROWS, () => held);
     expect(collectionsInHook()).toBe(1);
     rowsHandled(CHECK_EVERY_ROWS, () => held + HEADROOM_BYTES);
@@ -73,10 +75,10 @@ describe("the provider's memory budget for long recipient lists", () => {
     rowsHandled(CHECK_EVERY_ROWS, () => held + HEADROOM_BYTES + 1);
     expect(collectionsInHook()).toBe(2);
     // A collection that leaves little held brings the limit back to the budget.
-    const readings = [held * 2, MEMORY_BUDGET_BYTES - HEADROOM_BYTES - MiB];
+    const readings = [held * 2, BUDGET - HEADROOM_BYTES - MiB];
     rowsHandled(CHECK_EVERY_ROWS, () => readings.shift() ?? 0);
     expect(collectionsInHook()).toBe(3);
-    rowsHandled(CHECK_EVERY_ROWS, () => MEMORY_BUDGET_BYTES + 1);
+    rowsHandled(CHECK_EVERY_ROWS, () => BUDGET + 1);
     expect(collectionsInHook()).toBe(4);
   });
 
@@ -84,15 +86,15 @@ describe("the provider's memory budget for long recipient lists", () => {
     hookEnded();
     settle();
     expect(collectionsInHook()).toBe(0);
-    rowsHandled(CHECK_EVERY_ROWS, () => MEMORY_BUDGET_BYTES + MiB);
+    rowsHandled(CHECK_EVERY_ROWS, () => BUDGET + MiB);
     settle();
     expect(collectionsInHook()).toBe(2);
     hookEnded();
     expect(collectionsInHook()).toBe(0);
     // Rows counted in an earlier hook do not bring the next check forward.
-    rowsHandled(CHECK_EVERY_ROWS - 1, () => MEMORY_BUDGET_BYTES + MiB);
+    rowsHandled(CHECK_EVERY_ROWS - 1, () => BUDGET + MiB);
     hookEnded();
-    rowsHandled(1, () => MEMORY_BUDGET_BYTES + MiB);
+    rowsHandled(1, () => BUDGET + MiB);
     expect(collectionsInHook()).toBe(0);
   });
 
@@ -102,7 +104,7 @@ describe("the provider's memory budget for long recipient lists", () => {
     const held = process.memoryUsage.rss();
     expect(garbage.length).toBe(64);
     garbage = undefined;
-    rowsHandled(CHECK_EVERY_ROWS, () => MEMORY_BUDGET_BYTES + MiB);
+    rowsHandled(CHECK_EVERY_ROWS, () => BUDGET + MiB);
     expect(collectionsInHook()).toBe(1);
     expect(process.memoryUsage.rss()).toBeLessThan(held - 64 * MiB);
     hookEnded();

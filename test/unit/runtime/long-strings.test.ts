@@ -3,13 +3,14 @@ import * as path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { providerHostEngineAddress } from "../../../provider/resources/engine-watch";
 import {
   answerWithoutCopy,
   encodeLongStringsAsBytes,
   encodeLongStringsInProgram,
   encodeLongStringsInProviderHost,
   LONG_STRING_CHARS,
-} from "../../../provider/resources/long-strings";
+} from "../../../provider/runtime/long-strings";
 
 // The google-protobuf that Pulumi's dynamic-provider host writes its answers with.
 const hostEntry = path.join(
@@ -149,14 +150,20 @@ describe("answerWithoutCopy", () => {
 });
 
 describe("encodeLongStringsInProviderHost", () => {
+  // As the dynamic provider's entry tells it (resources/implementation.ts).
+  const inHost = (argv: string[]) => providerHostEngineAddress(argv) !== undefined;
   it("installs on the host's google-protobuf in Pulumi's dynamic-provider process only", () => {
-    expect(encodeLongStringsInProviderHost(["node", "/p/vitest.mjs", "127.0.0.1:1"], hostEntry)).toBe(false);
-    expect(encodeLongStringsInProviderHost(["node", hostEntry, "127.0.0.1:1"], undefined)).toBe(false);
-    expect(encodeLongStringsInProviderHost(["node", hostEntry, "127.0.0.1:1"], hostEntry)).toBe(true);
-    expect(writer.writeString.original).toBeTypeOf("function");
-    expect(encodeLongStringsInProviderHost(["node", hostEntry, "127.0.0.1:1"], "/nowhere/index.js")).toBe(
+    expect(encodeLongStringsInProviderHost(inHost(["node", "/p/vitest.mjs", "127.0.0.1:1"]), hostEntry)).toBe(
       false,
     );
+    expect(encodeLongStringsInProviderHost(inHost(["node", hostEntry, "127.0.0.1:1"]), undefined)).toBe(
+      false,
+    );
+    expect(encodeLongStringsInProviderHost(inHost(["node", hostEntry, "127.0.0.1:1"]), hostEntry)).toBe(true);
+    expect(writer.writeString.original).toBeTypeOf("function");
+    expect(
+      encodeLongStringsInProviderHost(inHost(["node", hostEntry, "127.0.0.1:1"]), "/nowhere/index.js"),
+    ).toBe(false);
   });
 });
 
