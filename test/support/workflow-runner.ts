@@ -14,7 +14,8 @@
  *   pulumi/actions puts the Pulumi CLI on PATH (no other step has it); setup-node does nothing
  *   (node is on PATH); upload-artifact copies the files aside.
  * - an environment with required reviewers runs only when the test approves it; otherwise the job
- *   waits, and does not run.
+ *   waits, and does not run. Approving a waiting run later (`resume`) runs the waiting jobs and
+ *   what needs them, as GitHub does: the jobs that already ran keep their results and outputs.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -45,6 +46,8 @@ export interface WorkflowRun {
   vars: Record<string, string>;
   /** Environments a reviewer approves in this run. */
   approve?: string[];
+  /** The earlier run of this event that waits for approval: only its waiting jobs (and the jobs after them) run. */
+  resume?: RunResult | undefined;
   /** The runner's own environment (PATH without the Pulumi CLI, HOME, caches). */
   runnerEnv: NodeJS.ProcessEnv;
   /** Where the Pulumi CLI is: pulumi/actions adds it to PATH. */
@@ -115,7 +118,7 @@ export async function runWorkflow(run: WorkflowRun): Promise<RunResult> {
     jobs: Record<string, JobDefinition>;
   };
   const jobs: Record<string, JobResult> = {};
-  const artifacts: Record<string, string> = {};
+  const artifacts: Record<string, string> = { ...run.resume?.artifacts };
   const github = {
     event_name: run.event,
     event: run.payload,
@@ -157,6 +160,11 @@ export async function runWorkflow(run: WorkflowRun): Promise<RunResult> {
   for (const name of jobOrder(workflow.jobs)) {
     const job = workflow.jobs[name] as JobDefinition;
     const needNames = job.needs === undefined ? [] : ([] as string[]).concat(job.needs);
+    const earlier = run.resume?.jobs[name];
+    if (earlier && earlier.result !== "waiting" && needNames.every((n) => jobs[n] === run.resume?.jobs[n])) {
+      jobs[name] = earlier;
+      continue;
+    }
     const needs: Record<string, Json> = {};
     for (const need of needNames) {
       const done = jobs[need] as JobResult;
