@@ -21,7 +21,8 @@ const ALLOWED: RegExp[] = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICENSE$/,
-  /^bin\/directmail\.js$/,
+  // The CLI, and the provider plugin Pulumi runs for YAML (and other non-Node.js) programs.
+  /^bin\/(directmail|pulumi-resource-directmail)\.js$/,
   // The compiled package, the CLI and the sandbox it starts: JavaScript and declarations only.
   /^dist\/(cli|provider|sandbox)\/[\w/.-]+\.(js|d\.ts)$/,
   /^schema\/[\w.-]+\.json$/,
@@ -29,8 +30,9 @@ const ALLOWED: RegExp[] = [
   // Documentation and examples, for the README's links; examples/gitops is also what `init --gitops` adds.
   /^docs\/[\w.-]+\.md$/,
   /^examples\/[\w/.-]+\.(md|yaml|yml|csv|json|ts|sh)$/,
-  // The scaffold `directmail init` writes (its .gitignore is stored as `gitignore`: npm never packs a .gitignore).
-  /^templates\/campaign-repo\/([\w/.-]+\.(md|yaml|csv|json|ts)|gitignore)$/,
+  // The scaffold `directmail init` writes (its .gitignore is stored as `gitignore`: npm never packs a .gitignore),
+  // and what `init --yaml` writes over it.
+  /^templates\/campaign-repo(-yaml)?\/([\w/.-]+\.(md|yaml|csv|json|ts)|gitignore)$/,
 ];
 
 /** What package.json's main, types, exports and bin name, and the files the CLI and editors read. */
@@ -38,6 +40,7 @@ const REQUIRED = [
   "package.json",
   "README.md",
   "bin/directmail.js",
+  "bin/pulumi-resource-directmail.js",
   "dist/provider/index.js",
   "dist/provider/index.d.ts",
   "dist/provider/resources/implementation.js",
