@@ -21,7 +21,9 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
 fi
 
 ensure_pulumi
-ensure_pulumi_yaml
+# The YAML language host serves only `runtime: yaml` programs (the tests'): the demo, a TypeScript
+# program, goes without it, so a new machine's first `npm run demo` does not wait for its build.
+[ -n "${DIRECTMAIL_WITHOUT_YAML_HOST:-}" ] || ensure_pulumi_yaml
 
 # Pulumi runs offline: no update check, no plugin download.
 export PULUMI_SKIP_UPDATE_CHECK=true
