@@ -155,12 +155,21 @@ function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, R
   };
 }
 
-function unimplemented(name: string): Handler<unknown, unknown> {
+/**
+ * An optional call of the ResourceProvider contract that this provider does not offer, answered as
+ * the contract says: UNIMPLEMENTED, which the engine reads as "not supported" (for Handshake, Attach
+ * and the mappings it then goes on without them). Invoke and Call would serve data functions and
+ * methods, which the package does not declare in its schema; the message says what it does serve.
+ */
+function notOffered(name: string): Handler<unknown, unknown> {
+  const message =
+    `${name} is not offered by pulumi-resource-${PLUGIN_PACKAGE}: it serves the resources and ` +
+    "components of its schema (docs/resources.md)";
   return (_call, callback) =>
     callback(
-      Object.assign(new Error(`${name} is not implemented by pulumi-resource-${PLUGIN_PACKAGE}`), {
+      Object.assign(new Error(message), {
         code: grpcJs.status.UNIMPLEMENTED,
-        details: `${name} is not implemented`,
+        details: message,
         metadata: new grpcJs.Metadata(),
       }),
     );
@@ -295,20 +304,20 @@ export function resourceProviderService(
       cancelled.abort();
       return new Empty();
     }),
-    invoke: unimplemented("Invoke"),
-    streamInvoke: unimplemented("StreamInvoke"),
-    call: unimplemented("Call"),
+    invoke: notOffered("Invoke"),
+    streamInvoke: notOffered("StreamInvoke"),
+    call: notOffered("Call"),
     construct: unary(async (req: provproto.ConstructRequest) => {
       // Loaded only for a component: the other calls need neither the components nor the runtime.
       const { componentConstructor } = await import("./components.js");
       const { construct } = await import("./construct.js");
       return construct(req, engineAddress, componentConstructor(req.getType()));
     }),
-    parameterize: unimplemented("Parameterize"),
-    handshake: unimplemented("Handshake"),
-    attach: unimplemented("Attach"),
-    getMapping: unimplemented("GetMapping"),
-    getMappings: unimplemented("GetMappings"),
+    parameterize: notOffered("Parameterize"),
+    handshake: notOffered("Handshake"),
+    attach: notOffered("Attach"),
+    getMapping: notOffered("GetMapping"),
+    getMappings: notOffered("GetMappings"),
   } as Record<string, Handler<never, unknown>>;
 }
 

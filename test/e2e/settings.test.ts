@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { campaignYaml } from "./support/campaign";
 import { directmailIn } from "./support/commands";
 import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
@@ -37,23 +38,6 @@ afterAll(async () => {
   await stackSandbox?.close();
   await otherSandbox?.close();
 });
-
-/** A paid campaign of two recipients on the template `templateId`. */
-function paidCampaign(name: string, templateId: number): string {
-  return [
-    "apiVersion: directmail/v1",
-    "kind: Campaign",
-    `metadata: { name: ${name} }`,
-    "spec:",
-    `  order: { templateId: ${templateId} }`,
-    "  recipients:",
-    "    inline:",
-    '      - { firstName: Ada, lastName: Lovelace, address1: 1 Main St, city: Springfield, state: IL, zipCode: "62701" }',
-    '      - { firstName: Alan, lastName: Turing, address1: 2 Main St, city: Springfield, state: IL, zipCode: "62701" }',
-    "  checkout: { postageType: Standard, productionSpeed: Normal }",
-    "",
-  ].join("\n");
-}
 
 /** A stack of the campaign-folder program (folder `camps`) with `config`, and one campaign file. */
 async function folderStack(config: Record<string, string>, campaign: string): Promise<TestStack> {
@@ -107,7 +91,7 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
     });
     t = await folderStack(
       { "directmail:baseUrl": stackSandbox.url, "directmail:apiKey": KEY },
-      paidCampaign("autumn-sale", templateId),
+      campaignYaml("autumn-sale", templateId, { pay: true }),
     );
     // The environment names the other sandbox, with the same key.
     env = { ...t.env, DIRECTMAIL_BASE_URL: otherSandbox.url, DIRECTMAIL_API_KEY: KEY };
@@ -263,7 +247,7 @@ describe("a setting that cannot be used, under pulumi preview and up", { timeout
     ] as const) {
       const t = await folderStack(
         { "directmail:baseUrl": stackSandbox.url, "directmail:apiKey": apiKey, [key]: value },
-        paidCampaign("spring", templateId),
+        campaignYaml("spring", templateId, { pay: true }),
       );
       for (const command of [
         (onOutput: (text: string) => void) => t.stack.preview({ onOutput }),
