@@ -325,19 +325,31 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     expect(revealed(approved, path.join(tmp, "runs", String(runs)))).toEqual([]);
   });
 
-  it("a branch whose index.ts pays for an order during the preview spends nothing and reveals nothing", {
-    timeout: 300_000,
+  it("a branch whose code attacks the pipeline (index.ts pays during the preview, a preinstall script, a review.sh that claims nothing is spent) gets the offline review: it spends nothing, reveals nothing, and its merge waits for approval", {
+    timeout: 400_000,
   }, async () => {
-    await branch("dry-run-checkout", (dir) => {
+    // One branch carries the three payloads, so that one run of the workflow meets them all.
+    await branch("code-attacks", (dir) => {
       fs.writeFileSync(path.join(dir, "index.ts"), DRY_RUN_CHECKOUT);
+      const file = path.join(dir, "package.json");
+      const manifest = JSON.parse(fs.readFileSync(file, "utf8"));
+      manifest.scripts.preinstall = PREINSTALL;
+      fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+      fs.writeFileSync(path.join(dir, "scripts/review.sh"), LYING_REVIEW, { mode: 0o755 });
+      addCheckout(dir);
     });
-    // The payload is real: the branch's own preview, with the stack's secrets, charges the account.
-    const control = await controlRun("dry-run-checkout", ["pulumi", "preview"]);
+    // The payloads are real: the branch's own install and preview, with the stack's secrets, write
+    // the secrets out and charge the account.
+    const control = await controlRun("code-attacks", [
+      ["npm", "ci"],
+      ["pulumi", "preview"],
+    ]);
     expect(control.charged, control.output).toBeGreaterThan(0);
-    expect(control.stolen).toContain(PASSPHRASE);
+    expect(Object.keys(control.stolen).sort()).toEqual(["index-ts", "preinstall"]);
+    for (const stolen of Object.values(control.stolen)) expect(stolen).toContain(PASSPHRASE);
 
     const before = await ledger();
-    const { result, comments, workDir } = await review("dry-run-checkout", 11);
+    const { result, comments, workDir } = await review("code-attacks", 11);
     expect(jobsRan(result), failures(result)).toEqual({
       classify: "success",
       review: "skipped",
@@ -347,56 +359,24 @@ describe("the GitOps workflow, attacked from a pull request", () => {
       deploy: "skipped",
     });
     expect(stepOutput(result, "classify", "Classify the pull request")).toBe(
-      "pull-request: it changes code:\n  index.ts\n" +
+      "pull-request: it changes code:\n  index.ts\n  package.json\n  scripts/review.sh\n" +
         "pull-request: the offline review, without a secret; deploying it after merge needs approval if it changes code\n" +
-        "code-changes: the change alters 1 path besides the campaign files\n",
+        "code-changes: the change alters 3 paths besides the campaign files\n",
     );
     expect(await ledger()).toEqual(before);
     expect(revealed(result, workDir)).toEqual([]);
     expect(comments).toHaveLength(1);
     expect(comments[0]?.user.login).toBe(BOT);
-    expect(comments[0]?.body).toContain(
-      "- **⚠ code changed** (1 path): `index.ts`. The change alters code, not only campaign files: it runs only after merge, with approval.",
-    );
-  });
-
-  it("a branch with a preinstall script reads no secret: the review installs main's package.json, without scripts", {
-    timeout: 300_000,
-  }, async () => {
-    await branch("preinstall", (dir) => {
-      const file = path.join(dir, "package.json");
-      const manifest = JSON.parse(fs.readFileSync(file, "utf8"));
-      manifest.scripts.preinstall = PREINSTALL;
-      fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
-    });
-    const control = await controlRun("preinstall", ["npm", "ci"]);
-    expect(control.stolen).toContain(PASSPHRASE);
-
-    const before = await ledger();
-    const { result, comments, workDir } = await review("preinstall", 12);
-    expect(jobsRan(result)["review-offline"], failures(result)).toBe("success");
-    expect(await ledger()).toEqual(before);
-    expect(revealed(result, workDir)).toEqual([]);
-    expect(comments[0]?.body).toContain("- **⚠ code changed** (1 path): `package.json`.");
-  });
-
-  it("a branch that edits scripts/review.sh to claim nothing is spent still waits for approval after merge", {
-    timeout: 400_000,
-  }, async () => {
-    await branch("lying-review", (dir) => {
-      fs.writeFileSync(path.join(dir, "scripts/review.sh"), LYING_REVIEW, { mode: 0o755 });
-      addCheckout(dir);
-    });
-    const { result, comments } = await review("lying-review", 13);
-    expect(jobsRan(result)["review-offline"], failures(result)).toBe("success");
     const report = comments[0]?.body ?? "";
-    expect(report).toContain("- **⚠ code changed** (1 path): `scripts/review.sh`.");
+    expect(report).toContain(
+      "- **⚠ code changed** (3 paths): `index.ts`, `package.json`, `scripts/review.sh`. The change alters code, not only campaign files: it runs only after merge, with approval.",
+    );
+    // The review is main's, not the branch's review.sh: the checkout needs approval.
     expect(report).toContain(
       "**⚠ Needs approval: this change spends money or cannot be undone** (exit code 3).",
     );
 
-    const before = await ledger();
-    const pushed = await merge("lying-review");
+    const pushed = await merge("code-attacks");
     expect(jobsRan(pushed), failures(pushed)).toEqual({
       classify: "skipped",
       review: "skipped",
@@ -494,6 +474,26 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     for (const markup of ["](https://evil", "**[Approve", "@team"]) expect(body).not.toContain(markup);
   });
 
+  it("a campaign file that names a file outside the campaign folder gets the priced review, which reads nothing of it", {
+    timeout: 300_000,
+  }, async () => {
+    await branch("outside-file", (dir) => {
+      const file = path.join(dir, "campaigns/welcome-postcard.yaml");
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(file, "utf8").replace("file: welcome-postcard.csv", "file: /proc/self/environ"),
+      );
+    });
+    const before = await ledger();
+    const { result, comments, workDir } = await review("outside-file", 20);
+    expect(jobsRan(result).review).toBe("failure in campaigns-review");
+    expect(await ledger()).toEqual(before);
+    expect(revealed(result, workDir)).toEqual([]);
+    expect(comments[0]?.body).toContain(
+      '- `campaigns/welcome-postcard.yaml:20:11`: spec.recipients.file: "/proc/self/environ" is outside the campaign folder campaigns/ (after following links); name a file inside it',
+    );
+  });
+
   it("a campaign file that links outside the campaign folder is never followed: the review does not run", {
     timeout: 300_000,
   }, async () => {
@@ -521,42 +521,33 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     );
   });
 
-  it("a campaign file that names a file outside the campaign folder gets the priced review, which reads nothing of it", {
-    timeout: 300_000,
-  }, async () => {
-    await branch("outside-file", (dir) => {
-      const file = path.join(dir, "campaigns/welcome-postcard.yaml");
-      fs.writeFileSync(
-        file,
-        fs.readFileSync(file, "utf8").replace("file: welcome-postcard.csv", "file: /proc/self/environ"),
-      );
-    });
-    const before = await ledger();
-    const { result, comments, workDir } = await review("outside-file", 20);
-    expect(jobsRan(result).review).toBe("failure in campaigns-review");
-    expect(await ledger()).toEqual(before);
-    expect(revealed(result, workDir)).toEqual([]);
-    expect(comments[0]?.body).toContain(
-      '- `campaigns/welcome-postcard.yaml:20:11`: spec.recipients.file: "/proc/self/environ" is outside the campaign folder campaigns/ (after following links); name a file inside it',
-    );
-  });
-
-  it("a campaign file hidden from the review by a .gitattributes in the campaign folder stops the review, and its merge waits for approval", {
+  it("campaign files hidden from the review or rewritten for it by a .gitattributes in the campaign folder stop the review, and their merge waits for approval", {
     timeout: 400_000,
   }, async () => {
-    // `git archive` obeys the pull request's own attributes: the review would not see hidden.yaml,
-    // which `pulumi up` creates after merge, without approval (a draft spends nothing).
-    await branch("hidden-by-attributes", (dir) => {
-      fs.writeFileSync(path.join(dir, "campaigns/.gitattributes"), "hidden.yaml export-ignore\n");
+    // `git archive` obeys the pull request's own attributes: with export-ignore the review would not
+    // see hidden.yaml, which `pulumi up` creates after merge, without approval (a draft spends
+    // nothing); export-subst turns the two markers into quotes, so the review would read the rows
+    // between them as the message of the first row, and show +1 where the deploy sends 3.
+    await branch("attributes", (dir) => {
+      fs.writeFileSync(
+        path.join(dir, "campaigns/.gitattributes"),
+        "hidden.yaml export-ignore\nwelcome-postcard.csv export-subst\n",
+      );
       fs.writeFileSync(
         path.join(dir, "campaigns/hidden.yaml"),
         fs
           .readFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), "utf8")
           .replace("name: welcome-postcard", "name: hidden"),
       );
+      addRecipient(
+        dir,
+        "C-2010,Ada,Byron,12 Birch Lane,Springfield,IL,62701,$Format:%x22$Welcome aboard\n" +
+          "C-2011,Mallory,Unseen,13 Birch Lane,Springfield,IL,62701,Welcome aboard\n" +
+          "C-2012,Grace,Brewster,14 Birch Lane,Springfield,IL,62701,Welcome aboard$Format:%x22$\n",
+      );
     });
     const before = { ledger: await ledger(), orders: await orderCount() };
-    const { result, comments, workDir } = await review("hidden-by-attributes", 21);
+    const { result, comments, workDir } = await review("attributes", 21);
     expect(jobsRan(result), failures(result)).toEqual({
       classify: "success",
       review: "skipped",
@@ -581,7 +572,7 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     );
 
     // Merged anyway: the attributes file counts as code, so nothing deploys before a person approves.
-    const pushed = await merge("hidden-by-attributes");
+    const pushed = await merge("attributes");
     expect(jobsRan(pushed), failures(pushed)).toEqual({
       classify: "skipped",
       review: "skipped",
@@ -592,36 +583,6 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     });
     expect({ ledger: await ledger(), orders: await orderCount() }).toEqual(before);
     await git(origin, "reset", "--quiet", "--hard", "HEAD~1");
-  });
-
-  it("recipients rewritten for the review by a .gitattributes in the campaign folder stop the review", {
-    timeout: 300_000,
-  }, async () => {
-    // export-subst makes `git archive` turn the two markers into quotes: the review would read the
-    // rows between them as the message of the first row, and show +1 where the deploy sends 3.
-    await branch("rewritten-by-attributes", (dir) => {
-      fs.writeFileSync(path.join(dir, "campaigns/.gitattributes"), "welcome-postcard.csv export-subst\n");
-      addRecipient(
-        dir,
-        "C-2010,Ada,Byron,12 Birch Lane,Springfield,IL,62701,$Format:%x22$Welcome aboard\n" +
-          "C-2011,Mallory,Unseen,13 Birch Lane,Springfield,IL,62701,Welcome aboard\n" +
-          "C-2012,Grace,Brewster,14 Birch Lane,Springfield,IL,62701,Welcome aboard$Format:%x22$\n",
-      );
-    });
-    const before = await ledger();
-    const { result, comments, workDir } = await review("rewritten-by-attributes", 22);
-    expect(jobsRan(result), failures(result)).toMatchObject({
-      classify: "success",
-      review: "skipped",
-      "review-offline": "failure",
-    });
-    expect(stepOutput(result, "review-offline", "Take the campaign files of the pull request")).toBe(
-      CONTROL_FILE_REFUSAL,
-    );
-    expect(await ledger()).toEqual(before);
-    expect(revealed(result, workDir)).toEqual([]);
-    expect(comments[0]?.body).toContain("**❌ The review did not run**");
-    expect(comments[0]?.body).not.toContain("welcome-postcard");
   });
 
   it("a campaign-only change with a checkout: priced in its review, then paid once after merge and approval", {
@@ -700,8 +661,8 @@ describe("the GitOps workflow, attacked from a pull request", () => {
  */
 async function controlRun(
   name: string,
-  command: string[],
-): Promise<{ charged: number; stolen: string; output: string }> {
+  commands: string[][],
+): Promise<{ charged: number; stolen: Record<string, string>; output: string }> {
   const dir = path.join(tmp, `control-${name}`);
   await git(tmp, "clone", "--quiet", "--branch", name, origin, dir);
   const env = {
@@ -712,25 +673,22 @@ async function controlRun(
     EXFIL: path.join(tmp, `control-exfil-${name}`),
   };
   const before = await ledger();
-  if (command[0] !== "npm") await execFileAsync("npm", ["ci", "--ignore-scripts"], { cwd: dir, env });
-  const args = [
-    ...command.slice(1),
-    ...(command[0] === "pulumi" ? ["--stack", "prod", "--non-interactive"] : []),
-  ];
-  const { stdout, stderr } = await execFileAsync(command[0] as string, args, {
-    cwd: dir,
-    env,
-    maxBuffer: 16 * 1024 * 1024,
-  }).catch((error) => error);
-  const stolenDir = env.EXFIL;
-  const stolen = fs.existsSync(stolenDir)
-    ? fs
-        .readdirSync(stolenDir)
-        .map((f) => fs.readFileSync(path.join(stolenDir, f), "utf8"))
-        .join("\n")
-    : "";
+  let output = "";
+  for (const [program, ...args] of commands) {
+    const { stdout, stderr } = await execFileAsync(
+      program as string,
+      [...args, ...(program === "pulumi" ? ["--stack", "prod", "--non-interactive"] : [])],
+      { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((error) => error);
+    output += `${stdout}${stderr}`;
+  }
+  const stolen = fs.existsSync(env.EXFIL)
+    ? Object.fromEntries(
+        fs.readdirSync(env.EXFIL).map((f) => [f, fs.readFileSync(path.join(env.EXFIL, f), "utf8")]),
+      )
+    : {};
   fs.rmSync(dir, { recursive: true, force: true });
-  return { charged: before.balance - (await ledger()).balance, stolen, output: `${stdout}${stderr}` };
+  return { charged: before.balance - (await ledger()).balance, stolen, output };
 }
 
 /** index.ts of a branch that, during any preview, writes out the secrets and pays for an order of its own. */
