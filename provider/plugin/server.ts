@@ -5,7 +5,7 @@
  * because that server drops `detailedDiff` and reads request fields an import leaves unset.
  *
  * What the plugin adds to the hooks: the user's property names in every diff (diff.ts), Read for
- * `pulumi import`, `customTimeouts` as a deadline on every request a hook sends, and Cancel. The
+ * `pulumi import` (imports.ts), `customTimeouts` as a deadline on every request a hook sends, and Cancel. The
  * components (CampaignFolder, Campaign) are built by Construct (construct.ts, components.ts).
  */
 import type * as grpc from "@grpc/grpc-js";
@@ -13,7 +13,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { withDeadline } from "../api/core/deadline";
 import { configure } from "../resources/context";
-import { KIND, type ResourceKind } from "../resources/kinds";
+import type { ResourceKind } from "../resources/kinds";
 import { providerFor } from "../resources/registry";
 import { parseMonthlyBudget, resolveSettings } from "../settings";
 import { packageVersion } from "../version";
@@ -60,18 +60,6 @@ const toStruct = (values: Values): Struct =>
   StructClass.fromJavaScript(
     JSON.parse(JSON.stringify(values)) as Parameters<typeof StructClass.fromJavaScript>[0],
   );
-
-/** Kinds whose id names one object the service can read back whole, so `pulumi import` adopts it. */
-const IMPORTABLE: ReadonlySet<ResourceKind> = new Set([KIND.Order]);
-
-/** Why a kind cannot be imported, and what to use instead. */
-function notImportable(kind: ResourceKind): string {
-  return (
-    `${kind} cannot be imported: its id does not name one object the service can read back whole ` +
-    `(only Order can be imported, by its order id). Declare the ${kind} in the program and run \`pulumi up\`: ` +
-    "it finds what exists at the service rather than creating it again."
-  );
-}
 
 /** Pending work, so that Cancel can stop it. */
 const cancelled = new AbortController();
@@ -277,14 +265,22 @@ export function resourceProviderService(
       const { kind, hooks } = hooksOf(req.getType());
       const props = toValues(req.getProperties());
       const inputs = toValues(req.getInputs());
-      const importing = Object.keys(props).length === 0 && Object.keys(inputs).length === 0;
-      if (importing && !IMPORTABLE.has(kind)) throw new Error(notImportable(kind));
-      const result = await hooks.read(req.getId(), props);
       const response = new P.ReadResponse();
+      // No state and no inputs: an import (`pulumi import` or the `import:` option), imports.ts.
+      if (Object.keys(props).length === 0 && Object.keys(inputs).length === 0) {
+        const { readForImport } = await import("./imports.js");
+        const found = await readForImport(kind, req.getId(), hooks);
+        return response
+          .setId(found.id)
+          .setProperties(toStruct(found.state))
+          .setInputs(toStruct(found.inputs));
+      }
+      const result = await hooks.read(req.getId(), props);
       if (result.id === undefined) return response; // gone at the service: it leaves the stack
-      const state = (result.props ?? {}) as Values;
-      const declared = importing ? await importedInputs(kind, state) : inputs;
-      return response.setId(result.id).setProperties(toStruct(state)).setInputs(toStruct(declared));
+      return response
+        .setId(result.id)
+        .setProperties(toStruct((result.props ?? {}) as Values))
+        .setInputs(toStruct(inputs));
     }),
     update: unary(async (req: provproto.UpdateRequest) => {
       const { kind, hooks } = hooksOf(req.getType());
@@ -319,11 +315,4 @@ export function resourceProviderService(
     getMapping: notOffered("GetMapping"),
     getMappings: notOffered("GetMappings"),
   } as Record<string, Handler<never, unknown>>;
-}
-
-/** The inputs of an imported resource: the declared properties found in the state read. */
-async function importedInputs(kind: ResourceKind, state: Values): Promise<Values> {
-  const { inputFieldsOf } = await import("./fields.js");
-  const fields = inputFieldsOf(kind);
-  return Object.fromEntries(Object.entries(state).filter(([key]) => Object.hasOwn(fields, key)));
 }
