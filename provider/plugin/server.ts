@@ -133,6 +133,9 @@ type Handler<Req, Res> = (
   callback: (error: grpc.ServiceError | null, value?: Res) => void,
 ) => void;
 
+/** A server-streaming handler: it writes results to the call, or ends it with an error. */
+type StreamHandler = (call: { emit(event: "error", error: grpc.ServiceError): void }) => void;
+
 /** A unary handler whose thrown error becomes the gRPC failure the engine shows under the resource. */
 function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, Res> {
   return (call, callback) => {
@@ -147,20 +150,29 @@ function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, R
  * An optional call of the ResourceProvider contract that this provider does not offer, answered as
  * the contract says: UNIMPLEMENTED, which the engine reads as "not supported" (for Handshake, Attach
  * and the mappings it then goes on without them). Invoke and Call would serve data functions and
- * methods, which the package does not declare in its schema; the message says what it does serve.
+ * methods, and List the resources of a type at the service, none of which the package declares in
+ * its schema; the message says what it does serve.
  */
 function notOffered(name: string): Handler<unknown, unknown> {
+  return (_call, callback) => callback(notOfferedError(name));
+}
+
+/** List, a server stream, answered as notOffered: no result, then UNIMPLEMENTED. */
+function notOfferedStream(
+  name: string,
+): (call: { emit(event: "error", error: grpc.ServiceError): void }) => void {
+  return (call) => call.emit("error", notOfferedError(name));
+}
+
+function notOfferedError(name: string): grpc.ServiceError {
   const message =
     `${name} is not offered by pulumi-resource-${PLUGIN_PACKAGE}: it serves the resources and ` +
     "components of its schema (docs/resources.md)";
-  return (_call, callback) =>
-    callback(
-      Object.assign(new Error(message), {
-        code: grpcJs.status.UNIMPLEMENTED,
-        details: message,
-        metadata: new grpcJs.Metadata(),
-      }),
-    );
+  return Object.assign(new Error(message), {
+    code: grpcJs.status.UNIMPLEMENTED,
+    details: message,
+    metadata: new grpcJs.Metadata(),
+  });
 }
 
 /** The hooks of the kind a resource's type names. */
@@ -185,7 +197,7 @@ function configReader(args: Values) {
 export function resourceProviderService(
   schema: () => string,
   engineAddress?: string,
-): Record<string, Handler<never, unknown>> {
+): Record<string, Handler<never, unknown> | StreamHandler> {
   const P = provproto;
   return {
     getPluginInfo: unary(async () => {
@@ -300,8 +312,8 @@ export function resourceProviderService(
       cancelled.abort();
       return new Empty();
     }),
+    list: notOfferedStream("List"),
     invoke: notOffered("Invoke"),
-    streamInvoke: notOffered("StreamInvoke"),
     call: notOffered("Call"),
     construct: unary(async (req: provproto.ConstructRequest) => {
       // Loaded only for a component: the other calls need neither the components nor the runtime.
@@ -314,5 +326,5 @@ export function resourceProviderService(
     attach: notOffered("Attach"),
     getMapping: notOffered("GetMapping"),
     getMappings: notOffered("GetMappings"),
-  } as Record<string, Handler<never, unknown>>;
+  } as Record<string, Handler<never, unknown> | StreamHandler>;
 }
