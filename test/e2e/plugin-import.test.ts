@@ -231,23 +231,19 @@ describe("pulumi import through the plugin", () => {
     expect(Object.keys(resourcesByName())).not.toContain("x-Checkout");
   }, 300_000);
 
-  it("refuses an id of no order in one line, and a hostile id before any request about it", async () => {
+  it("refuses an id of no order (a template's among them) in one line, and a hostile id before any request about it", async () => {
     await sb.control.addFault({ method: "GET", path: "/v1/order", kind: "delay", delayMs: 0 });
     const orderLookups = async () => (await sb.control.listFaults()).faults[0]?.fired ?? 0;
     try {
-      const missing = await pulumiIn(y, [
-        "import",
-        "--yes",
-        "directmail:index:Order",
-        "ghost",
-        "--",
-        "424242",
-      ]);
-      expect(missing.code).not.toBe(0);
-      expect(missing.output).toContain(
-        "  directmail:index:Order (ghost):\n    error: Preview failed: Order 424242 does not exist for this account " +
-          "at the service (or was deleted): nothing was imported. Check the order id and the stack's directmail:apiKey.\n",
-      );
+      // An id no order has, and a template's id (a template is not an order of the account).
+      for (const id of ["424242", String(templateId)]) {
+        const missing = await pulumiIn(y, ["import", "--yes", "directmail:index:Order", "ghost", "--", id]);
+        expect(missing.code).not.toBe(0);
+        expect(missing.output).toContain(
+          `  directmail:index:Order (ghost):\n    error: Preview failed: Order ${id} does not exist for this account ` +
+            "at the service (or was deleted): nothing was imported. Check the order id and the stack's directmail:apiKey.\n",
+        );
+      }
       const asked = await orderLookups();
       expect(asked).toBeGreaterThan(0);
 
