@@ -5,8 +5,9 @@
  * because that server drops `detailedDiff` and reads request fields an import leaves unset.
  *
  * What the plugin adds to the hooks: the user's property names in every diff (diff.ts), Read for
- * `pulumi import` (imports.ts), `customTimeouts` as a deadline on every request a hook sends, and Cancel. The
- * components (CampaignFolder, Campaign) are built by Construct (construct.ts, components.ts).
+ * `pulumi import` (imports.ts), `customTimeouts` as a deadline on every request a hook sends, and
+ * Cancel. The components (CampaignFolder, Campaign) are built by Construct (construct.ts,
+ * components.ts).
  */
 import type * as grpc from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
@@ -158,9 +159,7 @@ function notOffered(name: string): Handler<unknown, unknown> {
 }
 
 /** List, a server stream, answered as notOffered: no result, then UNIMPLEMENTED. */
-function notOfferedStream(
-  name: string,
-): (call: { emit(event: "error", error: grpc.ServiceError): void }) => void {
+function notOfferedStream(name: string): StreamHandler {
   return (call) => call.emit("error", notOfferedError(name));
 }
 
