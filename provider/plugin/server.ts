@@ -5,15 +5,16 @@
  * because that server drops `detailedDiff` and reads request fields an import leaves unset.
  *
  * What the plugin adds to the hooks: the user's property names in every diff (diff.ts), Read for
- * `pulumi import`, `customTimeouts` as a deadline on every request a hook sends, and Cancel. The
- * components (CampaignFolder, Campaign) are built by Construct (construct.ts, components.ts).
+ * `pulumi import` (imports.ts), `customTimeouts` as a deadline on every request a hook sends, and
+ * Cancel. The components (CampaignFolder, Campaign) are built by Construct (construct.ts,
+ * components.ts).
  */
 import type * as grpc from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { withDeadline } from "../api/core/deadline";
 import { configure } from "../resources/context";
-import { KIND, type ResourceKind } from "../resources/kinds";
+import type { ResourceKind } from "../resources/kinds";
 import { providerFor } from "../resources/registry";
 import { parseMonthlyBudget, resolveSettings } from "../settings";
 import { packageVersion } from "../version";
@@ -60,18 +61,6 @@ const toStruct = (values: Values): Struct =>
   StructClass.fromJavaScript(
     JSON.parse(JSON.stringify(values)) as Parameters<typeof StructClass.fromJavaScript>[0],
   );
-
-/** Kinds whose id names one object the service can read back whole, so `pulumi import` adopts it. */
-const IMPORTABLE: ReadonlySet<ResourceKind> = new Set([KIND.Order]);
-
-/** Why a kind cannot be imported, and what to use instead. */
-function notImportable(kind: ResourceKind): string {
-  return (
-    `${kind} cannot be imported: its id does not name one object the service can read back whole ` +
-    `(only Order can be imported, by its order id). Declare the ${kind} in the program and run \`pulumi up\`: ` +
-    "it finds what exists at the service rather than creating it again."
-  );
-}
 
 /** Pending work, so that Cancel can stop it. */
 const cancelled = new AbortController();
@@ -145,6 +134,9 @@ type Handler<Req, Res> = (
   callback: (error: grpc.ServiceError | null, value?: Res) => void,
 ) => void;
 
+/** A server-streaming handler: it writes results to the call, or ends it with an error. */
+type StreamHandler = (call: { emit(event: "error", error: grpc.ServiceError): void }) => void;
+
 /** A unary handler whose thrown error becomes the gRPC failure the engine shows under the resource. */
 function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, Res> {
   return (call, callback) => {
@@ -159,20 +151,27 @@ function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, R
  * An optional call of the ResourceProvider contract that this provider does not offer, answered as
  * the contract says: UNIMPLEMENTED, which the engine reads as "not supported" (for Handshake, Attach
  * and the mappings it then goes on without them). Invoke and Call would serve data functions and
- * methods, which the package does not declare in its schema; the message says what it does serve.
+ * methods, and List the resources of a type at the service, none of which the package declares in
+ * its schema; the message says what it does serve.
  */
 function notOffered(name: string): Handler<unknown, unknown> {
+  return (_call, callback) => callback(notOfferedError(name));
+}
+
+/** List, a server stream, answered as notOffered: no result, then UNIMPLEMENTED. */
+function notOfferedStream(name: string): StreamHandler {
+  return (call) => call.emit("error", notOfferedError(name));
+}
+
+function notOfferedError(name: string): grpc.ServiceError {
   const message =
     `${name} is not offered by pulumi-resource-${PLUGIN_PACKAGE}: it serves the resources and ` +
     "components of its schema (docs/resources.md)";
-  return (_call, callback) =>
-    callback(
-      Object.assign(new Error(message), {
-        code: grpcJs.status.UNIMPLEMENTED,
-        details: message,
-        metadata: new grpcJs.Metadata(),
-      }),
-    );
+  return Object.assign(new Error(message), {
+    code: grpcJs.status.UNIMPLEMENTED,
+    details: message,
+    metadata: new grpcJs.Metadata(),
+  });
 }
 
 /** The hooks of the kind a resource's type names. */
@@ -197,7 +196,7 @@ function configReader(args: Values) {
 export function resourceProviderService(
   schema: () => string,
   engineAddress?: string,
-): Record<string, Handler<never, unknown>> {
+): Record<string, Handler<never, unknown> | StreamHandler> {
   const P = provproto;
   return {
     getPluginInfo: unary(async () => {
@@ -277,14 +276,22 @@ export function resourceProviderService(
       const { kind, hooks } = hooksOf(req.getType());
       const props = toValues(req.getProperties());
       const inputs = toValues(req.getInputs());
-      const importing = Object.keys(props).length === 0 && Object.keys(inputs).length === 0;
-      if (importing && !IMPORTABLE.has(kind)) throw new Error(notImportable(kind));
-      const result = await hooks.read(req.getId(), props);
       const response = new P.ReadResponse();
+      // No state and no inputs: an import (`pulumi import` or the `import:` option), imports.ts.
+      if (Object.keys(props).length === 0 && Object.keys(inputs).length === 0) {
+        const { readForImport } = await import("./imports.js");
+        const found = await readForImport(kind, req.getId(), hooks);
+        return response
+          .setId(found.id)
+          .setProperties(toStruct(found.state))
+          .setInputs(toStruct(found.inputs));
+      }
+      const result = await hooks.read(req.getId(), props);
       if (result.id === undefined) return response; // gone at the service: it leaves the stack
-      const state = (result.props ?? {}) as Values;
-      const declared = importing ? await importedInputs(kind, state) : inputs;
-      return response.setId(result.id).setProperties(toStruct(state)).setInputs(toStruct(declared));
+      return response
+        .setId(result.id)
+        .setProperties(toStruct((result.props ?? {}) as Values))
+        .setInputs(toStruct(inputs));
     }),
     update: unary(async (req: provproto.UpdateRequest) => {
       const { kind, hooks } = hooksOf(req.getType());
@@ -304,8 +311,8 @@ export function resourceProviderService(
       cancelled.abort();
       return new Empty();
     }),
+    list: notOfferedStream("List"),
     invoke: notOffered("Invoke"),
-    streamInvoke: notOffered("StreamInvoke"),
     call: notOffered("Call"),
     construct: unary(async (req: provproto.ConstructRequest) => {
       // Loaded only for a component: the other calls need neither the components nor the runtime.
@@ -318,12 +325,5 @@ export function resourceProviderService(
     attach: notOffered("Attach"),
     getMapping: notOffered("GetMapping"),
     getMappings: notOffered("GetMappings"),
-  } as Record<string, Handler<never, unknown>>;
-}
-
-/** The inputs of an imported resource: the declared properties found in the state read. */
-async function importedInputs(kind: ResourceKind, state: Values): Promise<Values> {
-  const { inputFieldsOf } = await import("./fields.js");
-  const fields = inputFieldsOf(kind);
-  return Object.fromEntries(Object.entries(state).filter(([key]) => Object.hasOwn(fields, key)));
+  } as Record<string, Handler<never, unknown> | StreamHandler>;
 }
