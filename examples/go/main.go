@@ -19,7 +19,7 @@ func main() {
 		}
 		ctx.Export("campaigns", folder.Outputs)
 		// One campaign's order, by its metadata.name: a typed output of the folder's outputs.
-		ctx.Export("welcomeOrderId", folder.Outputs.MapIndex(pulumi.String("welcome-letters")).OrderId())
+		ctx.Export("welcomeOrderId", folder.Outputs.MapIndex(pulumi.String("go-welcome-letters")).OrderId())
 		return nil
 	})
 }
