@@ -15,40 +15,88 @@ export const FIELD_DESCRIPTIONS_FILE = "provider/plugin/field-descriptions.json"
 
 const FIELDS_DECLARATION = /^([A-Z][A-Za-z]*)(Input|Output)Fields$/;
 
+/** A property's doc comment, on one line; empty without one. */
+function docComment(property: ts.Node): string {
+  return ts
+    .getJSDocCommentsAndTags(property)
+    .filter(ts.isJSDoc)
+    .map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "")
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The doc comments of an object literal's properties, by name. */
+function commentsOf(fields: ts.ObjectLiteralExpression): Record<string, string> {
+  const comments: Record<string, string> = {};
+  for (const property of fields.properties) {
+    if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name)) continue;
+    const text = docComment(property);
+    if (text) comments[property.name.text] = text;
+  }
+  return comments;
+}
+
+/** The object literal that a field's `z.object(Name)` or `z.strictObject(Name)` names in its file. */
+function objectFieldsOf(
+  initializer: ts.Node,
+  consts: Map<string, ts.ObjectLiteralExpression>,
+): ts.ObjectLiteralExpression | undefined {
+  let found: ts.ObjectLiteralExpression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    const [argument] = ts.isCallExpression(node) ? node.arguments : [];
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ["object", "strictObject"].includes(node.expression.name.text) &&
+      argument &&
+      ts.isIdentifier(argument)
+    ) {
+      found = consts.get(argument.text);
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(initializer);
+  return found;
+}
+
 /** The doc comments of every `<Kind>InputFields` and `<Kind>OutputFields` under provider/resources. */
 export function readFieldDescriptions(root: string): FieldDescriptions {
-  const descriptions: FieldDescriptions = {};
+  const fields: FieldDescriptions["fields"] = {};
+  const objectFields: FieldDescriptions["objectFields"] = {};
   const resources = path.join(root, "provider/resources");
   for (const folder of fs.readdirSync(resources, { withFileTypes: true }).filter((e) => e.isDirectory())) {
     for (const name of ["inputs.ts", "outputs.ts"]) {
       const file = path.join(resources, folder.name, name);
       if (!fs.existsSync(file)) continue;
       const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+      const consts = new Map<string, ts.ObjectLiteralExpression>();
       for (const statement of source.statements) {
         if (!ts.isVariableStatement(statement)) continue;
-        for (const declaration of statement.declarationList.declarations) {
-          const kind =
-            ts.isIdentifier(declaration.name) && FIELDS_DECLARATION.exec(declaration.name.text)?.[1];
-          if (!kind || !declaration.initializer || !ts.isObjectLiteralExpression(declaration.initializer))
-            continue;
-          const fields = descriptions[kind] ?? {};
-          descriptions[kind] = fields;
-          for (const property of declaration.initializer.properties) {
-            if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name)) continue;
-            const text = ts
-              .getJSDocCommentsAndTags(property)
-              .filter(ts.isJSDoc)
-              .map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "")
-              .join(" ")
-              .replace(/\s+/g, " ")
-              .trim();
-            if (text) fields[property.name.text] = text;
-          }
+        for (const { name, initializer } of statement.declarationList.declarations) {
+          if (ts.isIdentifier(name) && initializer && ts.isObjectLiteralExpression(initializer))
+            consts.set(name.text, initializer);
+        }
+      }
+      for (const [constName, declared] of consts) {
+        const kind = FIELDS_DECLARATION.exec(constName)?.[1];
+        if (!kind) continue;
+        fields[kind] = { ...fields[kind], ...commentsOf(declared) };
+        for (const property of declared.properties) {
+          if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name)) continue;
+          const object = objectFieldsOf(property.initializer, consts);
+          const comments = object ? commentsOf(object) : {};
+          if (Object.keys(comments).length === 0) continue;
+          objectFields[kind] = { ...objectFields[kind], [property.name.text]: comments };
         }
       }
     }
   }
-  return Object.fromEntries(Object.entries(descriptions).sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = <T>(record: Record<string, T>) =>
+    Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+  return { fields: sorted(fields), objectFields: sorted(objectFields) };
 }
 
 /** The descriptions as provider/plugin/field-descriptions.json holds them. */

@@ -154,8 +154,24 @@ function languageSections(): Json {
   };
 }
 
-/** Descriptions by kind, then by field: the fields' doc comments (scripts/field-descriptions.ts). */
-export type FieldDescriptions = Record<string, Record<string, string>>;
+/**
+ * The fields' doc comments (scripts/field-descriptions.ts): `fields`, by kind then field;
+ * `objectFields`, of the objects a field holds (a sample's `row`), by kind, field, then property.
+ */
+export interface FieldDescriptions {
+  fields: Record<string, Record<string, string>>;
+  objectFields: Record<string, Record<string, Record<string, string>>>;
+}
+
+/** Describes the properties of the named type a property holds (directly, as items, or as values). */
+function describeObjectType(property: Json, types: Record<string, Json>, comments: Record<string, string>) {
+  const holder = [property, property.items, property.additionalProperties] as (Json | undefined)[];
+  const ref = holder.map((p) => p?.$ref).find((r): r is string => typeof r === "string");
+  const type = ref?.startsWith("#/types/") ? types[ref.slice("#/types/".length)] : undefined;
+  for (const [key, p] of Object.entries((type?.properties ?? {}) as Record<string, Json>)) {
+    if (!p.description && comments[key]) p.description = comments[key];
+  }
+}
 
 /**
  * The package schema, as a JSON value. A field's description is its zod schema's, else its doc
@@ -168,7 +184,8 @@ export function packageSchema(descriptions: FieldDescriptions = FIELD_DESCRIPTIO
     const inputs = inputFieldsOf(kind);
     const outputs = outputFieldsOf(kind);
     const described = (key: string, property: Json) => {
-      const text = descriptions[kind]?.[key];
+      describeObjectType(property, builder.types, descriptions.objectFields[kind]?.[key] ?? {});
+      const text = descriptions.fields[kind]?.[key];
       return property.description || !text ? property : { ...property, description: text };
     };
     const inputProperties = Object.fromEntries(

@@ -14,10 +14,14 @@ import (
 var _ = internal.GetEnvOrDefault
 
 type AutomationRecipientsRefusedItem struct {
-	Key        *string `pulumi:"key"`
-	Message    string  `pulumi:"message"`
-	ReasonCode string  `pulumi:"reasonCode"`
-	Row        int     `pulumi:"row"`
+	// The key field's value, when there is a key field.
+	Key *string `pulumi:"key"`
+	// The service's message.
+	Message string `pulumi:"message"`
+	// The service's reason: `ADDRESS_NOT_VALID`, `DO_NOT_MAIL`, `RETURN_NAME_PARTIAL`, ...
+	ReasonCode string `pulumi:"reasonCode"`
+	// 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+	Row int `pulumi:"row"`
 }
 
 type AutomationRecipientsRefusedItemOutput struct{ *pulumi.OutputState }
@@ -34,18 +38,22 @@ func (o AutomationRecipientsRefusedItemOutput) ToAutomationRecipientsRefusedItem
 	return o
 }
 
+// The key field's value, when there is a key field.
 func (o AutomationRecipientsRefusedItemOutput) Key() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v AutomationRecipientsRefusedItem) *string { return v.Key }).(pulumi.StringPtrOutput)
 }
 
+// The service's message.
 func (o AutomationRecipientsRefusedItemOutput) Message() pulumi.StringOutput {
 	return o.ApplyT(func(v AutomationRecipientsRefusedItem) string { return v.Message }).(pulumi.StringOutput)
 }
 
+// The service's reason: `ADDRESS_NOT_VALID`, `DO_NOT_MAIL`, `RETURN_NAME_PARTIAL`, ...
 func (o AutomationRecipientsRefusedItemOutput) ReasonCode() pulumi.StringOutput {
 	return o.ApplyT(func(v AutomationRecipientsRefusedItem) string { return v.ReasonCode }).(pulumi.StringOutput)
 }
 
+// 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
 func (o AutomationRecipientsRefusedItemOutput) Row() pulumi.IntOutput {
 	return o.ApplyT(func(v AutomationRecipientsRefusedItem) int { return v.Row }).(pulumi.IntOutput)
 }
@@ -1485,9 +1493,12 @@ func (o CampaignSpecRecipientsPtrOutput) MaxDroppedPercent() pulumi.Float64PtrOu
 }
 
 type ConversionsRejectedItem struct {
-	Key     *string `pulumi:"key"`
-	Message string  `pulumi:"message"`
-	Row     int     `pulumi:"row"`
+	// The key field's value, when there is a key field.
+	Key *string `pulumi:"key"`
+	// What the service said, naming the field.
+	Message string `pulumi:"message"`
+	// 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+	Row int `pulumi:"row"`
 }
 
 type ConversionsRejectedItemOutput struct{ *pulumi.OutputState }
@@ -1504,14 +1515,17 @@ func (o ConversionsRejectedItemOutput) ToConversionsRejectedItemOutputWithContex
 	return o
 }
 
+// The key field's value, when there is a key field.
 func (o ConversionsRejectedItemOutput) Key() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ConversionsRejectedItem) *string { return v.Key }).(pulumi.StringPtrOutput)
 }
 
+// What the service said, naming the field.
 func (o ConversionsRejectedItemOutput) Message() pulumi.StringOutput {
 	return o.ApplyT(func(v ConversionsRejectedItem) string { return v.Message }).(pulumi.StringOutput)
 }
 
+// 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
 func (o ConversionsRejectedItemOutput) Row() pulumi.IntOutput {
 	return o.ApplyT(func(v ConversionsRejectedItem) int { return v.Row }).(pulumi.IntOutput)
 }
@@ -1537,10 +1551,14 @@ func (o ConversionsRejectedItemArrayOutput) Index(i pulumi.IntInput) Conversions
 }
 
 type ConversionsUploadsItem struct {
-	ConversionId int    `pulumi:"conversionId"`
-	Matched      bool   `pulumi:"matched"`
-	Records      int    `pulumi:"records"`
-	Status       string `pulumi:"status"`
+	// The service's id of the upload (entry 19 deletes it, entry 20 reads it).
+	ConversionId int `pulumi:"conversionId"`
+	// Whether the service matched the upload to mail it sent.
+	Matched bool `pulumi:"matched"`
+	// Records of this resource in the upload.
+	Records int `pulumi:"records"`
+	// The upload's status when last read: `Processing`, then `Matched` or `Unmatched` in the sandbox.
+	Status string `pulumi:"status"`
 }
 
 type ConversionsUploadsItemOutput struct{ *pulumi.OutputState }
@@ -1557,18 +1575,22 @@ func (o ConversionsUploadsItemOutput) ToConversionsUploadsItemOutputWithContext(
 	return o
 }
 
+// The service's id of the upload (entry 19 deletes it, entry 20 reads it).
 func (o ConversionsUploadsItemOutput) ConversionId() pulumi.IntOutput {
 	return o.ApplyT(func(v ConversionsUploadsItem) int { return v.ConversionId }).(pulumi.IntOutput)
 }
 
+// Whether the service matched the upload to mail it sent.
 func (o ConversionsUploadsItemOutput) Matched() pulumi.BoolOutput {
 	return o.ApplyT(func(v ConversionsUploadsItem) bool { return v.Matched }).(pulumi.BoolOutput)
 }
 
+// Records of this resource in the upload.
 func (o ConversionsUploadsItemOutput) Records() pulumi.IntOutput {
 	return o.ApplyT(func(v ConversionsUploadsItem) int { return v.Records }).(pulumi.IntOutput)
 }
 
+// The upload's status when last read: `Processing`, then `Matched` or `Unmatched` in the sandbox.
 func (o ConversionsUploadsItemOutput) Status() pulumi.StringOutput {
 	return o.ApplyT(func(v ConversionsUploadsItem) string { return v.Status }).(pulumi.StringOutput)
 }
@@ -1646,8 +1668,10 @@ func (o DeliveryProgressOutput) WaitingUSPS() pulumi.IntOutput {
 }
 
 type OrderRecipientsDroppedSampleItem struct {
+	// Why the service dropped it (an undeliverable address, say), with the value the service quoted taken out: `ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code`.
 	Reason string `pulumi:"reason"`
-	Row    int    `pulumi:"row"`
+	// 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+	Row int `pulumi:"row"`
 }
 
 type OrderRecipientsDroppedSampleItemOutput struct{ *pulumi.OutputState }
@@ -1664,10 +1688,12 @@ func (o OrderRecipientsDroppedSampleItemOutput) ToOrderRecipientsDroppedSampleIt
 	return o
 }
 
+// Why the service dropped it (an undeliverable address, say), with the value the service quoted taken out: `ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code`.
 func (o OrderRecipientsDroppedSampleItemOutput) Reason() pulumi.StringOutput {
 	return o.ApplyT(func(v OrderRecipientsDroppedSampleItem) string { return v.Reason }).(pulumi.StringOutput)
 }
 
+// 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
 func (o OrderRecipientsDroppedSampleItemOutput) Row() pulumi.IntOutput {
 	return o.ApplyT(func(v OrderRecipientsDroppedSampleItem) int { return v.Row }).(pulumi.IntOutput)
 }
@@ -1693,10 +1719,14 @@ func (o OrderRecipientsDroppedSampleItemArrayOutput) Index(i pulumi.IntInput) Or
 }
 
 type OrderRecipientsImageIssueSampleItem struct {
-	Code    string `pulumi:"code"`
-	Field   string `pulumi:"field"`
+	// The service's code for the problem.
+	Code string `pulumi:"code"`
+	// The image field: `image1`..`image6`.
+	Field string `pulumi:"field"`
+	// The service's description of the problem.
 	Message string `pulumi:"message"`
-	Row     int    `pulumi:"row"`
+	// 1-based row of the recipient, as in DropSample.
+	Row int `pulumi:"row"`
 }
 
 type OrderRecipientsImageIssueSampleItemOutput struct{ *pulumi.OutputState }
@@ -1713,18 +1743,22 @@ func (o OrderRecipientsImageIssueSampleItemOutput) ToOrderRecipientsImageIssueSa
 	return o
 }
 
+// The service's code for the problem.
 func (o OrderRecipientsImageIssueSampleItemOutput) Code() pulumi.StringOutput {
 	return o.ApplyT(func(v OrderRecipientsImageIssueSampleItem) string { return v.Code }).(pulumi.StringOutput)
 }
 
+// The image field: `image1`..`image6`.
 func (o OrderRecipientsImageIssueSampleItemOutput) Field() pulumi.StringOutput {
 	return o.ApplyT(func(v OrderRecipientsImageIssueSampleItem) string { return v.Field }).(pulumi.StringOutput)
 }
 
+// The service's description of the problem.
 func (o OrderRecipientsImageIssueSampleItemOutput) Message() pulumi.StringOutput {
 	return o.ApplyT(func(v OrderRecipientsImageIssueSampleItem) string { return v.Message }).(pulumi.StringOutput)
 }
 
+// 1-based row of the recipient, as in DropSample.
 func (o OrderRecipientsImageIssueSampleItemOutput) Row() pulumi.IntOutput {
 	return o.ApplyT(func(v OrderRecipientsImageIssueSampleItem) int { return v.Row }).(pulumi.IntOutput)
 }
@@ -1750,12 +1784,13 @@ func (o OrderRecipientsImageIssueSampleItemArrayOutput) Index(i pulumi.IntInput)
 }
 
 type ProximitySearchAddressesItem struct {
-	Address1     string  `pulumi:"address1"`
-	Address2     *string `pulumi:"address2"`
-	City         string  `pulumi:"city"`
-	DesiredCount int     `pulumi:"desiredCount"`
-	State        string  `pulumi:"state"`
-	Zip          string  `pulumi:"zip"`
+	Address1 string  `pulumi:"address1"`
+	Address2 *string `pulumi:"address2"`
+	City     string  `pulumi:"city"`
+	// How many addresses to find around this one (at least 1).
+	DesiredCount int    `pulumi:"desiredCount"`
+	State        string `pulumi:"state"`
+	Zip          string `pulumi:"zip"`
 }
 
 // ProximitySearchAddressesItemInput is an input type that accepts ProximitySearchAddressesItemArgs and ProximitySearchAddressesItemOutput values.
@@ -1770,12 +1805,13 @@ type ProximitySearchAddressesItemInput interface {
 }
 
 type ProximitySearchAddressesItemArgs struct {
-	Address1     pulumi.StringInput    `pulumi:"address1"`
-	Address2     pulumi.StringPtrInput `pulumi:"address2"`
-	City         pulumi.StringInput    `pulumi:"city"`
-	DesiredCount pulumi.IntInput       `pulumi:"desiredCount"`
-	State        pulumi.StringInput    `pulumi:"state"`
-	Zip          pulumi.StringInput    `pulumi:"zip"`
+	Address1 pulumi.StringInput    `pulumi:"address1"`
+	Address2 pulumi.StringPtrInput `pulumi:"address2"`
+	City     pulumi.StringInput    `pulumi:"city"`
+	// How many addresses to find around this one (at least 1).
+	DesiredCount pulumi.IntInput    `pulumi:"desiredCount"`
+	State        pulumi.StringInput `pulumi:"state"`
+	Zip          pulumi.StringInput `pulumi:"zip"`
 }
 
 func (ProximitySearchAddressesItemArgs) ElementType() reflect.Type {
@@ -1841,6 +1877,7 @@ func (o ProximitySearchAddressesItemOutput) City() pulumi.StringOutput {
 	return o.ApplyT(func(v ProximitySearchAddressesItem) string { return v.City }).(pulumi.StringOutput)
 }
 
+// How many addresses to find around this one (at least 1).
 func (o ProximitySearchAddressesItemOutput) DesiredCount() pulumi.IntOutput {
 	return o.ApplyT(func(v ProximitySearchAddressesItem) int { return v.DesiredCount }).(pulumi.IntOutput)
 }

@@ -757,6 +757,9 @@ class ProximitySearchAddressesItemArgsDict(TypedDict):
     address1: pulumi.Input[_builtins.str]
     city: pulumi.Input[_builtins.str]
     desired_count: pulumi.Input[_builtins.int]
+    """
+    How many addresses to find around this one (at least 1).
+    """
     state: pulumi.Input[_builtins.str]
     zip: pulumi.Input[_builtins.str]
     address2: NotRequired[pulumi.Input[Optional[_builtins.str]]]
@@ -770,6 +773,9 @@ class ProximitySearchAddressesItemArgs:
                  state: pulumi.Input[_builtins.str],
                  zip: pulumi.Input[_builtins.str],
                  address2: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.int] desired_count: How many addresses to find around this one (at least 1).
+        """
         pulumi.set(__self__, "address1", address1)
         pulumi.set(__self__, "city", city)
         pulumi.set(__self__, "desired_count", desired_count)
@@ -799,6 +805,9 @@ class ProximitySearchAddressesItemArgs:
     @_builtins.property
     @pulumi.getter(name="desiredCount")
     def desired_count(self) -> pulumi.Input[_builtins.int]:
+        """
+        How many addresses to find around this one (at least 1).
+        """
         return pulumi.get(self, "desired_count")
 
     @desired_count.setter

@@ -56,6 +56,12 @@ class AutomationRecipientsRefusedItem(dict):
                  reason_code: _builtins.str,
                  row: _builtins.int,
                  key: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str message: The service's message.
+        :param _builtins.str reason_code: The service's reason: `ADDRESS_NOT_VALID`, `DO_NOT_MAIL`, `RETURN_NAME_PARTIAL`, ...
+        :param _builtins.int row: 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+        :param _builtins.str key: The key field's value, when there is a key field.
+        """
         pulumi.set(__self__, "message", message)
         pulumi.set(__self__, "reason_code", reason_code)
         pulumi.set(__self__, "row", row)
@@ -65,21 +71,33 @@ class AutomationRecipientsRefusedItem(dict):
     @_builtins.property
     @pulumi.getter
     def message(self) -> _builtins.str:
+        """
+        The service's message.
+        """
         return pulumi.get(self, "message")
 
     @_builtins.property
     @pulumi.getter(name="reasonCode")
     def reason_code(self) -> _builtins.str:
+        """
+        The service's reason: `ADDRESS_NOT_VALID`, `DO_NOT_MAIL`, `RETURN_NAME_PARTIAL`, ...
+        """
         return pulumi.get(self, "reason_code")
 
     @_builtins.property
     @pulumi.getter
     def row(self) -> _builtins.int:
+        """
+        1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+        """
         return pulumi.get(self, "row")
 
     @_builtins.property
     @pulumi.getter
     def key(self) -> Optional[_builtins.str]:
+        """
+        The key field's value, when there is a key field.
+        """
         return pulumi.get(self, "key")
 
 
@@ -256,6 +274,11 @@ class ConversionsRejectedItem(dict):
                  message: _builtins.str,
                  row: _builtins.int,
                  key: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str message: What the service said, naming the field.
+        :param _builtins.int row: 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+        :param _builtins.str key: The key field's value, when there is a key field.
+        """
         pulumi.set(__self__, "message", message)
         pulumi.set(__self__, "row", row)
         if key is not None:
@@ -264,16 +287,25 @@ class ConversionsRejectedItem(dict):
     @_builtins.property
     @pulumi.getter
     def message(self) -> _builtins.str:
+        """
+        What the service said, naming the field.
+        """
         return pulumi.get(self, "message")
 
     @_builtins.property
     @pulumi.getter
     def row(self) -> _builtins.int:
+        """
+        1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+        """
         return pulumi.get(self, "row")
 
     @_builtins.property
     @pulumi.getter
     def key(self) -> Optional[_builtins.str]:
+        """
+        The key field's value, when there is a key field.
+        """
         return pulumi.get(self, "key")
 
 
@@ -301,6 +333,12 @@ class ConversionsUploadsItem(dict):
                  matched: _builtins.bool,
                  records: _builtins.int,
                  status: _builtins.str):
+        """
+        :param _builtins.int conversion_id: The service's id of the upload (entry 19 deletes it, entry 20 reads it).
+        :param _builtins.bool matched: Whether the service matched the upload to mail it sent.
+        :param _builtins.int records: Records of this resource in the upload.
+        :param _builtins.str status: The upload's status when last read: `Processing`, then `Matched` or `Unmatched` in the sandbox.
+        """
         pulumi.set(__self__, "conversion_id", conversion_id)
         pulumi.set(__self__, "matched", matched)
         pulumi.set(__self__, "records", records)
@@ -309,21 +347,33 @@ class ConversionsUploadsItem(dict):
     @_builtins.property
     @pulumi.getter(name="conversionId")
     def conversion_id(self) -> _builtins.int:
+        """
+        The service's id of the upload (entry 19 deletes it, entry 20 reads it).
+        """
         return pulumi.get(self, "conversion_id")
 
     @_builtins.property
     @pulumi.getter
     def matched(self) -> _builtins.bool:
+        """
+        Whether the service matched the upload to mail it sent.
+        """
         return pulumi.get(self, "matched")
 
     @_builtins.property
     @pulumi.getter
     def records(self) -> _builtins.int:
+        """
+        Records of this resource in the upload.
+        """
         return pulumi.get(self, "records")
 
     @_builtins.property
     @pulumi.getter
     def status(self) -> _builtins.str:
+        """
+        The upload's status when last read: `Processing`, then `Matched` or `Unmatched` in the sandbox.
+        """
         return pulumi.get(self, "status")
 
 
@@ -409,17 +459,27 @@ class OrderRecipientsDroppedSampleItem(dict):
     def __init__(__self__, *,
                  reason: _builtins.str,
                  row: _builtins.int):
+        """
+        :param _builtins.str reason: Why the service dropped it (an undeliverable address, say), with the value the service quoted taken out: `ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code`.
+        :param _builtins.int row: 1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+        """
         pulumi.set(__self__, "reason", reason)
         pulumi.set(__self__, "row", row)
 
     @_builtins.property
     @pulumi.getter
     def reason(self) -> _builtins.str:
+        """
+        Why the service dropped it (an undeliverable address, say), with the value the service quoted taken out: `ADDRESS_NOT_VALID: address.zipCode: not a ZIP or ZIP+4 code`.
+        """
         return pulumi.get(self, "reason")
 
     @_builtins.property
     @pulumi.getter
     def row(self) -> _builtins.int:
+        """
+        1-based: the line of a CSV or JSON Lines file, the position in a JSON array or inline list.
+        """
         return pulumi.get(self, "row")
 
 
@@ -430,6 +490,12 @@ class OrderRecipientsImageIssueSampleItem(dict):
                  field: _builtins.str,
                  message: _builtins.str,
                  row: _builtins.int):
+        """
+        :param _builtins.str code: The service's code for the problem.
+        :param _builtins.str field: The image field: `image1`..`image6`.
+        :param _builtins.str message: The service's description of the problem.
+        :param _builtins.int row: 1-based row of the recipient, as in DropSample.
+        """
         pulumi.set(__self__, "code", code)
         pulumi.set(__self__, "field", field)
         pulumi.set(__self__, "message", message)
@@ -438,21 +504,33 @@ class OrderRecipientsImageIssueSampleItem(dict):
     @_builtins.property
     @pulumi.getter
     def code(self) -> _builtins.str:
+        """
+        The service's code for the problem.
+        """
         return pulumi.get(self, "code")
 
     @_builtins.property
     @pulumi.getter
     def field(self) -> _builtins.str:
+        """
+        The image field: `image1`..`image6`.
+        """
         return pulumi.get(self, "field")
 
     @_builtins.property
     @pulumi.getter
     def message(self) -> _builtins.str:
+        """
+        The service's description of the problem.
+        """
         return pulumi.get(self, "message")
 
     @_builtins.property
     @pulumi.getter
     def row(self) -> _builtins.int:
+        """
+        1-based row of the recipient, as in DropSample.
+        """
         return pulumi.get(self, "row")
 
 
@@ -482,6 +560,9 @@ class ProximitySearchAddressesItem(dict):
                  state: _builtins.str,
                  zip: _builtins.str,
                  address2: Optional[_builtins.str] = None):
+        """
+        :param _builtins.int desired_count: How many addresses to find around this one (at least 1).
+        """
         pulumi.set(__self__, "address1", address1)
         pulumi.set(__self__, "city", city)
         pulumi.set(__self__, "desired_count", desired_count)
@@ -503,6 +584,9 @@ class ProximitySearchAddressesItem(dict):
     @_builtins.property
     @pulumi.getter(name="desiredCount")
     def desired_count(self) -> _builtins.int:
+        """
+        How many addresses to find around this one (at least 1).
+        """
         return pulumi.get(self, "desired_count")
 
     @_builtins.property

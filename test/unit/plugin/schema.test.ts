@@ -121,6 +121,10 @@ describe("the plugin's package schema", () => {
         .map(([key]) => `${token}.${key}`);
     });
     expect(undescribed, "write a /** doc comment */ above each field, then regenerate").toEqual([]);
+    // The objects a field holds are described from the doc comments of their fields too.
+    expect(
+      schema.types["directmail:index:OrderRecipientsDroppedSampleItem"].properties.row.description,
+    ).toMatch(/^1-based: the line of a CSV/);
   });
 
   it("names every enum value that cannot name an SDK's enum member", () => {
