@@ -17,7 +17,7 @@ import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { diagnostics } from "./support/output";
 import { pluginOnPath } from "./support/plugin";
 import { createTestStack, type TestStack } from "./support/pulumi";
-import { pulumiIn, writeYamlProgram } from "./support/yaml-program";
+import { pulumiIn, yamlRef as ref, writeYamlProgram } from "./support/yaml-program";
 
 let sb: TestSandbox;
 let plugin: ReturnType<typeof pluginOnPath>;
@@ -32,13 +32,13 @@ afterAll(async () => {
   await sb?.close();
 });
 
-/** A stack of the `yaml-options` program for a new account; its client reads the sandbox. */
+/** A stack of the `yaml-program` program for a new account; its client reads the sandbox. */
 async function campaignStack(payment: "succeed" | "hang" = "succeed") {
   const { apiKey } = await sb.control.createAccount({ balance: 100, payment });
   const { id: postcard } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
   const { id: letter } = await sb.control.createTemplate({ apiKey, name: "Letter" });
   const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
-  const stack = await createTestStack("yaml-options", {
+  const stack = await createTestStack("yaml-program", {
     env: plugin.env,
     config: {
       "directmail:baseUrl": { value: sb.url },
@@ -47,9 +47,6 @@ async function campaignStack(payment: "succeed" | "hang" = "succeed") {
   });
   return { apiKey, postcard, letter, client, stack };
 }
-
-/** A Pulumi YAML reference to a value of another resource, such as `${order.orderId}`. */
-const ref = (value: string) => `\${${value}}`;
 
 /** The campaign's recipients, the second one's ZIP code as given. */
 const recipients = (zip: string) => [

@@ -39,3 +39,6 @@ export function writeYamlProgram(
   const project = { name: path.basename(stack.workDir), runtime: "yaml", ...program };
   fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), `${JSON.stringify(project, null, 2)}\n`);
 }
+
+/** A Pulumi YAML reference to a value of another resource, such as `${order.orderId}`. */
+export const yamlRef = (value: string) => `\${${value}}`;
