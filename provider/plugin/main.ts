@@ -5,6 +5,7 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { installInProvider } from "../runtime";
+import { showProgressThroughEngine } from "./engine-log";
 import { sdkModule } from "./sdk";
 import { resourceProviderService } from "./server";
 
@@ -22,6 +23,8 @@ export async function main(args: readonly string[]): Promise<void> {
   const { ResourceProviderService } = sdkModule<{ ResourceProviderService: grpc.ServiceDefinition }>(
     "@pulumi/pulumi/proto/provider_grpc_pb",
   );
+  const engineAddress = engineAddressOf(args);
+  if (engineAddress) showProgressThroughEngine(engineAddress);
   const { packageSchemaText } = await import("./schema.js");
   let schema: string | undefined;
   const server = new grpcJs.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
@@ -30,7 +33,7 @@ export async function main(args: readonly string[]): Promise<void> {
     resourceProviderService(() => {
       schema ??= packageSchemaText();
       return schema;
-    }, engineAddressOf(args)) as unknown as grpc.UntypedServiceImplementation,
+    }, engineAddress) as unknown as grpc.UntypedServiceImplementation,
   );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpcJs.ServerCredentials.createInsecure(), (error, bound) =>

@@ -19,6 +19,7 @@ import { providerFor } from "../resources/registry";
 import { parseMonthlyBudget, resolveSettings } from "../settings";
 import { packageVersion } from "../version";
 import { detailedDiff } from "./diff";
+import { asResource, urnOfRequest } from "./engine-log";
 import { CONFIG_KEYS, kindOfPluginType, PLUGIN_PACKAGE } from "./kinds";
 import { sdkModule } from "./sdk";
 
@@ -137,10 +138,13 @@ type Handler<Req, Res> = (
 /** A server-streaming handler: it writes results to the call, or ends it with an error. */
 type StreamHandler = (call: { emit(event: "error", error: grpc.ServiceError): void }) => void;
 
-/** A unary handler whose thrown error becomes the gRPC failure the engine shows under the resource. */
+/**
+ * A unary handler whose thrown error becomes the gRPC failure the engine shows under the resource;
+ * the progress lines it writes are shown under that resource too (engine-log.ts).
+ */
 function unary<Req, Res>(answer: (request: Req) => Promise<Res>): Handler<Req, Res> {
   return (call, callback) => {
-    answer(call.request).then(
+    asResource(urnOfRequest(call.request), () => answer(call.request)).then(
       (value) => callback(null, value),
       (error: unknown) => callback(failure(error)),
     );

@@ -8,7 +8,21 @@ import { oneLine } from "../text";
  * quotes of the service (a status, a name) cannot drive the terminal or start a line of its own.
  */
 export function progress(subject: string, message: string): void {
-  process.stderr.write(`${PREFIX}${oneLine(subject)}: ${oneLine(message)}\n`);
+  shown(`${PREFIX}${oneLine(subject)}: ${oneLine(message)}`);
+}
+
+/** Where progress lines go: stderr, unless the process serving the hooks shows them another way. */
+let shown = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/**
+ * Sends every progress line to `show` instead of stderr. The provider plugin does: the engine hides
+ * a plugin's stderr (it shows only a dynamic provider's), so the plugin logs each line to the
+ * engine under the resource it is about (plugin/engine-log.ts).
+ */
+export function showProgressWith(show: (line: string) => void): void {
+  shown = show;
 }
 
 const PREFIX = "[directmail] ";

@@ -4,7 +4,6 @@
  * The real CLI previews, deploys, changes, refreshes, imports an order and destroys; the sandbox's
  * orders, recipients and ledger are the truth.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +12,7 @@ import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn } from "./support/commands";
 import { pluginOnPath } from "./support/plugin";
 import { createTestStack, type TestStack } from "./support/pulumi";
+import { type CliResult, pulumiIn } from "./support/yaml-program";
 
 let sb: TestSandbox;
 let t: TestStack;
@@ -22,23 +22,8 @@ let templateId: number;
 let plugin: ReturnType<typeof pluginOnPath>;
 
 /** The real pulumi CLI in the stack's project, as its user runs it; stdout and stderr apart. */
-function pulumi(...args: string[]): Promise<{ code: number; stdout: string; output: string }> {
+function pulumi(...args: string[]): Promise<CliResult> {
   return pulumiIn(t, ...args);
-}
-
-function pulumiIn(
-  stack: TestStack,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      "pulumi",
-      args,
-      { cwd: stack.workDir, env: stack.env, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, output: stdout + stderr }),
-    );
-  });
 }
 
 async function ok(...args: string[]) {
@@ -49,13 +34,6 @@ async function okIn(stack: TestStack, ...args: string[]) {
   const result = await pulumiIn(stack, ...args);
   expect(result.code, result.output).toBe(0);
   return result;
-}
-
-/** The steps of `pulumi preview --json`, by resource name. */
-async function previewSteps(): Promise<Record<string, any>> {
-  const { stdout } = await ok("preview", "--json");
-  const steps = JSON.parse(stdout).steps as any[];
-  return Object.fromEntries(steps.map((step) => [String(step.urn).split("::").at(-1), step]));
 }
 
 /** The account's charges in the sandbox's ledger. */
@@ -113,30 +91,14 @@ describe("a Pulumi YAML program through the plugin", () => {
     expect(t.readStateFile().text).not.toContain(apiKey);
   }, 300_000);
 
-  it("names the changed property in preview --json, never a computed __ input", async () => {
+  // The options, diffs by property name and customTimeouts among them: resource-options-plugin.test.ts.
+  it("applies a change: a new address-book entry, nothing charged again", async () => {
     await t.stack.setConfig("entryName", { value: "Amazing Grace" });
-    const steps = await previewSteps();
-    expect(steps.entry.op).toBe("replace");
-    expect(steps.entry.diffReasons).toEqual(["firstName"]);
-    expect(steps.entry.detailedDiff).toEqual({ firstName: { kind: "update-replace", inputDiff: true } });
-    // Only the entry changes: the recipients, with their computed __ inputs, show no step at all.
-    const changing = Object.keys(steps).filter((name) => steps[name].op !== "same");
-    expect(changing).toEqual(["entry"]);
-    await ok("up", "--yes", "--skip-preview");
+    const up = await ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/\+- +directmail:index:AddressBookEntry +entry +replaced/);
     const { entries } = await sb.control.addressBook(apiKey);
     expect(entries.map((entry) => entry.firstName)).toContain("Amazing Grace");
     expect(await charges()).toBe(1);
-  }, 300_000);
-
-  it("replaces on a change named in replaceOnChanges, and the new Checkout charges nothing", async () => {
-    await t.stack.setConfig("maxTotal", { value: "90" });
-    const steps = await previewSteps();
-    expect(steps.checkout.op).toBe("replace");
-    expect(steps.checkout.diffReasons).toEqual(["maxTotal"]);
-    expect(steps.checkout.replaceReasons).toEqual(["maxTotal"]);
-    await ok("up", "--yes", "--skip-preview");
-    expect(await charges()).toBe(1);
-    expect((await client.getOrder(orderId))?.recipientCount).toBe(2);
   }, 300_000);
 
   it("refreshes with no change", async () => {
@@ -286,44 +248,6 @@ describe("a Pulumi YAML project made by `directmail init --yaml`: a CampaignFold
     await okIn(y, "destroy", "--yes", "--skip-preview");
     expect((await yamlClient.listOrders()).orders).toEqual([]);
     expect(await chargesOf(yamlKey)).toEqual([]);
-  }, 300_000);
-});
-
-describe("customTimeouts through the plugin", () => {
-  it("bounds a create: a create the service holds 20 s fails after 2 s, naming the timeout, well before the service answers", async () => {
-    const timeoutStack = await createTestStack("yaml-timeout", {
-      env: plugin.env,
-      config: {
-        "directmail:baseUrl": { value: sb.url },
-        "directmail:apiKey": { value: apiKey, secret: true },
-        templateId: { value: String(templateId) },
-      },
-    });
-    try {
-      await sb.control.addFault({
-        method: "POST",
-        path: "/v1/order",
-        kind: "delay",
-        delayMs: 20_000,
-        times: 1,
-      });
-      const started = Date.now();
-      const up = await new Promise<{ code: number; output: string }>((resolve) =>
-        execFile(
-          "pulumi",
-          ["up", "--yes", "--skip-preview"],
-          { cwd: timeoutStack.workDir, env: timeoutStack.env },
-          (error, stdout, stderr) =>
-            resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
-        ),
-      );
-      expect(up.code).not.toBe(0);
-      expect(up.output).toContain("Order create did not finish within its customTimeouts.create of 2 s");
-      expect(Date.now() - started).toBeLessThan(16_000);
-    } finally {
-      await sb.control.clearFaults();
-      await timeoutStack.dispose();
-    }
   }, 300_000);
 });
 

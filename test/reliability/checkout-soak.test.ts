@@ -1,6 +1,7 @@
 /**
  * Checkout soak: many checkouts, each under one random fault, most through the provider's hooks
- * and a share through the real `pulumi` CLI, each followed by the documented recovery only
+ * and a share through the real `pulumi` CLI (a TypeScript program on dynamic providers, and a Pulumi
+ * YAML program through the provider plugin), each followed by the documented recovery only
  * (docs/resources.md). Counted from the sandbox's ledger, never from what the provider believes:
  * orders charged more than once (`doubleCharges`, target 0) and runs that needed more than the
  * documented recovery to end paid once and recorded (`checkoutExtraRecovery`, target 0).
@@ -18,11 +19,11 @@ import type { CheckoutOutputs } from "../../provider/resources/checkout/outputs"
 import { checkoutImplementation } from "../../provider/resources/checkout/provider";
 import type { ProviderContext, ResourceImplementation } from "../../provider/resources/context";
 import { recipientsCsv } from "../e2e/support/campaign";
-import { createTestStack } from "../e2e/support/pulumi";
 import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { atScale, recordFigures } from "./support/figures";
 import { RUN_MARKER, upKilled } from "./support/killed-up";
+import { campaignStackOn, type Door, typeOn } from "./support/plugin-campaign";
 import { type Prng, prng, soakSeed } from "./support/prng";
 
 const seed = soakSeed();
@@ -32,6 +33,8 @@ const DIRECT_RUNS = atScale(6, 160);
  * CI runs the first (the sync soak kills the provider in CI).
  */
 const CLI_RUNS = atScale(1, 40);
+/** Runs under the real CLI through the plugin door (a Pulumi YAML program): a kill of `pulumi`, then of the plugin, first. */
+const PLUGIN_RUNS = atScale(2, 16);
 
 /**
  * The client's timeout in the direct runs, and the delays that outlast it: the service applies a
@@ -85,6 +88,8 @@ interface Run {
 let direct: TestSandbox;
 let cli: TestSandbox;
 const runs: Run[] = [];
+/** The runs among them through the plugin door. */
+let pluginRuns = 0;
 
 beforeAll(async () => {
   console.log(`checkout soak: seed ${seed} (replay with SOAK_SEED=${seed})`);
@@ -104,6 +109,7 @@ afterAll(async () => {
   const extra = runs.filter((r) => r.extraRecovery !== undefined).length;
   recordFigures("checkout", {
     checkoutRuns: runs.length,
+    checkoutPluginRuns: pluginRuns,
     doubleCharges,
     checkoutExtraRecovery: extra,
     checkoutSeed: seed,
@@ -250,26 +256,29 @@ async function directRun(i: number, rnd: Prng): Promise<Run> {
   return r;
 }
 
-/** One checkout under the real CLI, under a drawn fault (a kill during the settlement wait first). */
-async function cliRun(i: number, rnd: Prng): Promise<Run> {
+/**
+ * One checkout under the real CLI through `door`, under a drawn fault (a kill during the settlement
+ * wait first).
+ */
+async function cliRun(i: number, rnd: Prng, door: Door): Promise<Run> {
   const fault = i < 2 && !only ? (CLI_FAULTS[i] as Fault) : rnd.pick(drawable(CLI_FAULTS));
-  const r: Run = { run: `cli ${i}`, fault, steps: [] };
+  const r: Run = { run: `${door === "plugin" ? "plugin" : "cli"} ${i}`, fault, steps: [] };
   const payment = fault === "payment-fails" ? "fail" : fault === "payment-hangs" ? "hang" : "succeed";
   const { apiKey } = await cli.control.createAccount({ balance: rnd.pick([0, 5]), payment });
   const { id: templateId } = await cli.control.createTemplate({ apiKey, name: "Postcard" });
   const client = new DirectMailClient({ baseUrl: cli.url, apiKey });
   const run = `checkout-soak-${process.pid}-${i}`;
-  const t = await createTestStack("campaign", {
-    config: {
-      "directmail:baseUrl": { value: cli.url },
-      "directmail:apiKey": { value: apiKey, secret: true },
-      templateId: { value: String(templateId) },
-      recipientsFile: { value: "recipients.csv" },
-      checkout: { value: "true" },
-      ...(fault === "payment-hangs" ? { settlementWaitSeconds: { value: "2" } } : {}),
+  const t = await campaignStackOn(
+    door,
+    {
+      baseUrl: cli.url,
+      apiKey,
+      templateId,
+      recipientsFile: "recipients.csv",
+      checkout: { settlementWaitSeconds: fault === "payment-hangs" ? 2 : undefined },
     },
-    env: { [RUN_MARKER]: run },
-  });
+    { [RUN_MARKER]: run },
+  );
   fs.writeFileSync(
     path.join(t.workDir, "recipients.csv"),
     recipientsCsv(Array.from({ length: rnd.int(1, 5) }, (_, n) => n + 1)),
@@ -322,9 +331,7 @@ async function cliRun(i: number, rnd: Prng): Promise<Run> {
     r.paid = orderId === undefined ? 0 : paidCheckouts(await cli.control.ledger(apiKey), orderId);
     const status = orderId === undefined ? "none" : (await client.getOrder(orderId))?.orderStatus;
     const latest = t.readStateFile().checkpoint.checkpoint.latest;
-    const recorded = latest.resources.some(
-      (res: any) => res.type === "pulumi-nodejs:dynamic/directmail:Checkout",
-    );
+    const recorded = latest.resources.some((res: any) => res.type === typeOn(door, "Checkout"));
     const pending = (latest.pending_operations ?? []).length;
     if (r.paid !== 1 || !SETTLED.test(status ?? "") || !recorded || pending > 0)
       r.extraRecovery ??= `after the recovery: ${r.paid} paid checkouts, order "${status}", checkout recorded ${recorded}, ${pending} pending operations`;
@@ -360,12 +367,27 @@ describe("checkout soak", () => {
   }, async () => {
     const rnd = prng(seed ^ 0x5bd1e995);
     const mine: Run[] = [];
-    for (let i = 0; i < CLI_RUNS; i++) mine.push(await cliRun(i, rnd));
+    for (let i = 0; i < CLI_RUNS; i++) mine.push(await cliRun(i, rnd, "dynamic"));
     runs.push(...mine);
     const counts = Object.fromEntries(
       [...new Set(CLI_FAULTS)].map((f) => [f, mine.filter((r) => r.fault === f).length]),
     );
     console.log(`checkout soak, CLI: ${mine.length} runs, faults ${JSON.stringify(counts)}`);
+    expectTargets(mine);
+  });
+
+  it(`${PLUGIN_RUNS} checkouts through the plugin door (a Pulumi YAML program), killed or faulted: charged once, recovered as documented`, {
+    timeout: atScale(240_000, 1_800_000),
+  }, async () => {
+    const rnd = prng(seed ^ 0x2f6b1c3d);
+    const mine: Run[] = [];
+    for (let i = 0; i < PLUGIN_RUNS; i++) mine.push(await cliRun(i, rnd, "plugin"));
+    runs.push(...mine);
+    pluginRuns += mine.length;
+    const counts = Object.fromEntries(
+      [...new Set(CLI_FAULTS)].map((f) => [f, mine.filter((r) => r.fault === f).length]),
+    );
+    console.log(`checkout soak, plugin: ${mine.length} runs, faults ${JSON.stringify(counts)}`);
     expectTargets(mine);
   });
 });

@@ -2,7 +2,8 @@
  * Recipient sync soak: many random edits of a recipient list (add, remove, change by key, reorder,
  * duplicate rows, and now and then a key used twice with different details), each applied under
  * faults on append, delete and listing, most through the provider's hooks and a share through the
- * real `pulumi` CLI with the CLI or the provider killed mid-update. After each edit the update is
+ * real `pulumi` CLI (on dynamic providers, and through the provider plugin from a Pulumi YAML
+ * program) with the CLI or the provider killed mid-update. After each edit the update is
  * rerun until it succeeds (as a user reruns `pulumi up`), then the sandbox's own listing is compared
  * with the file: recipients listed twice, missing, or not in the file are `syncMismatches` (target
  * 0), and the reruns an edit needed are `maxRerunsToConverge` (target at most 2).
@@ -14,11 +15,12 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import type { AddFaultInput } from "../../sandbox";
-import { createTestStack, type TestStack } from "../e2e/support/pulumi";
+import type { TestStack } from "../e2e/support/pulumi";
 import { configuredProvider } from "../integration/resources/support";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { atScale, recordFigures } from "./support/figures";
 import { type KillTarget, RUN_MARKER, upKilled } from "./support/killed-up";
+import { campaignStackOn, type Door } from "./support/plugin-campaign";
 import { type Prng, prng, soakSeed } from "./support/prng";
 
 const seed = soakSeed();
@@ -28,6 +30,8 @@ const EDITS_PER_ORDER = 8;
 /** Edits under the real CLI: one stack a series, the first edit creates the order. */
 const CLI_SERIES = atScale(1, 5);
 const CLI_EDITS_PER_STACK = atScale(2, 8);
+/** Series under the real CLI through the plugin door: the first kills the plugin mid-update. */
+const PLUGIN_SERIES = atScale(1, 2);
 /** Reruns after the first attempt that an edit may need; more is a missed target (tried up to 5). */
 const MAX_RERUNS = 2;
 const GIVE_UP_AFTER = 5;
@@ -58,6 +62,8 @@ interface Edit {
 
 let sb: TestSandbox;
 const edits: Edit[] = [];
+/** The edits among them through the plugin door. */
+let pluginEdits = 0;
 
 beforeAll(async () => {
   console.log(`sync soak: seed ${seed} (replay with SOAK_SEED=${seed})`);
@@ -67,6 +73,7 @@ beforeAll(async () => {
 afterAll(async () => {
   recordFigures("sync", {
     syncRuns: edits.length,
+    syncPluginRuns: pluginEdits,
     syncMismatches: edits.reduce((n, e) => n + e.mismatches, 0),
     maxRerunsToConverge: Math.max(0, ...edits.map((e) => e.reruns)),
     syncSeed: seed,
@@ -317,23 +324,24 @@ async function directSeries(series: number, count: number, rnd: Prng): Promise<E
  * each edit is applied either under faults, or with `pulumi` or the provider killed while the
  * service holds back the answer of an append or a delete that it applied.
  */
-async function cliSeries(series: number, count: number, rnd: Prng): Promise<Edit[]> {
+async function cliSeries(series: number, count: number, rnd: Prng, door: Door): Promise<Edit[]> {
   const { apiKey } = await sb.control.createAccount({ balance: 0 });
   const { id: templateId } = await sb.control.createTemplate({ apiKey, name: "Postcard" });
   const client = new DirectMailClient({ baseUrl: sb.url, apiKey });
   const list = new CustomerList(rnd, rnd.chance(0.7));
-  const run = `sync-soak-${process.pid}-${series}`;
-  const t: TestStack = await createTestStack("campaign", {
-    config: {
-      "directmail:baseUrl": { value: sb.url },
-      "directmail:apiKey": { value: apiKey, secret: true },
-      templateId: { value: String(templateId) },
-      recipientsFile: { value: "customers.csv" },
-      ...(list.keyed ? { keyColumn: { value: "customerId" } } : {}),
+  const run = `sync-soak-${process.pid}-${door}-${series}`;
+  const t: TestStack = await campaignStackOn(
+    door,
+    {
+      baseUrl: sb.url,
+      apiKey,
+      templateId,
+      recipientsFile: "customers.csv",
+      keyColumn: list.keyed ? "customerId" : undefined,
     },
-    env: { [RUN_MARKER]: run },
-  });
-  const name = `cli ${series} (${list.keyed ? "keyed" : "no key column"})`;
+    { [RUN_MARKER]: run },
+  );
+  const name = `${door === "plugin" ? "plugin" : "cli"} ${series} (${list.keyed ? "keyed" : "no key column"})`;
   const done: Edit[] = [];
   let orderId: number | undefined;
   const up = async (): Promise<string> => {
@@ -391,6 +399,8 @@ async function cliSeries(series: number, count: number, rnd: Prng): Promise<Edit
             ? `${target} killed (exit ${killed.code})`
             : `not killed: ${killed.output.slice(-1500)}`,
         );
+        // A kill that never happened tries nothing: the edit misses its target.
+        if (!killed.killed) e.detail = `${target} was never killed`;
         await sb.control.clearFaults();
         // The documented recovery: the killed CLI left its lock, which `pulumi cancel` removes.
         if (target === "pulumi")
@@ -460,10 +470,26 @@ describe("recipient sync soak", () => {
   }, async () => {
     const rnd = prng(seed ^ 0x5bd1e995);
     const mine: Edit[] = [];
-    for (let s = 0; s < CLI_SERIES; s++) mine.push(...(await cliSeries(s, CLI_EDITS_PER_STACK, rnd)));
+    for (let s = 0; s < CLI_SERIES; s++)
+      mine.push(...(await cliSeries(s, CLI_EDITS_PER_STACK, rnd, "dynamic")));
     edits.push(...mine);
     console.log(
       `sync soak, CLI: ${mine.length} edits, ${mine.filter((e) => e.faults.some((f) => f.includes("killed"))).length} killed mid-update`,
+    );
+    expectTargets(mine);
+  });
+
+  it(`${PLUGIN_SERIES * CLI_EDITS_PER_STACK} edits through the plugin door (a Pulumi YAML program), the plugin or the CLI killed or faulted mid-update: the service lists the file after at most ${MAX_RERUNS} reruns`, {
+    timeout: atScale(240_000, 1_800_000),
+  }, async () => {
+    const rnd = prng(seed ^ 0x2f6b1c3d);
+    const mine: Edit[] = [];
+    for (let s = 0; s < PLUGIN_SERIES; s++)
+      mine.push(...(await cliSeries(s, CLI_EDITS_PER_STACK, rnd, "plugin")));
+    edits.push(...mine);
+    pluginEdits += mine.length;
+    console.log(
+      `sync soak, plugin: ${mine.length} edits, ${mine.filter((e) => e.faults.some((f) => f.includes("killed"))).length} killed mid-update`,
     );
     expectTargets(mine);
   });

@@ -73,8 +73,11 @@ export function orderRecipientsImplementation(
       if (isUnknown(news.orderId) || olds.orderId !== news.orderId) {
         return { changes: true, replaces: ["orderId"] };
       }
+      // A replacement on the same order (a new key column, or `replaceOnChanges`) deletes first: the
+      // old resource's delete removes the recipients it recorded, which the new one would hold too.
+      const sameOrder = { deleteBeforeReplace: true };
       for (const key of ["identityField", "keyColumn"] as const) {
-        if (olds[key] !== news[key]) return { changes: true, replaces: [key] };
+        if (olds[key] !== news[key]) return { changes: true, replaces: [key], ...sameOrder };
       }
       let listChanged = olds.digest !== news.digest;
       if (listChanged) {
@@ -113,7 +116,7 @@ export function orderRecipientsImplementation(
         olds.file !== news.file ||
         olds.delimiter !== news.delimiter ||
         JSON.stringify(olds.recipients) !== JSON.stringify(news.recipients);
-      return { changes: listChanged || settingsChanged };
+      return listChanged || settingsChanged ? { changes: true, ...sameOrder } : { changes: false };
     },
 
     async create(inputs) {

@@ -36,6 +36,9 @@ export function processesOfRun(marker: string, run: string): RunProcess[] {
 export const isDynamicProvider = (p: RunProcess) =>
   /^node .*\/@pulumi\/pulumi\/cmd\/dynamic-provider\//.test(p.cmdline);
 
+/** The provider plugin's process (`pulumi-resource-directmail`, which Pulumi runs from PATH). */
+export const isProviderPlugin = (p: RunProcess) => /^node \S*\/pulumi-resource-directmail\b/.test(p.cmdline);
+
 /** Polls `probe` every 100 ms until it gives a value; fails after `seconds`. */
 export async function waitFor<T>(
   what: string,

@@ -1,11 +1,11 @@
 /**
  * `pulumi up` under the real CLI, killed with SIGKILL at a chosen moment: the `pulumi` process
- * itself, or the dynamic provider's process of the run (found by a marker in its environment,
- * test/e2e/support/processes.ts). The stack must be created with `env: { [RUN_MARKER]: run }`.
+ * itself, or the provider's process of the run, the dynamic provider or the provider plugin (found
+ * by a marker in its environment, test/e2e/support/processes.ts). The stack must be created with `env: { [RUN_MARKER]: run }`.
  */
 import { spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { isDynamicProvider, processesOfRun } from "../../e2e/support/processes";
+import { isDynamicProvider, isProviderPlugin, processesOfRun } from "../../e2e/support/processes";
 import type { TestStack } from "../../e2e/support/pulumi";
 
 export const RUN_MARKER = "DIRECTMAIL_SOAK_RUN";
@@ -49,7 +49,9 @@ export function upKilled(
       child.kill("SIGKILL");
       return true;
     }
-    const providers = processesOfRun(RUN_MARKER, run).filter(isDynamicProvider);
+    const providers = processesOfRun(RUN_MARKER, run).filter(
+      (p) => isDynamicProvider(p) || isProviderPlugin(p),
+    );
     for (const p of providers) process.kill(p.pid, "SIGKILL");
     return providers.length > 0;
   };
