@@ -5,7 +5,7 @@
 // `pulumi up` of a Node.js program needs: it answers the engine's handshake and plugin queries and
 // runs the program through @pulumi/pulumi's own `cmd/run` entry point, exactly as the upstream host
 // does, with the same flags and environment variables. It exits, with the program it started,
-// once the engine is gone (see engine.go).
+// once the engine is gone (internal/supervise).
 package main
 
 import (
@@ -19,7 +19,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+
+	"pulumi-directmail/tools/pulumi/internal/supervise"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
@@ -48,9 +49,9 @@ func main() {
 		engineAddress = args[len(args)-1]
 	}
 
-	h := &host{engineAddress: engineAddress, children: map[*os.Process]struct{}{}}
+	h := &host{engineAddress: engineAddress}
 	if engineAddress != "" {
-		h.watchEngine(engineAddress)
+		h.children.WatchEngine(engineAddress)
 	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
@@ -71,10 +72,7 @@ func main() {
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
-	watchOnce     sync.Once
-
-	mu       sync.Mutex
-	children map[*os.Process]struct{} // the programs running now
+	children      supervise.Children // the programs running now
 }
 
 func (h *host) Handshake(
@@ -82,7 +80,7 @@ func (h *host) Handshake(
 ) (*pulumirpc.LanguageHandshakeResponse, error) {
 	if req.GetEngineAddress() != "" {
 		h.engineAddress = req.GetEngineAddress()
-		h.watchEngine(h.engineAddress)
+		h.children.WatchEngine(h.engineAddress)
 	}
 	return &pulumirpc.LanguageHandshakeResponse{}, nil
 }
@@ -208,9 +206,9 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Env = env
 	err = cmd.Start()
 	if err == nil {
-		h.track(cmd.Process, true)
+		h.children.Track(cmd.Process, true)
 		err = cmd.Wait()
-		h.track(cmd.Process, false)
+		h.children.Track(cmd.Process, false)
 	}
 	if err != nil {
 		var exitErr *exec.ExitError

@@ -1,9 +1,11 @@
-package main
+// Package supervise keeps a language host's programs from outliving the engine that asked for them.
+package supervise
 
 import (
 	"errors"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -11,13 +13,20 @@ import (
 // engineProbeInterval is how often the host checks that the engine is still there.
 const engineProbeInterval = time.Second
 
-// watchEngine stops the host, and every program it started, once the engine at address stops
+// Children are the processes a language host runs now (its programs, pip), ended with the host.
+type Children struct {
+	watchOnce sync.Once
+	mu        sync.Mutex
+	running   map[*os.Process]struct{}
+}
+
+// WatchEngine stops the host, and every program it started, once the engine at address stops
 // accepting connections. The engine serves that address until it has closed all of its plugins,
 // so a refused connection means it exited without closing this host: it was killed (SIGKILL, a
 // crash, the OOM killer). Without this, the host and the programs it runs would wait forever for
 // requests that can no longer come.
-func (h *host) watchEngine(address string) {
-	h.watchOnce.Do(func() {
+func (c *Children) WatchEngine(address string) {
+	c.watchOnce.Do(func() {
 		go func() {
 			for range time.Tick(engineProbeInterval) {
 				conn, err := net.DialTimeout("tcp", address, engineProbeInterval)
@@ -26,31 +35,35 @@ func (h *host) watchEngine(address string) {
 					// engine's gRPC server drops it without a log line.
 					_ = conn.Close()
 				} else if errors.Is(err, syscall.ECONNREFUSED) {
-					h.stop()
+					c.Stop()
 				}
 			}
 		}()
 	})
 }
 
-func (h *host) track(p *os.Process, running bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// Track records that p runs (running) or has ended (!running).
+func (c *Children) Track(p *os.Process, running bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running == nil {
+		c.running = map[*os.Process]struct{}{}
+	}
 	if running {
-		h.children[p] = struct{}{}
+		c.running[p] = struct{}{}
 	} else {
-		delete(h.children, p)
+		delete(c.running, p)
 	}
 }
 
-// stop ends every process this host started, then the host itself. It prints nothing: the engine
+// Stop ends every process this host started, then the host itself. It prints nothing: the engine
 // read the output, and writing to its closed pipe would end the host (SIGPIPE) before its children.
-func (h *host) stop() {
-	h.mu.Lock()
-	for p := range h.children {
+func (c *Children) Stop() {
+	c.mu.Lock()
+	for p := range c.running {
 		_ = p.Kill()
 	}
-	h.mu.Unlock()
+	c.mu.Unlock()
 	if syscall.Getpgrp() == os.Getpid() {
 		// The engine starts each plugin as the leader of its own process group, so the group is this
 		// host and everything started from it, grandchildren included.
