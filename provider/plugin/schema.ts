@@ -3,10 +3,10 @@
  * source of their fields): each kind's inputs and outputs, their types, which are required, enums
  * and nested objects as named types, descriptions where a schema carries one (`.describe()`), and
  * the provider's configuration with `apiKey` secret. `schema/pulumi-package.json` is this, written
- * by scripts/generate-plugin-schema.ts and compared with it by a test.
+ * by scripts/generate-campaign-schema.ts and compared with it by a test.
  */
 import { z } from "zod";
-import { packageVersion } from "../version";
+import { packageManifest, packageVersion } from "../version";
 import { componentSchemas } from "./component-schema";
 import { inputFieldsOf, outputFieldsOf } from "./fields";
 import { PLUGIN_KINDS, PLUGIN_PACKAGE, pluginType } from "./kinds";
@@ -27,7 +27,26 @@ type JsonSchema = Json & {
   $defs?: Record<string, JsonSchema>;
 };
 
+/** The Pulumi SDK version the CLI is built from: package.json's pin of @pulumi/pulumi. */
+function pulumiSdkVersion(): string {
+  const pin = packageManifest()?.manifest.devDependencies?.["@pulumi/pulumi"];
+  if (!pin || !/^\d+\.\d+\.\d+$/.test(pin))
+    throw new Error(`package.json pins @pulumi/pulumi to ${pin}, not an exact version`);
+  return pin;
+}
+
 const ANY = { $ref: "pulumi.json#/Any" };
+
+/** Names of enum values that are not identifiers, which the SDKs' enum members need. */
+const PUNCTUATION_NAMES: Record<string, string> = { ",": "Comma", ";": "Semicolon", "\t": "Tab" };
+
+/** An enum value of the schema: named when the value itself cannot name an SDK's enum member. */
+function enumValue(value: string): Json {
+  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(value)) return { value };
+  const name = PUNCTUATION_NAMES[value];
+  if (!name) throw new Error(`enum value ${JSON.stringify(value)} needs a name in PUNCTUATION_NAMES`);
+  return { name, value };
+}
 
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -63,7 +82,7 @@ class SchemaBuilder {
     const type = Array.isArray(schema.type) ? schema.type.filter((t) => t !== "null") : [schema.type];
     if (schema.enum?.every((value) => typeof value === "string")) {
       const token = `${PLUGIN_PACKAGE}:index:${typeName}`;
-      this.types[token] ??= { type: "string", enum: schema.enum.map((value) => ({ value })) };
+      this.types[token] ??= { type: "string", enum: schema.enum.map((value) => enumValue(value as string)) };
       return { $ref: `#/types/${token}` };
     }
     if (type.length !== 1) return ANY;
@@ -105,6 +124,34 @@ function jsonSchema(field: z.ZodType, io: "input" | "output"): JsonSchema {
 
 /** Whether a program must give the field: it takes no `undefined`. */
 const requiredInput = (field: z.ZodType) => !field.safeParse(undefined).success;
+
+/** Where the Go SDK's module lives (sdk/go/go.mod): its package is `<module>/directmail`. */
+export const GO_MODULE = "github.com/pulumi-directmail/pulumi-directmail/sdk/go";
+
+/**
+ * What `pulumi package gen-sdk` needs per language (scripts/generate-sdks.ts): the package names,
+ * the Python SDK floor (the CLI's version, as package.json pins @pulumi/pulumi), and the schema's
+ * version kept in the generated packages (`respectSchemaVersion`) so that the wheel is
+ * `pulumi_directmail-<package.json version>`.
+ */
+function languageSections(): Json {
+  return {
+    nodejs: { packageName: "pulumi-directmail" },
+    python: {
+      packageName: "pulumi_directmail",
+      requires: { pulumi: `>=${pulumiSdkVersion()},<4.0.0` },
+      pyproject: { enabled: true },
+      respectSchemaVersion: true,
+      readme: "Declare printed direct-mail campaigns in Python and apply them with `pulumi up`.",
+    },
+    go: {
+      importBasePath: `${GO_MODULE}/${PLUGIN_PACKAGE}`,
+      // Arrays and maps of each resource (`OrderArray`, `OrderMap`), as a Go program collects them.
+      generateResourceContainerTypes: true,
+      respectSchemaVersion: true,
+    },
+  };
+}
 
 /** The package schema, as a JSON value. */
 export function packageSchema(): Json {
@@ -158,8 +205,10 @@ export function packageSchema(): Json {
     config: { variables: config },
     provider: { description: "The directmail provider.", inputProperties: config },
     resources,
+    // The SDKs' current layout: a pyproject.toml for Python, a go.mod in the Go SDK's folder.
+    meta: { supportPack: true },
     types: Object.fromEntries(Object.entries(builder.types).sort(([a], [b]) => a.localeCompare(b))),
-    language: { nodejs: { packageName: "pulumi-directmail" } },
+    language: languageSections(),
   };
 }
 

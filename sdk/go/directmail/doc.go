@@ -1,0 +1,2 @@
+// Printed direct-mail campaigns: orders, their recipients, checkouts and address-book entries.
+package directmail
