@@ -60,7 +60,7 @@ async function recipientsOf(orderId: number, of = client): Promise<string[]> {
 }
 
 const resourcesOf = (stack: TestStack) =>
-  (stack.readStateFile().checkpoint.checkpoint.latest.resources as any[]).filter(
+  ((stack.readStateFile().checkpoint.checkpoint.latest.resources ?? []) as any[]).filter(
     (r) => !String(r.type).startsWith("pulumi:"),
   );
 

@@ -15,7 +15,7 @@ export interface AccountState {
 }
 
 /** Drops the keys that name one account's objects (ids, keys, times), at every depth. */
-function withoutIds(value: unknown): unknown {
+export function withoutIds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutIds);
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
