@@ -1,8 +1,8 @@
 /**
  * The same campaign folder deployed from TypeScript (the dynamic providers), Pulumi YAML and Python
  * (both through the provider plugin), each to its own account of one sandbox, gives the same
- * orders, recipients, charges, address book and outputs: the service's state, and what each stack
- * records, compared account against account.
+ * orders, recipients, charges, address book and outputs: the service's state, what each stack
+ * records for each campaign and what each program exports, compared account against account.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -36,14 +36,20 @@ function writeCampaigns(dir: string, templateId: number): void {
   write("thanks.yaml", campaignYaml("thanks", templateId, { file: "thanks.csv" }));
 }
 
-/** An output's keys as the engine has them (camelCase): a Python program exports the SDK's snake_case. */
-function camelKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(camelKeys);
+/**
+ * An output's keys as a Python program exports them: the SDK's snake_case names (`waitingUSPS` is
+ * `waiting_usps`). Many names map to one, so the comparison goes this way, never back.
+ */
+function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
-      key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()),
-      camelKeys(item),
+      key
+        .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+        .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+        .toLowerCase(),
+      snakeKeys(item),
     ]),
   );
 }
@@ -94,15 +100,23 @@ describe("one campaign folder from TypeScript, YAML and Python", { timeout: 600_
         .sort();
       return {
         service: await accountState(sb, apiKey, templates),
-        outputs: withoutIds(camelKeys((await t.stack.outputs()).campaigns?.value)),
         kinds,
+        // What the engine recorded for each campaign: the same names in every language.
+        campaignOutputs: Object.fromEntries(
+          state
+            .filter((r) => String(r.type).endsWith(":Campaign"))
+            .map((r) => [String(r.urn).split("::").at(-1), withoutIds(r.outputs)]),
+        ),
+        // What the program exported, by the names a Python program gives it.
+        stackOutputs: withoutIds(snakeKeys((await t.stack.outputs()).campaigns?.value)),
       };
     };
     const typescript = await outcome("typescript");
     // What is compared is there: three orders, one paid, seven recipients.
     expect(typescript.service.orders.map((order) => order.recipients.length).sort()).toEqual([2, 2, 3]);
     expect(typescript.service.charges.filter((charge) => charge.outcome === "succeeded")).toHaveLength(1);
-    expect(Object.keys(typescript.outputs as object).sort()).toEqual(["loyal", "spring", "thanks"]);
+    expect(Object.keys(typescript.stackOutputs as object).sort()).toEqual(["loyal", "spring", "thanks"]);
+    expect(typescript.campaignOutputs).toMatchObject({ spring: { orderStatus: "Ready For Production" } });
     expect(await outcome("yaml")).toEqual(typescript);
     expect(await outcome("python")).toEqual(typescript);
   });
