@@ -1,7 +1,8 @@
 /**
  * Writes schema/campaign.schema.json and docs/campaign-format.md from the zod schema of a campaign
  * (rendered by provider/campaign/schema-docs.ts), and schema/pulumi-package.json, the provider
- * plugin's package schema, from the resources' zod schemas (provider/plugin/schema.ts). Run from
+ * plugin's package schema, from the resources' zod schemas (provider/plugin/schema.ts) and their
+ * fields' doc comments (scripts/field-descriptions.ts, kept in provider/plugin/field-descriptions.json). Run from
  * the repository root:
  * `npx tsc -p tsconfig.json && node dist/scripts/generate-campaign-schema.js`.
  * test/unit/campaign/schema-files.test.ts and test/unit/plugin/schema.test.ts fail when a committed
@@ -16,6 +17,7 @@ import {
   SCHEMA_FILE,
 } from "../provider/campaign/schema-docs";
 import { PLUGIN_SCHEMA_FILE, packageSchemaText } from "../provider/plugin/schema";
+import { FIELD_DESCRIPTIONS_FILE, fieldDescriptionsText, readFieldDescriptions } from "./field-descriptions";
 
 function readPackage(dir: string): { name?: string } | undefined {
   const file = path.join(dir, "package.json");
@@ -32,10 +34,13 @@ function repoRoot(): string {
 }
 
 const root = repoRoot();
+// Read from the sources now: the compiled schema.ts holds the descriptions of the last run.
+const descriptions = readFieldDescriptions(root);
 for (const [file, text] of [
   [SCHEMA_FILE, renderCampaignJsonSchema()],
   [DOC_FILE, renderCampaignFormatDoc()],
-  [PLUGIN_SCHEMA_FILE, packageSchemaText()],
+  [FIELD_DESCRIPTIONS_FILE, fieldDescriptionsText(descriptions)],
+  [PLUGIN_SCHEMA_FILE, packageSchemaText(descriptions)],
 ] as const) {
   const target = path.join(root, file);
   fs.mkdirSync(path.dirname(target), { recursive: true });

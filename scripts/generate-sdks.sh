@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 . scripts/ensure-sdkgen.sh
 
 out="${1:-sdk}"
+command -v go >/dev/null ||
+  die "Go is needed to generate the SDKs (it builds the generator and pins the Go SDK's modules): install Go >= 1.25 (https://go.dev/dl/) onto PATH"
 version="$(pulumi_wanted_version)"
 ensure_sdkgen
 tmp="$(mktemp -d)"

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { packageManifest, packageVersion } from "../version";
 import { componentSchemas } from "./component-schema";
+import FIELD_DESCRIPTIONS from "./field-descriptions.json";
 import { inputFieldsOf, outputFieldsOf } from "./fields";
 import { PLUGIN_KINDS, PLUGIN_PACKAGE, pluginType } from "./kinds";
 
@@ -153,23 +154,33 @@ function languageSections(): Json {
   };
 }
 
-/** The package schema, as a JSON value. */
-export function packageSchema(): Json {
+/** Descriptions by kind, then by field: the fields' doc comments (scripts/field-descriptions.ts). */
+export type FieldDescriptions = Record<string, Record<string, string>>;
+
+/**
+ * The package schema, as a JSON value. A field's description is its zod schema's, else its doc
+ * comment: `descriptions`, provider/plugin/field-descriptions.json unless the generator gives them.
+ */
+export function packageSchema(descriptions: FieldDescriptions = FIELD_DESCRIPTIONS): Json {
   const builder = new SchemaBuilder();
   const resources: Record<string, Json> = {};
   for (const kind of PLUGIN_KINDS) {
     const inputs = inputFieldsOf(kind);
     const outputs = outputFieldsOf(kind);
+    const described = (key: string, property: Json) => {
+      const text = descriptions[kind]?.[key];
+      return property.description || !text ? property : { ...property, description: text };
+    };
     const inputProperties = Object.fromEntries(
       Object.entries(inputs).map(([key, f]) => [
         key,
-        builder.field(jsonSchema(f, "input"), kind + capitalized(key)),
+        described(key, builder.field(jsonSchema(f, "input"), kind + capitalized(key))),
       ]),
     );
     const outputProperties = Object.fromEntries(
       Object.entries(outputs).map(([key, f]) => [
         key,
-        builder.field(jsonSchema(f, "output"), kind + capitalized(key)),
+        described(key, builder.field(jsonSchema(f, "output"), kind + capitalized(key))),
       ]),
     );
     const requiredInputs = Object.keys(inputs).filter((key) => requiredInput(inputs[key] as z.ZodType));
@@ -213,6 +224,6 @@ export function packageSchema(): Json {
 }
 
 /** The package schema as `pulumi package get-schema` prints it and schema/pulumi-package.json holds it. */
-export function packageSchemaText(): string {
-  return `${JSON.stringify(packageSchema(), null, 2)}\n`;
+export function packageSchemaText(descriptions?: FieldDescriptions): string {
+  return `${JSON.stringify(packageSchema(descriptions), null, 2)}\n`;
 }

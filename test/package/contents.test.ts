@@ -25,6 +25,8 @@ const ALLOWED: RegExp[] = [
   /^bin\/(directmail|pulumi-resource-directmail)\.js$/,
   // The compiled package, the CLI and the sandbox it starts: JavaScript and declarations only.
   /^dist\/(cli|provider|sandbox)\/[\w/.-]+\.(js|d\.ts)$/,
+  // The package schema's field descriptions, which the plugin reads (scripts/field-descriptions.ts).
+  /^dist\/provider\/plugin\/field-descriptions\.json$/,
   /^schema\/[\w.-]+\.json$/,
   /^openapi\/[\w.-]+\.json$/,
   // Documentation and examples, for the README's links; examples/gitops is also what `init --gitops` adds.

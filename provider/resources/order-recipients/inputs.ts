@@ -39,6 +39,10 @@ const percent = "maxDroppedPercent is a percentage from 0 to 100";
 export const OrderRecipientsInputFields = {
   /** The order whose recipients these are, usually `order.orderId`. A change replaces the resource. */
   orderId: z.int("orderId must be a whole number: the id of an order").positive(),
+  /**
+   * The recipients inline, instead of a `file`: each with a name or an organization and an address
+   * (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
+   */
   recipients: z.array(InlineRecipient).optional(),
   /**
    * A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients,
@@ -58,6 +62,10 @@ export const OrderRecipientsInputFields = {
    * spreadsheet saved in some languages writes it.
    */
   delimiter: z.enum(CSV_DELIMITERS, 'delimiter must be ",", ";" or a tab ("\\t")').optional(),
+  /**
+   * A column that identifies each recipient (a customer id), matched as every column name is; not
+   * sent. A row whose other fields change under the same key replaces that recipient.
+   */
   keyColumn: z
     .string()
     .trim()

@@ -16,16 +16,26 @@ import (
 type AddressBookEntry struct {
 	pulumi.CustomResourceState
 
-	Address1       pulumi.StringOutput    `pulumi:"address1"`
-	Address2       pulumi.StringPtrOutput `pulumi:"address2"`
-	City           pulumi.StringOutput    `pulumi:"city"`
-	EntryId        pulumi.IntOutput       `pulumi:"entryId"`
-	FirstName      pulumi.StringPtrOutput `pulumi:"firstName"`
-	LastName       pulumi.StringPtrOutput `pulumi:"lastName"`
-	PhoneNumber    pulumi.StringPtrOutput `pulumi:"phoneNumber"`
-	State          pulumi.StringOutput    `pulumi:"state"`
+	// Street line. Required.
+	Address1 pulumi.StringOutput `pulumi:"address1"`
+	// A second line (apartment, suite; up to 200 characters).
+	Address2 pulumi.StringPtrOutput `pulumi:"address2"`
+	// City. Required.
+	City pulumi.StringOutput `pulumi:"city"`
+	// The entry's id in the account's address book.
+	EntryId pulumi.IntOutput `pulumi:"entryId"`
+	// First name (up to 200 characters). An entry needs a name or `toOrganization`.
+	FirstName pulumi.StringPtrOutput `pulumi:"firstName"`
+	// Last name (up to 200 characters).
+	LastName pulumi.StringPtrOutput `pulumi:"lastName"`
+	// Phone number, as text.
+	PhoneNumber pulumi.StringPtrOutput `pulumi:"phoneNumber"`
+	// State, as its two-letter code or its name. Required.
+	State pulumi.StringOutput `pulumi:"state"`
+	// Organization (up to 200 characters).
 	ToOrganization pulumi.StringPtrOutput `pulumi:"toOrganization"`
-	Zip            pulumi.StringOutput    `pulumi:"zip"`
+	// ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
+	Zip pulumi.StringOutput `pulumi:"zip"`
 }
 
 // NewAddressBookEntry registers a new resource with the given unique name, arguments, and options.
@@ -80,28 +90,46 @@ func (AddressBookEntryState) ElementType() reflect.Type {
 }
 
 type addressBookEntryArgs struct {
-	Address1       string  `pulumi:"address1"`
-	Address2       *string `pulumi:"address2"`
-	City           string  `pulumi:"city"`
-	FirstName      *string `pulumi:"firstName"`
-	LastName       *string `pulumi:"lastName"`
-	PhoneNumber    *string `pulumi:"phoneNumber"`
-	State          string  `pulumi:"state"`
+	// Street line. Required.
+	Address1 string `pulumi:"address1"`
+	// A second line (apartment, suite; up to 200 characters).
+	Address2 *string `pulumi:"address2"`
+	// City. Required.
+	City string `pulumi:"city"`
+	// First name (up to 200 characters). An entry needs a name or `toOrganization`.
+	FirstName *string `pulumi:"firstName"`
+	// Last name (up to 200 characters).
+	LastName *string `pulumi:"lastName"`
+	// Phone number, as text.
+	PhoneNumber *string `pulumi:"phoneNumber"`
+	// State, as its two-letter code or its name. Required.
+	State string `pulumi:"state"`
+	// Organization (up to 200 characters).
 	ToOrganization *string `pulumi:"toOrganization"`
-	Zip            string  `pulumi:"zip"`
+	// ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
+	Zip string `pulumi:"zip"`
 }
 
 // The set of arguments for constructing a AddressBookEntry resource.
 type AddressBookEntryArgs struct {
-	Address1       pulumi.StringInput
-	Address2       pulumi.StringPtrInput
-	City           pulumi.StringInput
-	FirstName      pulumi.StringPtrInput
-	LastName       pulumi.StringPtrInput
-	PhoneNumber    pulumi.StringPtrInput
-	State          pulumi.StringInput
+	// Street line. Required.
+	Address1 pulumi.StringInput
+	// A second line (apartment, suite; up to 200 characters).
+	Address2 pulumi.StringPtrInput
+	// City. Required.
+	City pulumi.StringInput
+	// First name (up to 200 characters). An entry needs a name or `toOrganization`.
+	FirstName pulumi.StringPtrInput
+	// Last name (up to 200 characters).
+	LastName pulumi.StringPtrInput
+	// Phone number, as text.
+	PhoneNumber pulumi.StringPtrInput
+	// State, as its two-letter code or its name. Required.
+	State pulumi.StringInput
+	// Organization (up to 200 characters).
 	ToOrganization pulumi.StringPtrInput
-	Zip            pulumi.StringInput
+	// ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
+	Zip pulumi.StringInput
 }
 
 func (AddressBookEntryArgs) ElementType() reflect.Type {
@@ -191,42 +219,52 @@ func (o AddressBookEntryOutput) ToAddressBookEntryOutputWithContext(ctx context.
 	return o
 }
 
+// Street line. Required.
 func (o AddressBookEntryOutput) Address1() pulumi.StringOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringOutput { return v.Address1 }).(pulumi.StringOutput)
 }
 
+// A second line (apartment, suite; up to 200 characters).
 func (o AddressBookEntryOutput) Address2() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringPtrOutput { return v.Address2 }).(pulumi.StringPtrOutput)
 }
 
+// City. Required.
 func (o AddressBookEntryOutput) City() pulumi.StringOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringOutput { return v.City }).(pulumi.StringOutput)
 }
 
+// The entry's id in the account's address book.
 func (o AddressBookEntryOutput) EntryId() pulumi.IntOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.IntOutput { return v.EntryId }).(pulumi.IntOutput)
 }
 
+// First name (up to 200 characters). An entry needs a name or `toOrganization`.
 func (o AddressBookEntryOutput) FirstName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringPtrOutput { return v.FirstName }).(pulumi.StringPtrOutput)
 }
 
+// Last name (up to 200 characters).
 func (o AddressBookEntryOutput) LastName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringPtrOutput { return v.LastName }).(pulumi.StringPtrOutput)
 }
 
+// Phone number, as text.
 func (o AddressBookEntryOutput) PhoneNumber() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringPtrOutput { return v.PhoneNumber }).(pulumi.StringPtrOutput)
 }
 
+// State, as its two-letter code or its name. Required.
 func (o AddressBookEntryOutput) State() pulumi.StringOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringOutput { return v.State }).(pulumi.StringOutput)
 }
 
+// Organization (up to 200 characters).
 func (o AddressBookEntryOutput) ToOrganization() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringPtrOutput { return v.ToOrganization }).(pulumi.StringPtrOutput)
 }
 
+// ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
 func (o AddressBookEntryOutput) Zip() pulumi.StringOutput {
 	return o.ApplyT(func(v *AddressBookEntry) pulumi.StringOutput { return v.Zip }).(pulumi.StringOutput)
 }

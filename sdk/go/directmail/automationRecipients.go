@@ -16,19 +16,32 @@ import (
 type AutomationRecipients struct {
 	pulumi.CustomResourceState
 
-	DeclaredCount          pulumi.IntOutput                           `pulumi:"declaredCount"`
-	Digest                 pulumi.StringOutput                        `pulumi:"digest"`
-	File                   pulumi.StringPtrOutput                     `pulumi:"file"`
-	FileRoot               pulumi.StringPtrOutput                     `pulumi:"fileRoot"`
-	Index                  pulumi.StringOutput                        `pulumi:"index"`
-	IntegrationOrderId     pulumi.IntOutput                           `pulumi:"integrationOrderId"`
-	IntegrationOrderStatus pulumi.StringOutput                        `pulumi:"integrationOrderStatus"`
-	KeyField               pulumi.StringPtrOutput                     `pulumi:"keyField"`
-	MailedCount            pulumi.IntOutput                           `pulumi:"mailedCount"`
-	MaxNew                 pulumi.IntPtrOutput                        `pulumi:"maxNew"`
-	Recipients             pulumi.ArrayOutput                         `pulumi:"recipients"`
-	Refused                AutomationRecipientsRefusedItemArrayOutput `pulumi:"refused"`
-	RefusedCount           pulumi.IntOutput                           `pulumi:"refusedCount"`
+	// How many distinct recipients the list declares.
+	DeclaredCount pulumi.IntOutput `pulumi:"declaredCount"`
+	// A digest of the declared list (every key and content): it changes with any edit.
+	Digest pulumi.StringOutput `pulumi:"digest"`
+	// A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+	File pulumi.StringPtrOutput `pulumi:"file"`
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot pulumi.StringPtrOutput `pulumi:"fileRoot"`
+	// The compact record of which recipient was mailed or refused. Kept for updates; not meant to be read.
+	Index pulumi.StringOutput `pulumi:"index"`
+	// The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
+	IntegrationOrderId pulumi.IntOutput `pulumi:"integrationOrderId"`
+	// The integration order's status when last read (`Active`, `Paused`).
+	IntegrationOrderStatus pulumi.StringOutput `pulumi:"integrationOrderStatus"`
+	// The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+	KeyField pulumi.StringPtrOutput `pulumi:"keyField"`
+	// Recipients this resource mailed (or found queued already by an earlier, interrupted run).
+	MailedCount pulumi.IntOutput `pulumi:"mailedCount"`
+	// Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+	MaxNew pulumi.IntPtrOutput `pulumi:"maxNew"`
+	// Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
+	Recipients pulumi.ArrayOutput `pulumi:"recipients"`
+	// Up to ten refused recipients with their row, reason code and message.
+	Refused AutomationRecipientsRefusedItemArrayOutput `pulumi:"refused"`
+	// Recipients the service refused (see `refused`); sent again only once they change.
+	RefusedCount pulumi.IntOutput `pulumi:"refusedCount"`
 }
 
 // NewAutomationRecipients registers a new resource with the given unique name, arguments, and options.
@@ -74,22 +87,34 @@ func (AutomationRecipientsState) ElementType() reflect.Type {
 }
 
 type automationRecipientsArgs struct {
-	File               *string       `pulumi:"file"`
-	FileRoot           *string       `pulumi:"fileRoot"`
-	IntegrationOrderId int           `pulumi:"integrationOrderId"`
-	KeyField           *string       `pulumi:"keyField"`
-	MaxNew             *int          `pulumi:"maxNew"`
-	Recipients         []interface{} `pulumi:"recipients"`
+	// A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+	File *string `pulumi:"file"`
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot *string `pulumi:"fileRoot"`
+	// The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
+	IntegrationOrderId int `pulumi:"integrationOrderId"`
+	// The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+	KeyField *string `pulumi:"keyField"`
+	// Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+	MaxNew *int `pulumi:"maxNew"`
+	// Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
+	Recipients []interface{} `pulumi:"recipients"`
 }
 
 // The set of arguments for constructing a AutomationRecipients resource.
 type AutomationRecipientsArgs struct {
-	File               pulumi.StringPtrInput
-	FileRoot           pulumi.StringPtrInput
+	// A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+	File pulumi.StringPtrInput
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot pulumi.StringPtrInput
+	// The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
 	IntegrationOrderId pulumi.IntInput
-	KeyField           pulumi.StringPtrInput
-	MaxNew             pulumi.IntPtrInput
-	Recipients         pulumi.ArrayInput
+	// The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+	KeyField pulumi.StringPtrInput
+	// Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+	MaxNew pulumi.IntPtrInput
+	// Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
+	Recipients pulumi.ArrayInput
 }
 
 func (AutomationRecipientsArgs) ElementType() reflect.Type {
@@ -179,54 +204,67 @@ func (o AutomationRecipientsOutput) ToAutomationRecipientsOutputWithContext(ctx 
 	return o
 }
 
+// How many distinct recipients the list declares.
 func (o AutomationRecipientsOutput) DeclaredCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.IntOutput { return v.DeclaredCount }).(pulumi.IntOutput)
 }
 
+// A digest of the declared list (every key and content): it changes with any edit.
 func (o AutomationRecipientsOutput) Digest() pulumi.StringOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.StringOutput { return v.Digest }).(pulumi.StringOutput)
 }
 
+// A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
 func (o AutomationRecipientsOutput) File() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.StringPtrOutput { return v.File }).(pulumi.StringPtrOutput)
 }
 
+// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
 func (o AutomationRecipientsOutput) FileRoot() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.StringPtrOutput { return v.FileRoot }).(pulumi.StringPtrOutput)
 }
 
+// The compact record of which recipient was mailed or refused. Kept for updates; not meant to be read.
 func (o AutomationRecipientsOutput) Index() pulumi.StringOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.StringOutput { return v.Index }).(pulumi.StringOutput)
 }
 
+// The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
 func (o AutomationRecipientsOutput) IntegrationOrderId() pulumi.IntOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.IntOutput { return v.IntegrationOrderId }).(pulumi.IntOutput)
 }
 
+// The integration order's status when last read (`Active`, `Paused`).
 func (o AutomationRecipientsOutput) IntegrationOrderStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.StringOutput { return v.IntegrationOrderStatus }).(pulumi.StringOutput)
 }
 
+// The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
 func (o AutomationRecipientsOutput) KeyField() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.StringPtrOutput { return v.KeyField }).(pulumi.StringPtrOutput)
 }
 
+// Recipients this resource mailed (or found queued already by an earlier, interrupted run).
 func (o AutomationRecipientsOutput) MailedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.IntOutput { return v.MailedCount }).(pulumi.IntOutput)
 }
 
+// Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
 func (o AutomationRecipientsOutput) MaxNew() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.IntPtrOutput { return v.MaxNew }).(pulumi.IntPtrOutput)
 }
 
+// Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
 func (o AutomationRecipientsOutput) Recipients() pulumi.ArrayOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.ArrayOutput { return v.Recipients }).(pulumi.ArrayOutput)
 }
 
+// Up to ten refused recipients with their row, reason code and message.
 func (o AutomationRecipientsOutput) Refused() AutomationRecipientsRefusedItemArrayOutput {
 	return o.ApplyT(func(v *AutomationRecipients) AutomationRecipientsRefusedItemArrayOutput { return v.Refused }).(AutomationRecipientsRefusedItemArrayOutput)
 }
 
+// Recipients the service refused (see `refused`); sent again only once they change.
 func (o AutomationRecipientsOutput) RefusedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *AutomationRecipients) pulumi.IntOutput { return v.RefusedCount }).(pulumi.IntOutput)
 }

@@ -16,22 +16,34 @@ import (
 type Checkout struct {
 	pulumi.CustomResourceState
 
-	AutoBill               pulumi.BoolPtrOutput    `pulumi:"autoBill"`
-	CheckedOutAt           pulumi.StringOutput     `pulumi:"checkedOutAt"`
-	ExpectedRecipientCount pulumi.IntPtrOutput     `pulumi:"expectedRecipientCount"`
-	HoldUntilDate          pulumi.StringPtrOutput  `pulumi:"holdUntilDate"`
-	MaxTotal               pulumi.Float64PtrOutput `pulumi:"maxTotal"`
-	OrderId                pulumi.IntOutput        `pulumi:"orderId"`
-	OrderStatus            pulumi.StringOutput     `pulumi:"orderStatus"`
+	// `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+	AutoBill pulumi.BoolPtrOutput `pulumi:"autoBill"`
+	// When this resource checked the order out or recorded it (ISO 8601 date-time).
+	CheckedOutAt pulumi.StringOutput `pulumi:"checkedOutAt"`
+	// How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
+	ExpectedRecipientCount pulumi.IntPtrOutput `pulumi:"expectedRecipientCount"`
+	// Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+	HoldUntilDate pulumi.StringPtrOutput `pulumi:"holdUntilDate"`
+	// Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+	MaxTotal pulumi.Float64PtrOutput `pulumi:"maxTotal"`
+	// The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
+	OrderId pulumi.IntOutput `pulumi:"orderId"`
+	// The order's status after the checkout, when last read: `Paid` or `Ready For Production` (or later) once the payment settled, `Payment Needed` while it goes on.
+	OrderStatus pulumi.StringOutput `pulumi:"orderStatus"`
 	// `Standard` (in the base price) or `FirstClass` (per-piece surcharge).
 	PostageType PostageTypeOutput `pulumi:"postageType"`
 	// Production speed; expedited speeds cost more.
-	ProductionSpeed       ProductionSpeedOutput `pulumi:"productionSpeed"`
-	RecordedExisting      pulumi.BoolOutput     `pulumi:"recordedExisting"`
-	SettlementWaitSeconds pulumi.IntPtrOutput   `pulumi:"settlementWaitSeconds"`
-	TotalCharges          pulumi.Float64Output  `pulumi:"totalCharges"`
-	TotalCredits          pulumi.Float64Output  `pulumi:"totalCredits"`
-	TotalTax              pulumi.Float64Output  `pulumi:"totalTax"`
+	ProductionSpeed ProductionSpeedOutput `pulumi:"productionSpeed"`
+	// `true` when the order was already checked out (elsewhere, or by an interrupted run) and only recorded.
+	RecordedExisting pulumi.BoolOutput `pulumi:"recordedExisting"`
+	// How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
+	SettlementWaitSeconds pulumi.IntPtrOutput `pulumi:"settlementWaitSeconds"`
+	// What the service charged for the order, in US dollars: the debits of its transaction report, never the price asked before. Null while the payment settles (nothing is charged yet; `pulumi refresh` reads it later).
+	TotalCharges pulumi.Float64Output `pulumi:"totalCharges"`
+	// Credits (refunds) of the order's transaction report, in US dollars; null as for `totalCharges`.
+	TotalCredits pulumi.Float64Output `pulumi:"totalCredits"`
+	// Null: the service's transaction report gives no tax part. (A stack deployed before the charge was read from the transactions holds the tax of the preview.)
+	TotalTax pulumi.Float64Output `pulumi:"totalTax"`
 }
 
 // NewCheckout registers a new resource with the given unique name, arguments, and options.
@@ -83,29 +95,41 @@ func (CheckoutState) ElementType() reflect.Type {
 }
 
 type checkoutArgs struct {
-	AutoBill               *bool    `pulumi:"autoBill"`
-	ExpectedRecipientCount *int     `pulumi:"expectedRecipientCount"`
-	HoldUntilDate          *string  `pulumi:"holdUntilDate"`
-	MaxTotal               *float64 `pulumi:"maxTotal"`
-	OrderId                int      `pulumi:"orderId"`
+	// `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+	AutoBill *bool `pulumi:"autoBill"`
+	// How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
+	ExpectedRecipientCount *int `pulumi:"expectedRecipientCount"`
+	// Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+	HoldUntilDate *string `pulumi:"holdUntilDate"`
+	// Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+	MaxTotal *float64 `pulumi:"maxTotal"`
+	// The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
+	OrderId int `pulumi:"orderId"`
 	// `Standard` (in the base price) or `FirstClass` (per-piece surcharge).
 	PostageType PostageType `pulumi:"postageType"`
 	// Production speed; expedited speeds cost more.
-	ProductionSpeed       ProductionSpeed `pulumi:"productionSpeed"`
-	SettlementWaitSeconds *int            `pulumi:"settlementWaitSeconds"`
+	ProductionSpeed ProductionSpeed `pulumi:"productionSpeed"`
+	// How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
+	SettlementWaitSeconds *int `pulumi:"settlementWaitSeconds"`
 }
 
 // The set of arguments for constructing a Checkout resource.
 type CheckoutArgs struct {
-	AutoBill               pulumi.BoolPtrInput
+	// `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+	AutoBill pulumi.BoolPtrInput
+	// How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
 	ExpectedRecipientCount pulumi.IntPtrInput
-	HoldUntilDate          pulumi.StringPtrInput
-	MaxTotal               pulumi.Float64PtrInput
-	OrderId                pulumi.IntInput
+	// Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+	HoldUntilDate pulumi.StringPtrInput
+	// Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+	MaxTotal pulumi.Float64PtrInput
+	// The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
+	OrderId pulumi.IntInput
 	// `Standard` (in the base price) or `FirstClass` (per-piece surcharge).
 	PostageType PostageTypeInput
 	// Production speed; expedited speeds cost more.
-	ProductionSpeed       ProductionSpeedInput
+	ProductionSpeed ProductionSpeedInput
+	// How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
 	SettlementWaitSeconds pulumi.IntPtrInput
 }
 
@@ -196,30 +220,37 @@ func (o CheckoutOutput) ToCheckoutOutputWithContext(ctx context.Context) Checkou
 	return o
 }
 
+// `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
 func (o CheckoutOutput) AutoBill() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.BoolPtrOutput { return v.AutoBill }).(pulumi.BoolPtrOutput)
 }
 
+// When this resource checked the order out or recorded it (ISO 8601 date-time).
 func (o CheckoutOutput) CheckedOutAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.StringOutput { return v.CheckedOutAt }).(pulumi.StringOutput)
 }
 
+// How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
 func (o CheckoutOutput) ExpectedRecipientCount() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.IntPtrOutput { return v.ExpectedRecipientCount }).(pulumi.IntPtrOutput)
 }
 
+// Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
 func (o CheckoutOutput) HoldUntilDate() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.StringPtrOutput { return v.HoldUntilDate }).(pulumi.StringPtrOutput)
 }
 
+// Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
 func (o CheckoutOutput) MaxTotal() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.Float64PtrOutput { return v.MaxTotal }).(pulumi.Float64PtrOutput)
 }
 
+// The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
 func (o CheckoutOutput) OrderId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.IntOutput { return v.OrderId }).(pulumi.IntOutput)
 }
 
+// The order's status after the checkout, when last read: `Paid` or `Ready For Production` (or later) once the payment settled, `Payment Needed` while it goes on.
 func (o CheckoutOutput) OrderStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.StringOutput { return v.OrderStatus }).(pulumi.StringOutput)
 }
@@ -234,22 +265,27 @@ func (o CheckoutOutput) ProductionSpeed() ProductionSpeedOutput {
 	return o.ApplyT(func(v *Checkout) ProductionSpeedOutput { return v.ProductionSpeed }).(ProductionSpeedOutput)
 }
 
+// `true` when the order was already checked out (elsewhere, or by an interrupted run) and only recorded.
 func (o CheckoutOutput) RecordedExisting() pulumi.BoolOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.BoolOutput { return v.RecordedExisting }).(pulumi.BoolOutput)
 }
 
+// How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
 func (o CheckoutOutput) SettlementWaitSeconds() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Checkout) pulumi.IntPtrOutput { return v.SettlementWaitSeconds }).(pulumi.IntPtrOutput)
 }
 
+// What the service charged for the order, in US dollars: the debits of its transaction report, never the price asked before. Null while the payment settles (nothing is charged yet; `pulumi refresh` reads it later).
 func (o CheckoutOutput) TotalCharges() pulumi.Float64Output {
 	return o.ApplyT(func(v *Checkout) pulumi.Float64Output { return v.TotalCharges }).(pulumi.Float64Output)
 }
 
+// Credits (refunds) of the order's transaction report, in US dollars; null as for `totalCharges`.
 func (o CheckoutOutput) TotalCredits() pulumi.Float64Output {
 	return o.ApplyT(func(v *Checkout) pulumi.Float64Output { return v.TotalCredits }).(pulumi.Float64Output)
 }
 
+// Null: the service's transaction report gives no tax part. (A stack deployed before the charge was read from the transactions holds the tax of the preview.)
 func (o CheckoutOutput) TotalTax() pulumi.Float64Output {
 	return o.ApplyT(func(v *Checkout) pulumi.Float64Output { return v.TotalTax }).(pulumi.Float64Output)
 }

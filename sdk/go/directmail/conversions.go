@@ -15,18 +15,30 @@ import (
 type Conversions struct {
 	pulumi.CustomResourceState
 
-	AcceptedCount     pulumi.IntOutput                   `pulumi:"acceptedCount"`
-	DeclaredCount     pulumi.IntOutput                   `pulumi:"declaredCount"`
-	DeleteWaitSeconds pulumi.IntPtrOutput                `pulumi:"deleteWaitSeconds"`
-	Digest            pulumi.StringOutput                `pulumi:"digest"`
-	File              pulumi.StringPtrOutput             `pulumi:"file"`
-	FileRoot          pulumi.StringPtrOutput             `pulumi:"fileRoot"`
-	Index             pulumi.StringOutput                `pulumi:"index"`
-	KeyField          pulumi.StringPtrOutput             `pulumi:"keyField"`
-	Records           pulumi.ArrayOutput                 `pulumi:"records"`
-	Rejected          ConversionsRejectedItemArrayOutput `pulumi:"rejected"`
-	RejectedCount     pulumi.IntOutput                   `pulumi:"rejectedCount"`
-	Uploads           ConversionsUploadsItemArrayOutput  `pulumi:"uploads"`
+	// Records the service accepted.
+	AcceptedCount pulumi.IntOutput `pulumi:"acceptedCount"`
+	// How many distinct records are declared (duplicate rows counted once).
+	DeclaredCount pulumi.IntOutput `pulumi:"declaredCount"`
+	// How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
+	DeleteWaitSeconds pulumi.IntPtrOutput `pulumi:"deleteWaitSeconds"`
+	// A digest of the declared records (every key and content): it changes with any edit.
+	Digest pulumi.StringOutput `pulumi:"digest"`
+	// A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+	File pulumi.StringPtrOutput `pulumi:"file"`
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot pulumi.StringPtrOutput `pulumi:"fileRoot"`
+	// The compact record of which declared record is in which upload. Kept for updates; not meant to be read.
+	Index pulumi.StringOutput `pulumi:"index"`
+	// The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+	KeyField pulumi.StringPtrOutput `pulumi:"keyField"`
+	// Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
+	Records pulumi.ArrayOutput `pulumi:"records"`
+	// Up to ten refused records, with their row and the service's message.
+	Rejected ConversionsRejectedItemArrayOutput `pulumi:"rejected"`
+	// Records the service refused (see `rejected`); sent again only once they change.
+	RejectedCount pulumi.IntOutput `pulumi:"rejectedCount"`
+	// The uploads holding the records, with their status.
+	Uploads ConversionsUploadsItemArrayOutput `pulumi:"uploads"`
 }
 
 // NewConversions registers a new resource with the given unique name, arguments, and options.
@@ -69,20 +81,30 @@ func (ConversionsState) ElementType() reflect.Type {
 }
 
 type conversionsArgs struct {
-	DeleteWaitSeconds *int          `pulumi:"deleteWaitSeconds"`
-	File              *string       `pulumi:"file"`
-	FileRoot          *string       `pulumi:"fileRoot"`
-	KeyField          *string       `pulumi:"keyField"`
-	Records           []interface{} `pulumi:"records"`
+	// How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
+	DeleteWaitSeconds *int `pulumi:"deleteWaitSeconds"`
+	// A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+	File *string `pulumi:"file"`
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot *string `pulumi:"fileRoot"`
+	// The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+	KeyField *string `pulumi:"keyField"`
+	// Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
+	Records []interface{} `pulumi:"records"`
 }
 
 // The set of arguments for constructing a Conversions resource.
 type ConversionsArgs struct {
+	// How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
 	DeleteWaitSeconds pulumi.IntPtrInput
-	File              pulumi.StringPtrInput
-	FileRoot          pulumi.StringPtrInput
-	KeyField          pulumi.StringPtrInput
-	Records           pulumi.ArrayInput
+	// A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+	File pulumi.StringPtrInput
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot pulumi.StringPtrInput
+	// The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+	KeyField pulumi.StringPtrInput
+	// Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
+	Records pulumi.ArrayInput
 }
 
 func (ConversionsArgs) ElementType() reflect.Type {
@@ -172,50 +194,62 @@ func (o ConversionsOutput) ToConversionsOutputWithContext(ctx context.Context) C
 	return o
 }
 
+// Records the service accepted.
 func (o ConversionsOutput) AcceptedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.IntOutput { return v.AcceptedCount }).(pulumi.IntOutput)
 }
 
+// How many distinct records are declared (duplicate rows counted once).
 func (o ConversionsOutput) DeclaredCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.IntOutput { return v.DeclaredCount }).(pulumi.IntOutput)
 }
 
+// How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
 func (o ConversionsOutput) DeleteWaitSeconds() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.IntPtrOutput { return v.DeleteWaitSeconds }).(pulumi.IntPtrOutput)
 }
 
+// A digest of the declared records (every key and content): it changes with any edit.
 func (o ConversionsOutput) Digest() pulumi.StringOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.StringOutput { return v.Digest }).(pulumi.StringOutput)
 }
 
+// A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
 func (o ConversionsOutput) File() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.StringPtrOutput { return v.File }).(pulumi.StringPtrOutput)
 }
 
+// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
 func (o ConversionsOutput) FileRoot() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.StringPtrOutput { return v.FileRoot }).(pulumi.StringPtrOutput)
 }
 
+// The compact record of which declared record is in which upload. Kept for updates; not meant to be read.
 func (o ConversionsOutput) Index() pulumi.StringOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.StringOutput { return v.Index }).(pulumi.StringOutput)
 }
 
+// The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
 func (o ConversionsOutput) KeyField() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.StringPtrOutput { return v.KeyField }).(pulumi.StringPtrOutput)
 }
 
+// Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
 func (o ConversionsOutput) Records() pulumi.ArrayOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.ArrayOutput { return v.Records }).(pulumi.ArrayOutput)
 }
 
+// Up to ten refused records, with their row and the service's message.
 func (o ConversionsOutput) Rejected() ConversionsRejectedItemArrayOutput {
 	return o.ApplyT(func(v *Conversions) ConversionsRejectedItemArrayOutput { return v.Rejected }).(ConversionsRejectedItemArrayOutput)
 }
 
+// Records the service refused (see `rejected`); sent again only once they change.
 func (o ConversionsOutput) RejectedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *Conversions) pulumi.IntOutput { return v.RejectedCount }).(pulumi.IntOutput)
 }
 
+// The uploads holding the records, with their status.
 func (o ConversionsOutput) Uploads() ConversionsUploadsItemArrayOutput {
 	return o.ApplyT(func(v *Conversions) ConversionsUploadsItemArrayOutput { return v.Uploads }).(ConversionsUploadsItemArrayOutput)
 }

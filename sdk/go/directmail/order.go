@@ -16,23 +16,38 @@ import (
 type Order struct {
 	pulumi.CustomResourceState
 
-	Adopted     pulumi.BoolOutput   `pulumi:"adopted"`
+	// `true` when the order was adopted through `existingOrderId` rather than created.
+	Adopted pulumi.BoolOutput `pulumi:"adopted"`
+	// When the service created the order (ISO 8601 date-time).
 	CreatedDate pulumi.StringOutput `pulumi:"createdDate"`
 	// How many pieces are at each delivery stage.
-	Delivery        DeliveryProgressOutput `pulumi:"delivery"`
-	ExistingOrderId pulumi.IntPtrOutput    `pulumi:"existingOrderId"`
+	Delivery DeliveryProgressOutput `pulumi:"delivery"`
+	// Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
+	ExistingOrderId pulumi.IntPtrOutput `pulumi:"existingOrderId"`
+	// One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
 	HandwritingFont pulumi.StringPtrOutput `pulumi:"handwritingFont"`
-	LastScan        pulumi.StringOutput    `pulumi:"lastScan"`
-	OrderId         pulumi.IntOutput       `pulumi:"orderId"`
-	PostageType     pulumi.StringOutput    `pulumi:"postageType"`
-	Product         pulumi.StringOutput    `pulumi:"product"`
-	QrScans         pulumi.IntOutput       `pulumi:"qrScans"`
-	QrUrl           pulumi.StringPtrOutput `pulumi:"qrUrl"`
-	RecipientCount  pulumi.IntOutput       `pulumi:"recipientCount"`
-	Status          pulumi.StringOutput    `pulumi:"status"`
-	TemplateId      pulumi.IntOutput       `pulumi:"templateId"`
-	UpdatedDate     pulumi.StringOutput    `pulumi:"updatedDate"`
-	UseQr           pulumi.BoolPtrOutput   `pulumi:"useQr"`
+	// When the last QR code scan happened (ISO 8601 date-time); null before any.
+	LastScan pulumi.StringOutput `pulumi:"lastScan"`
+	// The order's id at the service.
+	OrderId pulumi.IntOutput `pulumi:"orderId"`
+	// The postage type the service reports for the order (`Standard`, `FirstClass`, ...); null when it has none.
+	PostageType pulumi.StringOutput `pulumi:"postageType"`
+	// The product the template prints (a postcard, a letter, ...), as the service names it; null if none.
+	Product pulumi.StringOutput `pulumi:"product"`
+	// QR code scans of the order's pieces when last read (0 before any); `pulumi refresh` reads it again.
+	QrScans pulumi.IntOutput `pulumi:"qrScans"`
+	// Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+	QrUrl pulumi.StringPtrOutput `pulumi:"qrUrl"`
+	// How many recipients the order held when last read.
+	RecipientCount pulumi.IntOutput `pulumi:"recipientCount"`
+	// The order's status when last read (spaced display text): `Draft`, `Edits Needed`, `Payment Needed`, `Paid`, `Ready For Production`, or a later one. It changes at the service without a deployment (a checkout, production); `pulumi refresh` reads it again.
+	Status pulumi.StringOutput `pulumi:"status"`
+	// The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+	TemplateId pulumi.IntOutput `pulumi:"templateId"`
+	// When the service last changed the order (ISO 8601 date-time).
+	UpdatedDate pulumi.StringOutput `pulumi:"updatedDate"`
+	// `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
+	UseQr pulumi.BoolPtrOutput `pulumi:"useQr"`
 }
 
 // NewOrder registers a new resource with the given unique name, arguments, and options.
@@ -78,20 +93,30 @@ func (OrderState) ElementType() reflect.Type {
 }
 
 type orderArgs struct {
-	ExistingOrderId *int    `pulumi:"existingOrderId"`
+	// Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
+	ExistingOrderId *int `pulumi:"existingOrderId"`
+	// One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
 	HandwritingFont *string `pulumi:"handwritingFont"`
-	QrUrl           *string `pulumi:"qrUrl"`
-	TemplateId      int     `pulumi:"templateId"`
-	UseQr           *bool   `pulumi:"useQr"`
+	// Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+	QrUrl *string `pulumi:"qrUrl"`
+	// The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+	TemplateId int `pulumi:"templateId"`
+	// `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
+	UseQr *bool `pulumi:"useQr"`
 }
 
 // The set of arguments for constructing a Order resource.
 type OrderArgs struct {
+	// Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
 	ExistingOrderId pulumi.IntPtrInput
+	// One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
 	HandwritingFont pulumi.StringPtrInput
-	QrUrl           pulumi.StringPtrInput
-	TemplateId      pulumi.IntInput
-	UseQr           pulumi.BoolPtrInput
+	// Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+	QrUrl pulumi.StringPtrInput
+	// The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+	TemplateId pulumi.IntInput
+	// `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
+	UseQr pulumi.BoolPtrInput
 }
 
 func (OrderArgs) ElementType() reflect.Type {
@@ -181,10 +206,12 @@ func (o OrderOutput) ToOrderOutputWithContext(ctx context.Context) OrderOutput {
 	return o
 }
 
+// `true` when the order was adopted through `existingOrderId` rather than created.
 func (o OrderOutput) Adopted() pulumi.BoolOutput {
 	return o.ApplyT(func(v *Order) pulumi.BoolOutput { return v.Adopted }).(pulumi.BoolOutput)
 }
 
+// When the service created the order (ISO 8601 date-time).
 func (o OrderOutput) CreatedDate() pulumi.StringOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringOutput { return v.CreatedDate }).(pulumi.StringOutput)
 }
@@ -194,54 +221,67 @@ func (o OrderOutput) Delivery() DeliveryProgressOutput {
 	return o.ApplyT(func(v *Order) DeliveryProgressOutput { return v.Delivery }).(DeliveryProgressOutput)
 }
 
+// Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
 func (o OrderOutput) ExistingOrderId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Order) pulumi.IntPtrOutput { return v.ExistingOrderId }).(pulumi.IntPtrOutput)
 }
 
+// One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
 func (o OrderOutput) HandwritingFont() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringPtrOutput { return v.HandwritingFont }).(pulumi.StringPtrOutput)
 }
 
+// When the last QR code scan happened (ISO 8601 date-time); null before any.
 func (o OrderOutput) LastScan() pulumi.StringOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringOutput { return v.LastScan }).(pulumi.StringOutput)
 }
 
+// The order's id at the service.
 func (o OrderOutput) OrderId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Order) pulumi.IntOutput { return v.OrderId }).(pulumi.IntOutput)
 }
 
+// The postage type the service reports for the order (`Standard`, `FirstClass`, ...); null when it has none.
 func (o OrderOutput) PostageType() pulumi.StringOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringOutput { return v.PostageType }).(pulumi.StringOutput)
 }
 
+// The product the template prints (a postcard, a letter, ...), as the service names it; null if none.
 func (o OrderOutput) Product() pulumi.StringOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringOutput { return v.Product }).(pulumi.StringOutput)
 }
 
+// QR code scans of the order's pieces when last read (0 before any); `pulumi refresh` reads it again.
 func (o OrderOutput) QrScans() pulumi.IntOutput {
 	return o.ApplyT(func(v *Order) pulumi.IntOutput { return v.QrScans }).(pulumi.IntOutput)
 }
 
+// Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
 func (o OrderOutput) QrUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringPtrOutput { return v.QrUrl }).(pulumi.StringPtrOutput)
 }
 
+// How many recipients the order held when last read.
 func (o OrderOutput) RecipientCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *Order) pulumi.IntOutput { return v.RecipientCount }).(pulumi.IntOutput)
 }
 
+// The order's status when last read (spaced display text): `Draft`, `Edits Needed`, `Payment Needed`, `Paid`, `Ready For Production`, or a later one. It changes at the service without a deployment (a checkout, production); `pulumi refresh` reads it again.
 func (o OrderOutput) Status() pulumi.StringOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
 }
 
+// The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
 func (o OrderOutput) TemplateId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Order) pulumi.IntOutput { return v.TemplateId }).(pulumi.IntOutput)
 }
 
+// When the service last changed the order (ISO 8601 date-time).
 func (o OrderOutput) UpdatedDate() pulumi.StringOutput {
 	return o.ApplyT(func(v *Order) pulumi.StringOutput { return v.UpdatedDate }).(pulumi.StringOutput)
 }
 
+// `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
 func (o OrderOutput) UseQr() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Order) pulumi.BoolPtrOutput { return v.UseQr }).(pulumi.BoolPtrOutput)
 }

@@ -16,27 +16,48 @@ import (
 type OrderRecipients struct {
 	pulumi.CustomResourceState
 
-	AcceptedCount       pulumi.IntOutput                               `pulumi:"acceptedCount"`
-	DeclaredCount       pulumi.IntOutput                               `pulumi:"declaredCount"`
-	Delimiter           OrderRecipientsDelimiterPtrOutput              `pulumi:"delimiter"`
-	Digest              pulumi.StringOutput                            `pulumi:"digest"`
-	DropReasons         pulumi.MapOutput                               `pulumi:"dropReasons"`
-	DroppedCount        pulumi.IntOutput                               `pulumi:"droppedCount"`
-	DroppedSample       OrderRecipientsDroppedSampleItemArrayOutput    `pulumi:"droppedSample"`
-	DuplicateRows       pulumi.IntOutput                               `pulumi:"duplicateRows"`
-	File                pulumi.StringPtrOutput                         `pulumi:"file"`
-	FileRoot            pulumi.StringPtrOutput                         `pulumi:"fileRoot"`
-	IdentityField       OrderRecipientsIdentityFieldPtrOutput          `pulumi:"identityField"`
-	IgnoreColumns       pulumi.StringArrayOutput                       `pulumi:"ignoreColumns"`
-	ImageIssueSample    OrderRecipientsImageIssueSampleItemArrayOutput `pulumi:"imageIssueSample"`
-	Index               pulumi.StringOutput                            `pulumi:"index"`
-	KeyColumn           pulumi.StringPtrOutput                         `pulumi:"keyColumn"`
-	MaxDroppedPercent   pulumi.Float64PtrOutput                        `pulumi:"maxDroppedPercent"`
-	OrderId             pulumi.IntOutput                               `pulumi:"orderId"`
-	OrderRecipientCount pulumi.IntOutput                               `pulumi:"orderRecipientCount"`
-	OrderStatus         pulumi.StringOutput                            `pulumi:"orderStatus"`
-	Recipients          pulumi.ArrayOutput                             `pulumi:"recipients"`
-	UnmanagedCount      pulumi.IntOutput                               `pulumi:"unmanagedCount"`
+	// Declared recipients on the order and deliverable.
+	AcceptedCount pulumi.IntOutput `pulumi:"acceptedCount"`
+	// How many distinct recipients the list declares (duplicate rows counted once).
+	DeclaredCount pulumi.IntOutput `pulumi:"declaredCount"`
+	// The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\t"`), as a spreadsheet saved in some languages writes it.
+	Delimiter OrderRecipientsDelimiterPtrOutput `pulumi:"delimiter"`
+	// A digest of the declared list (every recipient's key and content): it changes with any edit.
+	Digest pulumi.StringOutput `pulumi:"digest"`
+	// Dropped recipients: how many for each reason (redacted as in DropSample).
+	DropReasons pulumi.MapOutput `pulumi:"dropReasons"`
+	// Declared recipients the service dropped or marked undeliverable.
+	DroppedCount pulumi.IntOutput `pulumi:"droppedCount"`
+	// Up to ten dropped recipients, with their row in the list and the reason.
+	DroppedSample OrderRecipientsDroppedSampleItemArrayOutput `pulumi:"droppedSample"`
+	// Rows identical to an earlier row (or with the same key column value): sent once.
+	DuplicateRows pulumi.IntOutput `pulumi:"duplicateRows"`
+	// A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+	File pulumi.StringPtrOutput `pulumi:"file"`
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot pulumi.StringPtrOutput `pulumi:"fileRoot"`
+	// The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+	IdentityField OrderRecipientsIdentityFieldPtrOutput `pulumi:"identityField"`
+	// Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+	IgnoreColumns pulumi.StringArrayOutput `pulumi:"ignoreColumns"`
+	// Up to ten problems of variable images, with their row and field.
+	ImageIssueSample OrderRecipientsImageIssueSampleItemArrayOutput `pulumi:"imageIssueSample"`
+	// The compact record of which declared recipient is which recipient at the service (key → content digest, recipient id). Kept in the state for updates; not meant to be read.
+	Index pulumi.StringOutput `pulumi:"index"`
+	// A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+	KeyColumn pulumi.StringPtrOutput `pulumi:"keyColumn"`
+	// Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+	MaxDroppedPercent pulumi.Float64PtrOutput `pulumi:"maxDroppedPercent"`
+	// The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+	OrderId pulumi.IntOutput `pulumi:"orderId"`
+	// How many recipients the order holds at the service by this resource's record: the declared ones on it (undeliverable ones included) and those added elsewhere. A Checkout given it refuses to send when the order holds another count. Absent from a list applied by an earlier release until the list changes.
+	OrderRecipientCount pulumi.IntOutput `pulumi:"orderRecipientCount"`
+	// The order's status when the recipients were last changed or read (`Draft`, ...).
+	OrderStatus pulumi.StringOutput `pulumi:"orderStatus"`
+	// The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
+	Recipients pulumi.ArrayOutput `pulumi:"recipients"`
+	// Recipients of the order this resource did not put there (added elsewhere); left alone.
+	UnmanagedCount pulumi.IntOutput `pulumi:"unmanagedCount"`
 }
 
 // NewOrderRecipients registers a new resource with the given unique name, arguments, and options.
@@ -82,28 +103,46 @@ func (OrderRecipientsState) ElementType() reflect.Type {
 }
 
 type orderRecipientsArgs struct {
-	Delimiter         *OrderRecipientsDelimiter     `pulumi:"delimiter"`
-	File              *string                       `pulumi:"file"`
-	FileRoot          *string                       `pulumi:"fileRoot"`
-	IdentityField     *OrderRecipientsIdentityField `pulumi:"identityField"`
-	IgnoreColumns     []string                      `pulumi:"ignoreColumns"`
-	KeyColumn         *string                       `pulumi:"keyColumn"`
-	MaxDroppedPercent *float64                      `pulumi:"maxDroppedPercent"`
-	OrderId           int                           `pulumi:"orderId"`
-	Recipients        []interface{}                 `pulumi:"recipients"`
+	// The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\t"`), as a spreadsheet saved in some languages writes it.
+	Delimiter *OrderRecipientsDelimiter `pulumi:"delimiter"`
+	// A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+	File *string `pulumi:"file"`
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot *string `pulumi:"fileRoot"`
+	// The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+	IdentityField *OrderRecipientsIdentityField `pulumi:"identityField"`
+	// Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+	IgnoreColumns []string `pulumi:"ignoreColumns"`
+	// A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+	KeyColumn *string `pulumi:"keyColumn"`
+	// Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+	MaxDroppedPercent *float64 `pulumi:"maxDroppedPercent"`
+	// The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+	OrderId int `pulumi:"orderId"`
+	// The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
+	Recipients []interface{} `pulumi:"recipients"`
 }
 
 // The set of arguments for constructing a OrderRecipients resource.
 type OrderRecipientsArgs struct {
-	Delimiter         OrderRecipientsDelimiterPtrInput
-	File              pulumi.StringPtrInput
-	FileRoot          pulumi.StringPtrInput
-	IdentityField     OrderRecipientsIdentityFieldPtrInput
-	IgnoreColumns     pulumi.StringArrayInput
-	KeyColumn         pulumi.StringPtrInput
+	// The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\t"`), as a spreadsheet saved in some languages writes it.
+	Delimiter OrderRecipientsDelimiterPtrInput
+	// A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+	File pulumi.StringPtrInput
+	// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+	FileRoot pulumi.StringPtrInput
+	// The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+	IdentityField OrderRecipientsIdentityFieldPtrInput
+	// Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+	IgnoreColumns pulumi.StringArrayInput
+	// A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+	KeyColumn pulumi.StringPtrInput
+	// Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
 	MaxDroppedPercent pulumi.Float64PtrInput
-	OrderId           pulumi.IntInput
-	Recipients        pulumi.ArrayInput
+	// The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+	OrderId pulumi.IntInput
+	// The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
+	Recipients pulumi.ArrayInput
 }
 
 func (OrderRecipientsArgs) ElementType() reflect.Type {
@@ -193,86 +232,107 @@ func (o OrderRecipientsOutput) ToOrderRecipientsOutputWithContext(ctx context.Co
 	return o
 }
 
+// Declared recipients on the order and deliverable.
 func (o OrderRecipientsOutput) AcceptedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.AcceptedCount }).(pulumi.IntOutput)
 }
 
+// How many distinct recipients the list declares (duplicate rows counted once).
 func (o OrderRecipientsOutput) DeclaredCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.DeclaredCount }).(pulumi.IntOutput)
 }
 
+// The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\t"`), as a spreadsheet saved in some languages writes it.
 func (o OrderRecipientsOutput) Delimiter() OrderRecipientsDelimiterPtrOutput {
 	return o.ApplyT(func(v *OrderRecipients) OrderRecipientsDelimiterPtrOutput { return v.Delimiter }).(OrderRecipientsDelimiterPtrOutput)
 }
 
+// A digest of the declared list (every recipient's key and content): it changes with any edit.
 func (o OrderRecipientsOutput) Digest() pulumi.StringOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringOutput { return v.Digest }).(pulumi.StringOutput)
 }
 
+// Dropped recipients: how many for each reason (redacted as in DropSample).
 func (o OrderRecipientsOutput) DropReasons() pulumi.MapOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.MapOutput { return v.DropReasons }).(pulumi.MapOutput)
 }
 
+// Declared recipients the service dropped or marked undeliverable.
 func (o OrderRecipientsOutput) DroppedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.DroppedCount }).(pulumi.IntOutput)
 }
 
+// Up to ten dropped recipients, with their row in the list and the reason.
 func (o OrderRecipientsOutput) DroppedSample() OrderRecipientsDroppedSampleItemArrayOutput {
 	return o.ApplyT(func(v *OrderRecipients) OrderRecipientsDroppedSampleItemArrayOutput { return v.DroppedSample }).(OrderRecipientsDroppedSampleItemArrayOutput)
 }
 
+// Rows identical to an earlier row (or with the same key column value): sent once.
 func (o OrderRecipientsOutput) DuplicateRows() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.DuplicateRows }).(pulumi.IntOutput)
 }
 
+// A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
 func (o OrderRecipientsOutput) File() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringPtrOutput { return v.File }).(pulumi.StringPtrOutput)
 }
 
+// The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
 func (o OrderRecipientsOutput) FileRoot() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringPtrOutput { return v.FileRoot }).(pulumi.StringPtrOutput)
 }
 
+// The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
 func (o OrderRecipientsOutput) IdentityField() OrderRecipientsIdentityFieldPtrOutput {
 	return o.ApplyT(func(v *OrderRecipients) OrderRecipientsIdentityFieldPtrOutput { return v.IdentityField }).(OrderRecipientsIdentityFieldPtrOutput)
 }
 
+// Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
 func (o OrderRecipientsOutput) IgnoreColumns() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringArrayOutput { return v.IgnoreColumns }).(pulumi.StringArrayOutput)
 }
 
+// Up to ten problems of variable images, with their row and field.
 func (o OrderRecipientsOutput) ImageIssueSample() OrderRecipientsImageIssueSampleItemArrayOutput {
 	return o.ApplyT(func(v *OrderRecipients) OrderRecipientsImageIssueSampleItemArrayOutput { return v.ImageIssueSample }).(OrderRecipientsImageIssueSampleItemArrayOutput)
 }
 
+// The compact record of which declared recipient is which recipient at the service (key → content digest, recipient id). Kept in the state for updates; not meant to be read.
 func (o OrderRecipientsOutput) Index() pulumi.StringOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringOutput { return v.Index }).(pulumi.StringOutput)
 }
 
+// A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
 func (o OrderRecipientsOutput) KeyColumn() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringPtrOutput { return v.KeyColumn }).(pulumi.StringPtrOutput)
 }
 
+// Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
 func (o OrderRecipientsOutput) MaxDroppedPercent() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.Float64PtrOutput { return v.MaxDroppedPercent }).(pulumi.Float64PtrOutput)
 }
 
+// The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
 func (o OrderRecipientsOutput) OrderId() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.OrderId }).(pulumi.IntOutput)
 }
 
+// How many recipients the order holds at the service by this resource's record: the declared ones on it (undeliverable ones included) and those added elsewhere. A Checkout given it refuses to send when the order holds another count. Absent from a list applied by an earlier release until the list changes.
 func (o OrderRecipientsOutput) OrderRecipientCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.OrderRecipientCount }).(pulumi.IntOutput)
 }
 
+// The order's status when the recipients were last changed or read (`Draft`, ...).
 func (o OrderRecipientsOutput) OrderStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.StringOutput { return v.OrderStatus }).(pulumi.StringOutput)
 }
 
+// The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
 func (o OrderRecipientsOutput) Recipients() pulumi.ArrayOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.ArrayOutput { return v.Recipients }).(pulumi.ArrayOutput)
 }
 
+// Recipients of the order this resource did not put there (added elsewhere); left alone.
 func (o OrderRecipientsOutput) UnmanagedCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *OrderRecipients) pulumi.IntOutput { return v.UnmanagedCount }).(pulumi.IntOutput)
 }

@@ -16,11 +16,16 @@ import (
 type ProviderInfo struct {
 	pulumi.CustomResourceState
 
-	ApiKeyConfigured pulumi.BoolOutput               `pulumi:"apiKeyConfigured"`
-	BaseUrl          pulumi.StringOutput             `pulumi:"baseUrl"`
-	BaseUrlSource    ProviderInfoBaseUrlSourceOutput `pulumi:"baseUrlSource"`
-	Label            pulumi.StringOutput             `pulumi:"label"`
-	ProviderVersion  pulumi.StringOutput             `pulumi:"providerVersion"`
+	// Whether an API key is configured (the key itself is never an output).
+	ApiKeyConfigured pulumi.BoolOutput `pulumi:"apiKeyConfigured"`
+	// The service's base URL the directmail resources of this stack talk to.
+	BaseUrl pulumi.StringOutput `pulumi:"baseUrl"`
+	// Where the base URL came from: `config` (directmail:baseUrl), `environment` (DIRECTMAIL_BASE_URL) or `default` (the local sandbox).
+	BaseUrlSource ProviderInfoBaseUrlSourceOutput `pulumi:"baseUrlSource"`
+	// A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
+	Label pulumi.StringOutput `pulumi:"label"`
+	// The version of pulumi-directmail that serves the stack.
+	ProviderVersion pulumi.StringOutput `pulumi:"providerVersion"`
 }
 
 // NewProviderInfo registers a new resource with the given unique name, arguments, and options.
@@ -66,11 +71,13 @@ func (ProviderInfoState) ElementType() reflect.Type {
 }
 
 type providerInfoArgs struct {
+	// A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
 	Label string `pulumi:"label"`
 }
 
 // The set of arguments for constructing a ProviderInfo resource.
 type ProviderInfoArgs struct {
+	// A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
 	Label pulumi.StringInput
 }
 
@@ -161,22 +168,27 @@ func (o ProviderInfoOutput) ToProviderInfoOutputWithContext(ctx context.Context)
 	return o
 }
 
+// Whether an API key is configured (the key itself is never an output).
 func (o ProviderInfoOutput) ApiKeyConfigured() pulumi.BoolOutput {
 	return o.ApplyT(func(v *ProviderInfo) pulumi.BoolOutput { return v.ApiKeyConfigured }).(pulumi.BoolOutput)
 }
 
+// The service's base URL the directmail resources of this stack talk to.
 func (o ProviderInfoOutput) BaseUrl() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProviderInfo) pulumi.StringOutput { return v.BaseUrl }).(pulumi.StringOutput)
 }
 
+// Where the base URL came from: `config` (directmail:baseUrl), `environment` (DIRECTMAIL_BASE_URL) or `default` (the local sandbox).
 func (o ProviderInfoOutput) BaseUrlSource() ProviderInfoBaseUrlSourceOutput {
 	return o.ApplyT(func(v *ProviderInfo) ProviderInfoBaseUrlSourceOutput { return v.BaseUrlSource }).(ProviderInfoBaseUrlSourceOutput)
 }
 
+// A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
 func (o ProviderInfoOutput) Label() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProviderInfo) pulumi.StringOutput { return v.Label }).(pulumi.StringOutput)
 }
 
+// The version of pulumi-directmail that serves the stack.
 func (o ProviderInfoOutput) ProviderVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProviderInfo) pulumi.StringOutput { return v.ProviderVersion }).(pulumi.StringOutput)
 }

@@ -16,28 +16,50 @@ import (
 type ProximitySearch struct {
 	pulumi.CustomResourceState
 
-	Addresses               ProximitySearchAddressesItemArrayOutput         `pulumi:"addresses"`
-	HomePriceFilter         ProximitySearchHomePriceFilterPtrOutput         `pulumi:"homePriceFilter"`
-	HouseHoldIncomeFilter   ProximitySearchHouseHoldIncomeFilterPtrOutput   `pulumi:"houseHoldIncomeFilter"`
-	IntegrationOrderId      pulumi.IntOutput                                `pulumi:"integrationOrderId"`
+	// The centre addresses (at least one).
+	Addresses ProximitySearchAddressesItemArrayOutput `pulumi:"addresses"`
+	// Home price range.
+	HomePriceFilter ProximitySearchHomePriceFilterPtrOutput `pulumi:"homePriceFilter"`
+	// Household income range.
+	HouseHoldIncomeFilter ProximitySearchHouseHoldIncomeFilterPtrOutput `pulumi:"houseHoldIncomeFilter"`
+	// The integration order (automation) that mails the addresses found.
+	IntegrationOrderId pulumi.IntOutput `pulumi:"integrationOrderId"`
+	// Length of residence range, in years.
 	LengthOfResidenceFilter ProximitySearchLengthOfResidenceFilterPtrOutput `pulumi:"lengthOfResidenceFilter"`
-	MultiUse                pulumi.BoolPtrOutput                            `pulumi:"multiUse"`
-	Name                    pulumi.StringOutput                             `pulumi:"name"`
-	OwnerOrRenterFilter     pulumi.IntPtrOutput                             `pulumi:"ownerOrRenterFilter"`
-	PropertyTypeFilter      pulumi.IntPtrOutput                             `pulumi:"propertyTypeFilter"`
-	RecipientCount          pulumi.IntOutput                                `pulumi:"recipientCount"`
-	RequestedAt             pulumi.StringOutput                             `pulumi:"requestedAt"`
-	ReturnAddress1          pulumi.StringPtrOutput                          `pulumi:"returnAddress1"`
-	ReturnAddress2          pulumi.StringPtrOutput                          `pulumi:"returnAddress2"`
-	ReturnCity              pulumi.StringPtrOutput                          `pulumi:"returnCity"`
-	ReturnFirstName         pulumi.StringPtrOutput                          `pulumi:"returnFirstName"`
-	ReturnLastName          pulumi.StringPtrOutput                          `pulumi:"returnLastName"`
-	ReturnOrganization      pulumi.StringPtrOutput                          `pulumi:"returnOrganization"`
-	ReturnState             pulumi.StringPtrOutput                          `pulumi:"returnState"`
-	ReturnTitle             pulumi.StringPtrOutput                          `pulumi:"returnTitle"`
-	ReturnZip               pulumi.StringPtrOutput                          `pulumi:"returnZip"`
-	SearchStatus            pulumi.StringOutput                             `pulumi:"searchStatus"`
-	YearBuiltFilter         ProximitySearchYearBuiltFilterPtrOutput         `pulumi:"yearBuiltFilter"`
+	// Whether an address may be used more than once.
+	MultiUse pulumi.BoolPtrOutput `pulumi:"multiUse"`
+	// The search's name at the service.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Owner or renter filter (enumerated by the service; meanings not shown).
+	OwnerOrRenterFilter pulumi.IntPtrOutput `pulumi:"ownerOrRenterFilter"`
+	// Property type filter (enumerated by the service; meanings not shown).
+	PropertyTypeFilter pulumi.IntPtrOutput `pulumi:"propertyTypeFilter"`
+	// Recipients queued on the integration order when last read (those found by searches included).
+	RecipientCount pulumi.IntOutput `pulumi:"recipientCount"`
+	// When the search was requested (ISO 8601 date-time).
+	RequestedAt pulumi.StringOutput `pulumi:"requestedAt"`
+	// Return street line: required when any other return field is given.
+	ReturnAddress1 pulumi.StringPtrOutput `pulumi:"returnAddress1"`
+	// Return second line.
+	ReturnAddress2 pulumi.StringPtrOutput `pulumi:"returnAddress2"`
+	// Return city: required with returnAddress1.
+	ReturnCity pulumi.StringPtrOutput `pulumi:"returnCity"`
+	// Return first name; given with returnLastName.
+	ReturnFirstName pulumi.StringPtrOutput `pulumi:"returnFirstName"`
+	// Return last name; given with returnFirstName.
+	ReturnLastName pulumi.StringPtrOutput `pulumi:"returnLastName"`
+	// Return organization.
+	ReturnOrganization pulumi.StringPtrOutput `pulumi:"returnOrganization"`
+	// Return state: required with returnAddress1.
+	ReturnState pulumi.StringPtrOutput `pulumi:"returnState"`
+	// Return address for every recipient found: title.
+	ReturnTitle pulumi.StringPtrOutput `pulumi:"returnTitle"`
+	// Return ZIP code: required with returnAddress1.
+	ReturnZip pulumi.StringPtrOutput `pulumi:"returnZip"`
+	// `Processing` while the service discovers addresses (asynchronously, after the request), then `Complete`; read again by `pulumi refresh`. The service reports pending searches per integration order, so a search is Complete once none of its order's searches is pending.
+	SearchStatus pulumi.StringOutput `pulumi:"searchStatus"`
+	// Year built range.
+	YearBuiltFilter ProximitySearchYearBuiltFilterPtrOutput `pulumi:"yearBuiltFilter"`
 }
 
 // NewProximitySearch registers a new resource with the given unique name, arguments, and options.
@@ -89,48 +111,86 @@ func (ProximitySearchState) ElementType() reflect.Type {
 }
 
 type proximitySearchArgs struct {
-	Addresses               []ProximitySearchAddressesItem          `pulumi:"addresses"`
-	HomePriceFilter         *ProximitySearchHomePriceFilter         `pulumi:"homePriceFilter"`
-	HouseHoldIncomeFilter   *ProximitySearchHouseHoldIncomeFilter   `pulumi:"houseHoldIncomeFilter"`
-	IntegrationOrderId      int                                     `pulumi:"integrationOrderId"`
+	// The centre addresses (at least one).
+	Addresses []ProximitySearchAddressesItem `pulumi:"addresses"`
+	// Home price range.
+	HomePriceFilter *ProximitySearchHomePriceFilter `pulumi:"homePriceFilter"`
+	// Household income range.
+	HouseHoldIncomeFilter *ProximitySearchHouseHoldIncomeFilter `pulumi:"houseHoldIncomeFilter"`
+	// The integration order (automation) that mails the addresses found.
+	IntegrationOrderId int `pulumi:"integrationOrderId"`
+	// Length of residence range, in years.
 	LengthOfResidenceFilter *ProximitySearchLengthOfResidenceFilter `pulumi:"lengthOfResidenceFilter"`
-	MultiUse                *bool                                   `pulumi:"multiUse"`
-	Name                    string                                  `pulumi:"name"`
-	OwnerOrRenterFilter     *int                                    `pulumi:"ownerOrRenterFilter"`
-	PropertyTypeFilter      *int                                    `pulumi:"propertyTypeFilter"`
-	ReturnAddress1          *string                                 `pulumi:"returnAddress1"`
-	ReturnAddress2          *string                                 `pulumi:"returnAddress2"`
-	ReturnCity              *string                                 `pulumi:"returnCity"`
-	ReturnFirstName         *string                                 `pulumi:"returnFirstName"`
-	ReturnLastName          *string                                 `pulumi:"returnLastName"`
-	ReturnOrganization      *string                                 `pulumi:"returnOrganization"`
-	ReturnState             *string                                 `pulumi:"returnState"`
-	ReturnTitle             *string                                 `pulumi:"returnTitle"`
-	ReturnZip               *string                                 `pulumi:"returnZip"`
-	YearBuiltFilter         *ProximitySearchYearBuiltFilter         `pulumi:"yearBuiltFilter"`
+	// Whether an address may be used more than once.
+	MultiUse *bool `pulumi:"multiUse"`
+	// The search's name at the service.
+	Name string `pulumi:"name"`
+	// Owner or renter filter (enumerated by the service; meanings not shown).
+	OwnerOrRenterFilter *int `pulumi:"ownerOrRenterFilter"`
+	// Property type filter (enumerated by the service; meanings not shown).
+	PropertyTypeFilter *int `pulumi:"propertyTypeFilter"`
+	// Return street line: required when any other return field is given.
+	ReturnAddress1 *string `pulumi:"returnAddress1"`
+	// Return second line.
+	ReturnAddress2 *string `pulumi:"returnAddress2"`
+	// Return city: required with returnAddress1.
+	ReturnCity *string `pulumi:"returnCity"`
+	// Return first name; given with returnLastName.
+	ReturnFirstName *string `pulumi:"returnFirstName"`
+	// Return last name; given with returnFirstName.
+	ReturnLastName *string `pulumi:"returnLastName"`
+	// Return organization.
+	ReturnOrganization *string `pulumi:"returnOrganization"`
+	// Return state: required with returnAddress1.
+	ReturnState *string `pulumi:"returnState"`
+	// Return address for every recipient found: title.
+	ReturnTitle *string `pulumi:"returnTitle"`
+	// Return ZIP code: required with returnAddress1.
+	ReturnZip *string `pulumi:"returnZip"`
+	// Year built range.
+	YearBuiltFilter *ProximitySearchYearBuiltFilter `pulumi:"yearBuiltFilter"`
 }
 
 // The set of arguments for constructing a ProximitySearch resource.
 type ProximitySearchArgs struct {
-	Addresses               ProximitySearchAddressesItemArrayInput
-	HomePriceFilter         ProximitySearchHomePriceFilterPtrInput
-	HouseHoldIncomeFilter   ProximitySearchHouseHoldIncomeFilterPtrInput
-	IntegrationOrderId      pulumi.IntInput
+	// The centre addresses (at least one).
+	Addresses ProximitySearchAddressesItemArrayInput
+	// Home price range.
+	HomePriceFilter ProximitySearchHomePriceFilterPtrInput
+	// Household income range.
+	HouseHoldIncomeFilter ProximitySearchHouseHoldIncomeFilterPtrInput
+	// The integration order (automation) that mails the addresses found.
+	IntegrationOrderId pulumi.IntInput
+	// Length of residence range, in years.
 	LengthOfResidenceFilter ProximitySearchLengthOfResidenceFilterPtrInput
-	MultiUse                pulumi.BoolPtrInput
-	Name                    pulumi.StringInput
-	OwnerOrRenterFilter     pulumi.IntPtrInput
-	PropertyTypeFilter      pulumi.IntPtrInput
-	ReturnAddress1          pulumi.StringPtrInput
-	ReturnAddress2          pulumi.StringPtrInput
-	ReturnCity              pulumi.StringPtrInput
-	ReturnFirstName         pulumi.StringPtrInput
-	ReturnLastName          pulumi.StringPtrInput
-	ReturnOrganization      pulumi.StringPtrInput
-	ReturnState             pulumi.StringPtrInput
-	ReturnTitle             pulumi.StringPtrInput
-	ReturnZip               pulumi.StringPtrInput
-	YearBuiltFilter         ProximitySearchYearBuiltFilterPtrInput
+	// Whether an address may be used more than once.
+	MultiUse pulumi.BoolPtrInput
+	// The search's name at the service.
+	Name pulumi.StringInput
+	// Owner or renter filter (enumerated by the service; meanings not shown).
+	OwnerOrRenterFilter pulumi.IntPtrInput
+	// Property type filter (enumerated by the service; meanings not shown).
+	PropertyTypeFilter pulumi.IntPtrInput
+	// Return street line: required when any other return field is given.
+	ReturnAddress1 pulumi.StringPtrInput
+	// Return second line.
+	ReturnAddress2 pulumi.StringPtrInput
+	// Return city: required with returnAddress1.
+	ReturnCity pulumi.StringPtrInput
+	// Return first name; given with returnLastName.
+	ReturnFirstName pulumi.StringPtrInput
+	// Return last name; given with returnFirstName.
+	ReturnLastName pulumi.StringPtrInput
+	// Return organization.
+	ReturnOrganization pulumi.StringPtrInput
+	// Return state: required with returnAddress1.
+	ReturnState pulumi.StringPtrInput
+	// Return address for every recipient found: title.
+	ReturnTitle pulumi.StringPtrInput
+	// Return ZIP code: required with returnAddress1.
+	ReturnZip pulumi.StringPtrInput
+	// Year built range.
+	YearBuiltFilter ProximitySearchYearBuiltFilterPtrInput
 }
 
 func (ProximitySearchArgs) ElementType() reflect.Type {
@@ -220,92 +280,114 @@ func (o ProximitySearchOutput) ToProximitySearchOutputWithContext(ctx context.Co
 	return o
 }
 
+// The centre addresses (at least one).
 func (o ProximitySearchOutput) Addresses() ProximitySearchAddressesItemArrayOutput {
 	return o.ApplyT(func(v *ProximitySearch) ProximitySearchAddressesItemArrayOutput { return v.Addresses }).(ProximitySearchAddressesItemArrayOutput)
 }
 
+// Home price range.
 func (o ProximitySearchOutput) HomePriceFilter() ProximitySearchHomePriceFilterPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) ProximitySearchHomePriceFilterPtrOutput { return v.HomePriceFilter }).(ProximitySearchHomePriceFilterPtrOutput)
 }
 
+// Household income range.
 func (o ProximitySearchOutput) HouseHoldIncomeFilter() ProximitySearchHouseHoldIncomeFilterPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) ProximitySearchHouseHoldIncomeFilterPtrOutput { return v.HouseHoldIncomeFilter }).(ProximitySearchHouseHoldIncomeFilterPtrOutput)
 }
 
+// The integration order (automation) that mails the addresses found.
 func (o ProximitySearchOutput) IntegrationOrderId() pulumi.IntOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.IntOutput { return v.IntegrationOrderId }).(pulumi.IntOutput)
 }
 
+// Length of residence range, in years.
 func (o ProximitySearchOutput) LengthOfResidenceFilter() ProximitySearchLengthOfResidenceFilterPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) ProximitySearchLengthOfResidenceFilterPtrOutput {
 		return v.LengthOfResidenceFilter
 	}).(ProximitySearchLengthOfResidenceFilterPtrOutput)
 }
 
+// Whether an address may be used more than once.
 func (o ProximitySearchOutput) MultiUse() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.BoolPtrOutput { return v.MultiUse }).(pulumi.BoolPtrOutput)
 }
 
+// The search's name at the service.
 func (o ProximitySearchOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
+// Owner or renter filter (enumerated by the service; meanings not shown).
 func (o ProximitySearchOutput) OwnerOrRenterFilter() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.IntPtrOutput { return v.OwnerOrRenterFilter }).(pulumi.IntPtrOutput)
 }
 
+// Property type filter (enumerated by the service; meanings not shown).
 func (o ProximitySearchOutput) PropertyTypeFilter() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.IntPtrOutput { return v.PropertyTypeFilter }).(pulumi.IntPtrOutput)
 }
 
+// Recipients queued on the integration order when last read (those found by searches included).
 func (o ProximitySearchOutput) RecipientCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.IntOutput { return v.RecipientCount }).(pulumi.IntOutput)
 }
 
+// When the search was requested (ISO 8601 date-time).
 func (o ProximitySearchOutput) RequestedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringOutput { return v.RequestedAt }).(pulumi.StringOutput)
 }
 
+// Return street line: required when any other return field is given.
 func (o ProximitySearchOutput) ReturnAddress1() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnAddress1 }).(pulumi.StringPtrOutput)
 }
 
+// Return second line.
 func (o ProximitySearchOutput) ReturnAddress2() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnAddress2 }).(pulumi.StringPtrOutput)
 }
 
+// Return city: required with returnAddress1.
 func (o ProximitySearchOutput) ReturnCity() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnCity }).(pulumi.StringPtrOutput)
 }
 
+// Return first name; given with returnLastName.
 func (o ProximitySearchOutput) ReturnFirstName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnFirstName }).(pulumi.StringPtrOutput)
 }
 
+// Return last name; given with returnFirstName.
 func (o ProximitySearchOutput) ReturnLastName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnLastName }).(pulumi.StringPtrOutput)
 }
 
+// Return organization.
 func (o ProximitySearchOutput) ReturnOrganization() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnOrganization }).(pulumi.StringPtrOutput)
 }
 
+// Return state: required with returnAddress1.
 func (o ProximitySearchOutput) ReturnState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnState }).(pulumi.StringPtrOutput)
 }
 
+// Return address for every recipient found: title.
 func (o ProximitySearchOutput) ReturnTitle() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnTitle }).(pulumi.StringPtrOutput)
 }
 
+// Return ZIP code: required with returnAddress1.
 func (o ProximitySearchOutput) ReturnZip() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringPtrOutput { return v.ReturnZip }).(pulumi.StringPtrOutput)
 }
 
+// `Processing` while the service discovers addresses (asynchronously, after the request), then `Complete`; read again by `pulumi refresh`. The service reports pending searches per integration order, so a search is Complete once none of its order's searches is pending.
 func (o ProximitySearchOutput) SearchStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProximitySearch) pulumi.StringOutput { return v.SearchStatus }).(pulumi.StringOutput)
 }
 
+// Year built range.
 func (o ProximitySearchOutput) YearBuiltFilter() ProximitySearchYearBuiltFilterPtrOutput {
 	return o.ApplyT(func(v *ProximitySearch) ProximitySearchYearBuiltFilterPtrOutput { return v.YearBuiltFilter }).(ProximitySearchYearBuiltFilterPtrOutput)
 }

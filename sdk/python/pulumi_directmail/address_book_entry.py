@@ -30,6 +30,16 @@ class AddressBookEntryArgs:
                  to_organization: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a AddressBookEntry resource.
+
+        :param pulumi.Input[_builtins.str] address1: Street line. Required.
+        :param pulumi.Input[_builtins.str] city: City. Required.
+        :param pulumi.Input[_builtins.str] state: State, as its two-letter code or its name. Required.
+        :param pulumi.Input[_builtins.str] zip: ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
+        :param pulumi.Input[_builtins.str] address2: A second line (apartment, suite; up to 200 characters).
+        :param pulumi.Input[_builtins.str] first_name: First name (up to 200 characters). An entry needs a name or `toOrganization`.
+        :param pulumi.Input[_builtins.str] last_name: Last name (up to 200 characters).
+        :param pulumi.Input[_builtins.str] phone_number: Phone number, as text.
+        :param pulumi.Input[_builtins.str] to_organization: Organization (up to 200 characters).
         """
         pulumi.set(__self__, "address1", address1)
         pulumi.set(__self__, "city", city)
@@ -49,6 +59,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter
     def address1(self) -> pulumi.Input[_builtins.str]:
+        """
+        Street line. Required.
+        """
         return pulumi.get(self, "address1")
 
     @address1.setter
@@ -58,6 +71,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter
     def city(self) -> pulumi.Input[_builtins.str]:
+        """
+        City. Required.
+        """
         return pulumi.get(self, "city")
 
     @city.setter
@@ -67,6 +83,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter
     def state(self) -> pulumi.Input[_builtins.str]:
+        """
+        State, as its two-letter code or its name. Required.
+        """
         return pulumi.get(self, "state")
 
     @state.setter
@@ -76,6 +95,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter
     def zip(self) -> pulumi.Input[_builtins.str]:
+        """
+        ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
+        """
         return pulumi.get(self, "zip")
 
     @zip.setter
@@ -85,6 +107,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter
     def address2(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A second line (apartment, suite; up to 200 characters).
+        """
         return pulumi.get(self, "address2")
 
     @address2.setter
@@ -94,6 +119,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter(name="firstName")
     def first_name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        First name (up to 200 characters). An entry needs a name or `toOrganization`.
+        """
         return pulumi.get(self, "first_name")
 
     @first_name.setter
@@ -103,6 +131,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter(name="lastName")
     def last_name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Last name (up to 200 characters).
+        """
         return pulumi.get(self, "last_name")
 
     @last_name.setter
@@ -112,6 +143,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter(name="phoneNumber")
     def phone_number(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Phone number, as text.
+        """
         return pulumi.get(self, "phone_number")
 
     @phone_number.setter
@@ -121,6 +155,9 @@ class AddressBookEntryArgs:
     @_builtins.property
     @pulumi.getter(name="toOrganization")
     def to_organization(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Organization (up to 200 characters).
+        """
         return pulumi.get(self, "to_organization")
 
     @to_organization.setter
@@ -149,6 +186,15 @@ class AddressBookEntry(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] address1: Street line. Required.
+        :param pulumi.Input[_builtins.str] address2: A second line (apartment, suite; up to 200 characters).
+        :param pulumi.Input[_builtins.str] city: City. Required.
+        :param pulumi.Input[_builtins.str] first_name: First name (up to 200 characters). An entry needs a name or `toOrganization`.
+        :param pulumi.Input[_builtins.str] last_name: Last name (up to 200 characters).
+        :param pulumi.Input[_builtins.str] phone_number: Phone number, as text.
+        :param pulumi.Input[_builtins.str] state: State, as its two-letter code or its name. Required.
+        :param pulumi.Input[_builtins.str] to_organization: Organization (up to 200 characters).
+        :param pulumi.Input[_builtins.str] zip: ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
         """
         ...
     @overload
@@ -247,50 +293,80 @@ class AddressBookEntry(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def address1(self) -> pulumi.Output[_builtins.str]:
+        """
+        Street line. Required.
+        """
         return pulumi.get(self, "address1")
 
     @_builtins.property
     @pulumi.getter
     def address2(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A second line (apartment, suite; up to 200 characters).
+        """
         return pulumi.get(self, "address2")
 
     @_builtins.property
     @pulumi.getter
     def city(self) -> pulumi.Output[_builtins.str]:
+        """
+        City. Required.
+        """
         return pulumi.get(self, "city")
 
     @_builtins.property
     @pulumi.getter(name="entryId")
     def entry_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The entry's id in the account's address book.
+        """
         return pulumi.get(self, "entry_id")
 
     @_builtins.property
     @pulumi.getter(name="firstName")
     def first_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        First name (up to 200 characters). An entry needs a name or `toOrganization`.
+        """
         return pulumi.get(self, "first_name")
 
     @_builtins.property
     @pulumi.getter(name="lastName")
     def last_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Last name (up to 200 characters).
+        """
         return pulumi.get(self, "last_name")
 
     @_builtins.property
     @pulumi.getter(name="phoneNumber")
     def phone_number(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Phone number, as text.
+        """
         return pulumi.get(self, "phone_number")
 
     @_builtins.property
     @pulumi.getter
     def state(self) -> pulumi.Output[_builtins.str]:
+        """
+        State, as its two-letter code or its name. Required.
+        """
         return pulumi.get(self, "state")
 
     @_builtins.property
     @pulumi.getter(name="toOrganization")
     def to_organization(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Organization (up to 200 characters).
+        """
         return pulumi.get(self, "to_organization")
 
     @_builtins.property
     @pulumi.getter
     def zip(self) -> pulumi.Output[_builtins.str]:
+        """
+        ZIP code (5 digits or ZIP+4), as text so that leading zeros stay. Required.
+        """
         return pulumi.get(self, "zip")
 

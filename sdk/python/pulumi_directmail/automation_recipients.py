@@ -28,6 +28,13 @@ class AutomationRecipientsArgs:
                  recipients: pulumi.Input[Optional[Sequence[Any]]] = None):
         """
         The set of arguments for constructing a AutomationRecipients resource.
+
+        :param pulumi.Input[_builtins.int] integration_order_id: The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
+        :param pulumi.Input[_builtins.str] file: A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+        :param pulumi.Input[_builtins.str] file_root: The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        :param pulumi.Input[_builtins.str] key_field: The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+        :param pulumi.Input[_builtins.int] max_new: Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+        :param pulumi.Input[Sequence[Any]] recipients: Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
         """
         pulumi.set(__self__, "integration_order_id", integration_order_id)
         if file is not None:
@@ -44,6 +51,9 @@ class AutomationRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="integrationOrderId")
     def integration_order_id(self) -> pulumi.Input[_builtins.int]:
+        """
+        The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
+        """
         return pulumi.get(self, "integration_order_id")
 
     @integration_order_id.setter
@@ -53,6 +63,9 @@ class AutomationRecipientsArgs:
     @_builtins.property
     @pulumi.getter
     def file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+        """
         return pulumi.get(self, "file")
 
     @file.setter
@@ -62,6 +75,9 @@ class AutomationRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="fileRoot")
     def file_root(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        """
         return pulumi.get(self, "file_root")
 
     @file_root.setter
@@ -71,6 +87,9 @@ class AutomationRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="keyField")
     def key_field(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+        """
         return pulumi.get(self, "key_field")
 
     @key_field.setter
@@ -80,6 +99,9 @@ class AutomationRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="maxNew")
     def max_new(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+        """
         return pulumi.get(self, "max_new")
 
     @max_new.setter
@@ -89,6 +111,9 @@ class AutomationRecipientsArgs:
     @_builtins.property
     @pulumi.getter
     def recipients(self) -> pulumi.Input[Optional[Sequence[Any]]]:
+        """
+        Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
+        """
         return pulumi.get(self, "recipients")
 
     @recipients.setter
@@ -114,6 +139,12 @@ class AutomationRecipients(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] file: A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+        :param pulumi.Input[_builtins.str] file_root: The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        :param pulumi.Input[_builtins.int] integration_order_id: The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
+        :param pulumi.Input[_builtins.str] key_field: The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+        :param pulumi.Input[_builtins.int] max_new: Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+        :param pulumi.Input[Sequence[Any]] recipients: Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
         """
         ...
     @overload
@@ -209,65 +240,104 @@ class AutomationRecipients(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="declaredCount")
     def declared_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        How many distinct recipients the list declares.
+        """
         return pulumi.get(self, "declared_count")
 
     @_builtins.property
     @pulumi.getter
     def digest(self) -> pulumi.Output[_builtins.str]:
+        """
+        A digest of the declared list (every key and content): it changes with any edit.
+        """
         return pulumi.get(self, "digest")
 
     @_builtins.property
     @pulumi.getter
     def file(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A CSV (header row), JSON array or JSON Lines file of recipients, relative to the Pulumi project's folder. Only a digest and a compact index are stored in the state.
+        """
         return pulumi.get(self, "file")
 
     @_builtins.property
     @pulumi.getter(name="fileRoot")
     def file_root(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        """
         return pulumi.get(self, "file_root")
 
     @_builtins.property
     @pulumi.getter
     def index(self) -> pulumi.Output[_builtins.str]:
+        """
+        The compact record of which recipient was mailed or refused. Kept for updates; not meant to be read.
+        """
         return pulumi.get(self, "index")
 
     @_builtins.property
     @pulumi.getter(name="integrationOrderId")
     def integration_order_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The integration order (automation) that mails each recipient. It cannot change: its recipients were mailed through it.
+        """
         return pulumi.get(self, "integration_order_id")
 
     @_builtins.property
     @pulumi.getter(name="integrationOrderStatus")
     def integration_order_status(self) -> pulumi.Output[_builtins.str]:
+        """
+        The integration order's status when last read (`Active`, `Paused`).
+        """
         return pulumi.get(self, "integration_order_status")
 
     @_builtins.property
     @pulumi.getter(name="keyField")
     def key_field(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The field (or column) that identifies a recipient, such as a customer id; without it, a recipient's content does. A key column that is not a recipient field is not sent. It cannot change once recipients were mailed (every recipient would be new, and mailed again).
+        """
         return pulumi.get(self, "key_field")
 
     @_builtins.property
     @pulumi.getter(name="mailedCount")
     def mailed_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Recipients this resource mailed (or found queued already by an earlier, interrupted run).
+        """
         return pulumi.get(self, "mailed_count")
 
     @_builtins.property
     @pulumi.getter(name="maxNew")
     def max_new(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Spending guard: the most recipients one deployment may mail. A plan that would mail more fails at preview, and nothing is mailed. Omit it to allow any number.
+        """
         return pulumi.get(self, "max_new")
 
     @_builtins.property
     @pulumi.getter
     def recipients(self) -> pulumi.Output[Optional[Sequence[Any]]]:
+        """
+        Recipients written in the program, each an object of the service's integration recipient fields (`firstName`, `lastName`, `address1`, `city`, `state`, `zipCode`, `custom1`...). Give either `recipients` or `file`.
+        """
         return pulumi.get(self, "recipients")
 
     @_builtins.property
     @pulumi.getter
     def refused(self) -> pulumi.Output[Sequence['outputs.AutomationRecipientsRefusedItem']]:
+        """
+        Up to ten refused recipients with their row, reason code and message.
+        """
         return pulumi.get(self, "refused")
 
     @_builtins.property
     @pulumi.getter(name="refusedCount")
     def refused_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Recipients the service refused (see `refused`); sent again only once they change.
+        """
         return pulumi.get(self, "refused_count")
 

@@ -31,8 +31,14 @@ class CheckoutArgs:
         """
         The set of arguments for constructing a Checkout resource.
 
+        :param pulumi.Input[_builtins.int] order_id: The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
         :param pulumi.Input['PostageType'] postage_type: `Standard` (in the base price) or `FirstClass` (per-piece surcharge).
         :param pulumi.Input['ProductionSpeed'] production_speed: Production speed; expedited speeds cost more.
+        :param pulumi.Input[_builtins.bool] auto_bill: `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+        :param pulumi.Input[_builtins.int] expected_recipient_count: How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
+        :param pulumi.Input[_builtins.str] hold_until_date: Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+        :param pulumi.Input[_builtins.float] max_total: Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+        :param pulumi.Input[_builtins.int] settlement_wait_seconds: How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
         """
         pulumi.set(__self__, "order_id", order_id)
         pulumi.set(__self__, "postage_type", postage_type)
@@ -51,6 +57,9 @@ class CheckoutArgs:
     @_builtins.property
     @pulumi.getter(name="orderId")
     def order_id(self) -> pulumi.Input[_builtins.int]:
+        """
+        The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
+        """
         return pulumi.get(self, "order_id")
 
     @order_id.setter
@@ -84,6 +93,9 @@ class CheckoutArgs:
     @_builtins.property
     @pulumi.getter(name="autoBill")
     def auto_bill(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+        """
         return pulumi.get(self, "auto_bill")
 
     @auto_bill.setter
@@ -93,6 +105,9 @@ class CheckoutArgs:
     @_builtins.property
     @pulumi.getter(name="expectedRecipientCount")
     def expected_recipient_count(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
+        """
         return pulumi.get(self, "expected_recipient_count")
 
     @expected_recipient_count.setter
@@ -102,6 +117,9 @@ class CheckoutArgs:
     @_builtins.property
     @pulumi.getter(name="holdUntilDate")
     def hold_until_date(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+        """
         return pulumi.get(self, "hold_until_date")
 
     @hold_until_date.setter
@@ -111,6 +129,9 @@ class CheckoutArgs:
     @_builtins.property
     @pulumi.getter(name="maxTotal")
     def max_total(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+        """
         return pulumi.get(self, "max_total")
 
     @max_total.setter
@@ -120,6 +141,9 @@ class CheckoutArgs:
     @_builtins.property
     @pulumi.getter(name="settlementWaitSeconds")
     def settlement_wait_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
+        """
         return pulumi.get(self, "settlement_wait_seconds")
 
     @settlement_wait_seconds.setter
@@ -147,8 +171,14 @@ class Checkout(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.bool] auto_bill: `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+        :param pulumi.Input[_builtins.int] expected_recipient_count: How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
+        :param pulumi.Input[_builtins.str] hold_until_date: Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+        :param pulumi.Input[_builtins.float] max_total: Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+        :param pulumi.Input[_builtins.int] order_id: The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
         :param pulumi.Input['PostageType'] postage_type: `Standard` (in the base price) or `FirstClass` (per-piece surcharge).
         :param pulumi.Input['ProductionSpeed'] production_speed: Production speed; expedited speeds cost more.
+        :param pulumi.Input[_builtins.int] settlement_wait_seconds: How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
         """
         ...
     @overload
@@ -252,36 +282,57 @@ class Checkout(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="autoBill")
     def auto_bill(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        `true` (the default): the account's balance first, then its default payment method. `false`: the balance must cover the order, or nothing is charged. It cannot change once the order is checked out.
+        """
         return pulumi.get(self, "auto_bill")
 
     @_builtins.property
     @pulumi.getter(name="checkedOutAt")
     def checked_out_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When this resource checked the order out or recorded it (ISO 8601 date-time).
+        """
         return pulumi.get(self, "checked_out_at")
 
     @_builtins.property
     @pulumi.getter(name="expectedRecipientCount")
     def expected_recipient_count(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How many recipients the order must hold at the service when the checkout is sent, usually the `orderRecipientCount` of the order's `OrderRecipients` (a `Campaign` sets it): another count means recipients were added or removed elsewhere, and the checkout is refused, nothing charged. Only guards the send: changing it never changes a checkout made.
+        """
         return pulumi.get(self, "expected_recipient_count")
 
     @_builtins.property
     @pulumi.getter(name="holdUntilDate")
     def hold_until_date(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Hold the order before production until this ISO 8601 date-time with a time zone, such as `2027-01-15T09:00:00Z`; it must be later than the service's production estimate. It cannot change once the order is checked out.
+        """
         return pulumi.get(self, "hold_until_date")
 
     @_builtins.property
     @pulumi.getter(name="maxTotal")
     def max_total(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        Spending guard, in US dollars: when the checkout would charge more than this (the service's price preview, asked again just before the checkout is sent), it is refused and nothing is charged; on an existing draft `pulumi preview` fails already, showing the price. When the service charges more all the same (its price moved while the checkout was on its way: it holds none), the update fails with the charge, which the state records, until maxTotal is raised to it. May change at any time.
+        """
         return pulumi.get(self, "max_total")
 
     @_builtins.property
     @pulumi.getter(name="orderId")
     def order_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The order to pay for, usually `order.orderId`. It cannot change once the order is checked out: a Checkout is never replaced, as a second checkout charges again.
+        """
         return pulumi.get(self, "order_id")
 
     @_builtins.property
     @pulumi.getter(name="orderStatus")
     def order_status(self) -> pulumi.Output[_builtins.str]:
+        """
+        The order's status after the checkout, when last read: `Paid` or `Ready For Production` (or later) once the payment settled, `Payment Needed` while it goes on.
+        """
         return pulumi.get(self, "order_status")
 
     @_builtins.property
@@ -303,25 +354,40 @@ class Checkout(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="recordedExisting")
     def recorded_existing(self) -> pulumi.Output[_builtins.bool]:
+        """
+        `true` when the order was already checked out (elsewhere, or by an interrupted run) and only recorded.
+        """
         return pulumi.get(self, "recorded_existing")
 
     @_builtins.property
     @pulumi.getter(name="settlementWaitSeconds")
     def settlement_wait_seconds(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How long to wait for the payment to settle, in seconds (0 to 3600); default the service's own expectation. The payment settles whether or not the deployment waits. May change at any time.
+        """
         return pulumi.get(self, "settlement_wait_seconds")
 
     @_builtins.property
     @pulumi.getter(name="totalCharges")
     def total_charges(self) -> pulumi.Output[_builtins.float]:
+        """
+        What the service charged for the order, in US dollars: the debits of its transaction report, never the price asked before. Null while the payment settles (nothing is charged yet; `pulumi refresh` reads it later).
+        """
         return pulumi.get(self, "total_charges")
 
     @_builtins.property
     @pulumi.getter(name="totalCredits")
     def total_credits(self) -> pulumi.Output[_builtins.float]:
+        """
+        Credits (refunds) of the order's transaction report, in US dollars; null as for `totalCharges`.
+        """
         return pulumi.get(self, "total_credits")
 
     @_builtins.property
     @pulumi.getter(name="totalTax")
     def total_tax(self) -> pulumi.Output[_builtins.float]:
+        """
+        Null: the service's transaction report gives no tax part. (A stack deployed before the charge was read from the transactions holds the tax of the preview.)
+        """
         return pulumi.get(self, "total_tax")
 

@@ -27,6 +27,12 @@ class ConversionsArgs:
                  records: pulumi.Input[Optional[Sequence[Any]]] = None):
         """
         The set of arguments for constructing a Conversions resource.
+
+        :param pulumi.Input[_builtins.int] delete_wait_seconds: How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
+        :param pulumi.Input[_builtins.str] file: A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+        :param pulumi.Input[_builtins.str] file_root: The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        :param pulumi.Input[_builtins.str] key_field: The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+        :param pulumi.Input[Sequence[Any]] records: Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
         """
         if delete_wait_seconds is not None:
             pulumi.set(__self__, "delete_wait_seconds", delete_wait_seconds)
@@ -42,6 +48,9 @@ class ConversionsArgs:
     @_builtins.property
     @pulumi.getter(name="deleteWaitSeconds")
     def delete_wait_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
+        """
         return pulumi.get(self, "delete_wait_seconds")
 
     @delete_wait_seconds.setter
@@ -51,6 +60,9 @@ class ConversionsArgs:
     @_builtins.property
     @pulumi.getter
     def file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+        """
         return pulumi.get(self, "file")
 
     @file.setter
@@ -60,6 +72,9 @@ class ConversionsArgs:
     @_builtins.property
     @pulumi.getter(name="fileRoot")
     def file_root(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        """
         return pulumi.get(self, "file_root")
 
     @file_root.setter
@@ -69,6 +84,9 @@ class ConversionsArgs:
     @_builtins.property
     @pulumi.getter(name="keyField")
     def key_field(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+        """
         return pulumi.get(self, "key_field")
 
     @key_field.setter
@@ -78,6 +96,9 @@ class ConversionsArgs:
     @_builtins.property
     @pulumi.getter
     def records(self) -> pulumi.Input[Optional[Sequence[Any]]]:
+        """
+        Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
+        """
         return pulumi.get(self, "records")
 
     @records.setter
@@ -102,6 +123,11 @@ class Conversions(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.int] delete_wait_seconds: How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
+        :param pulumi.Input[_builtins.str] file: A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+        :param pulumi.Input[_builtins.str] file_root: The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        :param pulumi.Input[_builtins.str] key_field: The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+        :param pulumi.Input[Sequence[Any]] records: Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
         """
         ...
     @overload
@@ -192,60 +218,96 @@ class Conversions(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="acceptedCount")
     def accepted_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Records the service accepted.
+        """
         return pulumi.get(self, "accepted_count")
 
     @_builtins.property
     @pulumi.getter(name="declaredCount")
     def declared_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        How many distinct records are declared (duplicate rows counted once).
+        """
         return pulumi.get(self, "declared_count")
 
     @_builtins.property
     @pulumi.getter(name="deleteWaitSeconds")
     def delete_wait_seconds(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How long a deletion (destroy, or records removed) waits for the service to complete it, in seconds (0 to 3600, default 60). The deletion completes whether or not the deployment waits.
+        """
         return pulumi.get(self, "delete_wait_seconds")
 
     @_builtins.property
     @pulumi.getter
     def digest(self) -> pulumi.Output[_builtins.str]:
+        """
+        A digest of the declared records (every key and content): it changes with any edit.
+        """
         return pulumi.get(self, "digest")
 
     @_builtins.property
     @pulumi.getter
     def file(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A CSV (header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of conversion records, relative to the Pulumi project's folder. CSV columns are the field names; `address1`, `city`, `state`, `zipCode` (or `zip`) ... fill `primaryAddress`, and `secondaryAddress.city` (dotted) names a field of the secondary address. Only a digest and a compact index are stored in the state.
+        """
         return pulumi.get(self, "file")
 
     @_builtins.property
     @pulumi.getter(name="fileRoot")
     def file_root(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        """
         return pulumi.get(self, "file_root")
 
     @_builtins.property
     @pulumi.getter
     def index(self) -> pulumi.Output[_builtins.str]:
+        """
+        The compact record of which declared record is in which upload. Kept for updates; not meant to be read.
+        """
         return pulumi.get(self, "index")
 
     @_builtins.property
     @pulumi.getter(name="keyField")
     def key_field(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The field that identifies a record (`uniqueId`, `orderId`, `crmId`...): a record whose other fields change under the same key is uploaded again. Without it, a record's content identifies it. A change re-uploads every record.
+        """
         return pulumi.get(self, "key_field")
 
     @_builtins.property
     @pulumi.getter
     def records(self) -> pulumi.Output[Optional[Sequence[Any]]]:
+        """
+        Conversion records written in the program (a small list: it is stored in the state as written). Each is an object of the service's conversion fields (`firstName`, `primaryAddress`, `revenue`, `eventDate`, ...). Give either `records` or `file`.
+        """
         return pulumi.get(self, "records")
 
     @_builtins.property
     @pulumi.getter
     def rejected(self) -> pulumi.Output[Sequence['outputs.ConversionsRejectedItem']]:
+        """
+        Up to ten refused records, with their row and the service's message.
+        """
         return pulumi.get(self, "rejected")
 
     @_builtins.property
     @pulumi.getter(name="rejectedCount")
     def rejected_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Records the service refused (see `rejected`); sent again only once they change.
+        """
         return pulumi.get(self, "rejected_count")
 
     @_builtins.property
     @pulumi.getter
     def uploads(self) -> pulumi.Output[Sequence['outputs.ConversionsUploadsItem']]:
+        """
+        The uploads holding the records, with their status.
+        """
         return pulumi.get(self, "uploads")
 

@@ -27,6 +27,12 @@ class OrderArgs:
                  use_qr: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a Order resource.
+
+        :param pulumi.Input[_builtins.int] template_id: The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+        :param pulumi.Input[_builtins.int] existing_order_id: Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
+        :param pulumi.Input[_builtins.str] handwriting_font: One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
+        :param pulumi.Input[_builtins.str] qr_url: Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+        :param pulumi.Input[_builtins.bool] use_qr: `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
         """
         pulumi.set(__self__, "template_id", template_id)
         if existing_order_id is not None:
@@ -41,6 +47,9 @@ class OrderArgs:
     @_builtins.property
     @pulumi.getter(name="templateId")
     def template_id(self) -> pulumi.Input[_builtins.int]:
+        """
+        The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+        """
         return pulumi.get(self, "template_id")
 
     @template_id.setter
@@ -50,6 +59,9 @@ class OrderArgs:
     @_builtins.property
     @pulumi.getter(name="existingOrderId")
     def existing_order_id(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "existing_order_id")
 
     @existing_order_id.setter
@@ -59,6 +71,9 @@ class OrderArgs:
     @_builtins.property
     @pulumi.getter(name="handwritingFont")
     def handwriting_font(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "handwriting_font")
 
     @handwriting_font.setter
@@ -68,6 +83,9 @@ class OrderArgs:
     @_builtins.property
     @pulumi.getter(name="qrUrl")
     def qr_url(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "qr_url")
 
     @qr_url.setter
@@ -77,6 +95,9 @@ class OrderArgs:
     @_builtins.property
     @pulumi.getter(name="useQr")
     def use_qr(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "use_qr")
 
     @use_qr.setter
@@ -101,6 +122,11 @@ class Order(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.int] existing_order_id: Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
+        :param pulumi.Input[_builtins.str] handwriting_font: One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
+        :param pulumi.Input[_builtins.str] qr_url: Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+        :param pulumi.Input[_builtins.int] template_id: The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+        :param pulumi.Input[_builtins.bool] use_qr: `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
         """
         ...
     @overload
@@ -201,11 +227,17 @@ class Order(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def adopted(self) -> pulumi.Output[_builtins.bool]:
+        """
+        `true` when the order was adopted through `existingOrderId` rather than created.
+        """
         return pulumi.get(self, "adopted")
 
     @_builtins.property
     @pulumi.getter(name="createdDate")
     def created_date(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the service created the order (ISO 8601 date-time).
+        """
         return pulumi.get(self, "created_date")
 
     @_builtins.property
@@ -219,65 +251,104 @@ class Order(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="existingOrderId")
     def existing_order_id(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Adopt this existing order (one made in the web application, say) instead of creating one: it must have been made from `templateId`. Nothing is created; destroy deletes it while it is a draft. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "existing_order_id")
 
     @_builtins.property
     @pulumi.getter(name="handwritingFont")
     def handwriting_font(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        One of the service's handwriting styles, by name; omit it for the template's default. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "handwriting_font")
 
     @_builtins.property
     @pulumi.getter(name="lastScan")
     def last_scan(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the last QR code scan happened (ISO 8601 date-time); null before any.
+        """
         return pulumi.get(self, "last_scan")
 
     @_builtins.property
     @pulumi.getter(name="orderId")
     def order_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The order's id at the service.
+        """
         return pulumi.get(self, "order_id")
 
     @_builtins.property
     @pulumi.getter(name="postageType")
     def postage_type(self) -> pulumi.Output[_builtins.str]:
+        """
+        The postage type the service reports for the order (`Standard`, `FirstClass`, ...); null when it has none.
+        """
         return pulumi.get(self, "postage_type")
 
     @_builtins.property
     @pulumi.getter
     def product(self) -> pulumi.Output[_builtins.str]:
+        """
+        The product the template prints (a postcard, a letter, ...), as the service names it; null if none.
+        """
         return pulumi.get(self, "product")
 
     @_builtins.property
     @pulumi.getter(name="qrScans")
     def qr_scans(self) -> pulumi.Output[_builtins.int]:
+        """
+        QR code scans of the order's pieces when last read (0 before any); `pulumi refresh` reads it again.
+        """
         return pulumi.get(self, "qr_scans")
 
     @_builtins.property
     @pulumi.getter(name="qrUrl")
     def qr_url(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Where the QR code leads instead of the template's target: an absolute URL such as `https://example.com/offer`. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "qr_url")
 
     @_builtins.property
     @pulumi.getter(name="recipientCount")
     def recipient_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        How many recipients the order held when last read.
+        """
         return pulumi.get(self, "recipient_count")
 
     @_builtins.property
     @pulumi.getter
     def status(self) -> pulumi.Output[_builtins.str]:
+        """
+        The order's status when last read (spaced display text): `Draft`, `Edits Needed`, `Payment Needed`, `Paid`, `Ready For Production`, or a later one. It changes at the service without a deployment (a checkout, production); `pulumi refresh` reads it again.
+        """
         return pulumi.get(self, "status")
 
     @_builtins.property
     @pulumi.getter(name="templateId")
     def template_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The id of the template the order is made from (a template is itself an order that is never mailed). A change replaces the order, while it is still editable (`Draft`, `Edits Needed`).
+        """
         return pulumi.get(self, "template_id")
 
     @_builtins.property
     @pulumi.getter(name="updatedDate")
     def updated_date(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the service last changed the order (ISO 8601 date-time).
+        """
         return pulumi.get(self, "updated_date")
 
     @_builtins.property
     @pulumi.getter(name="useQr")
     def use_qr(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        `true` keeps the template's QR code, `false` removes it; omit it for the template's setting. A change replaces the order, while it is still editable.
+        """
         return pulumi.get(self, "use_qr")
 

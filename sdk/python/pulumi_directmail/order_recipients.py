@@ -32,6 +32,16 @@ class OrderRecipientsArgs:
                  recipients: pulumi.Input[Optional[Sequence[Any]]] = None):
         """
         The set of arguments for constructing a OrderRecipients resource.
+
+        :param pulumi.Input[_builtins.int] order_id: The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+        :param pulumi.Input['OrderRecipientsDelimiter'] delimiter: The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\\t"`), as a spreadsheet saved in some languages writes it.
+        :param pulumi.Input[_builtins.str] file: A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+        :param pulumi.Input[_builtins.str] file_root: The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        :param pulumi.Input['OrderRecipientsIdentityField'] identity_field: The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_columns: Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+        :param pulumi.Input[_builtins.str] key_column: A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+        :param pulumi.Input[_builtins.float] max_dropped_percent: Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+        :param pulumi.Input[Sequence[Any]] recipients: The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
         """
         pulumi.set(__self__, "order_id", order_id)
         if delimiter is not None:
@@ -54,6 +64,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="orderId")
     def order_id(self) -> pulumi.Input[_builtins.int]:
+        """
+        The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+        """
         return pulumi.get(self, "order_id")
 
     @order_id.setter
@@ -63,6 +76,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter
     def delimiter(self) -> pulumi.Input[Optional['OrderRecipientsDelimiter']]:
+        """
+        The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\\t"`), as a spreadsheet saved in some languages writes it.
+        """
         return pulumi.get(self, "delimiter")
 
     @delimiter.setter
@@ -72,6 +88,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter
     def file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+        """
         return pulumi.get(self, "file")
 
     @file.setter
@@ -81,6 +100,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="fileRoot")
     def file_root(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        """
         return pulumi.get(self, "file_root")
 
     @file_root.setter
@@ -90,6 +112,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="identityField")
     def identity_field(self) -> pulumi.Input[Optional['OrderRecipientsIdentityField']]:
+        """
+        The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+        """
         return pulumi.get(self, "identity_field")
 
     @identity_field.setter
@@ -99,6 +124,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="ignoreColumns")
     def ignore_columns(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+        """
         return pulumi.get(self, "ignore_columns")
 
     @ignore_columns.setter
@@ -108,6 +136,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="keyColumn")
     def key_column(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+        """
         return pulumi.get(self, "key_column")
 
     @key_column.setter
@@ -117,6 +148,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter(name="maxDroppedPercent")
     def max_dropped_percent(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+        """
         return pulumi.get(self, "max_dropped_percent")
 
     @max_dropped_percent.setter
@@ -126,6 +160,9 @@ class OrderRecipientsArgs:
     @_builtins.property
     @pulumi.getter
     def recipients(self) -> pulumi.Input[Optional[Sequence[Any]]]:
+        """
+        The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
+        """
         return pulumi.get(self, "recipients")
 
     @recipients.setter
@@ -154,6 +191,15 @@ class OrderRecipients(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input['OrderRecipientsDelimiter'] delimiter: The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\\t"`), as a spreadsheet saved in some languages writes it.
+        :param pulumi.Input[_builtins.str] file: A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+        :param pulumi.Input[_builtins.str] file_root: The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        :param pulumi.Input['OrderRecipientsIdentityField'] identity_field: The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_columns: Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+        :param pulumi.Input[_builtins.str] key_column: A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+        :param pulumi.Input[_builtins.float] max_dropped_percent: Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+        :param pulumi.Input[_builtins.int] order_id: The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+        :param pulumi.Input[Sequence[Any]] recipients: The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
         """
         ...
     @overload
@@ -268,105 +314,168 @@ class OrderRecipients(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="acceptedCount")
     def accepted_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Declared recipients on the order and deliverable.
+        """
         return pulumi.get(self, "accepted_count")
 
     @_builtins.property
     @pulumi.getter(name="declaredCount")
     def declared_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        How many distinct recipients the list declares (duplicate rows counted once).
+        """
         return pulumi.get(self, "declared_count")
 
     @_builtins.property
     @pulumi.getter
     def delimiter(self) -> pulumi.Output[Optional['OrderRecipientsDelimiter']]:
+        """
+        The character between the values of a CSV `file`: `,` (the default), `;` or a tab (`"\\t"`), as a spreadsheet saved in some languages writes it.
+        """
         return pulumi.get(self, "delimiter")
 
     @_builtins.property
     @pulumi.getter
     def digest(self) -> pulumi.Output[_builtins.str]:
+        """
+        A digest of the declared list (every recipient's key and content): it changes with any edit.
+        """
         return pulumi.get(self, "digest")
 
     @_builtins.property
     @pulumi.getter(name="dropReasons")
     def drop_reasons(self) -> pulumi.Output[Mapping[str, Any]]:
+        """
+        Dropped recipients: how many for each reason (redacted as in DropSample).
+        """
         return pulumi.get(self, "drop_reasons")
 
     @_builtins.property
     @pulumi.getter(name="droppedCount")
     def dropped_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Declared recipients the service dropped or marked undeliverable.
+        """
         return pulumi.get(self, "dropped_count")
 
     @_builtins.property
     @pulumi.getter(name="droppedSample")
     def dropped_sample(self) -> pulumi.Output[Sequence['outputs.OrderRecipientsDroppedSampleItem']]:
+        """
+        Up to ten dropped recipients, with their row in the list and the reason.
+        """
         return pulumi.get(self, "dropped_sample")
 
     @_builtins.property
     @pulumi.getter(name="duplicateRows")
     def duplicate_rows(self) -> pulumi.Output[_builtins.int]:
+        """
+        Rows identical to an earlier row (or with the same key column value): sent once.
+        """
         return pulumi.get(self, "duplicate_rows")
 
     @_builtins.property
     @pulumi.getter
     def file(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A CSV (with a header row), JSON array or JSON Lines (`.jsonl`, `.ndjson`) file of recipients, relative to the Pulumi project's folder (where Pulumi.yaml is), also when the program's entry point is in a subfolder. Only a digest and a compact index of it are stored in the state. Give either `file` or `recipients`. An edit of the file changes only the recipients that differ.
+        """
         return pulumi.get(self, "file")
 
     @_builtins.property
     @pulumi.getter(name="fileRoot")
     def file_root(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The folder that `file` must stay inside once links are followed, relative to the Pulumi project's folder or absolute; the project folder when left out. A file outside it is refused at `check`, unread. A CampaignFolder gives its own folder; a campaign file cannot set it.
+        """
         return pulumi.get(self, "file_root")
 
     @_builtins.property
     @pulumi.getter(name="identityField")
     def identity_field(self) -> pulumi.Output[Optional['OrderRecipientsIdentityField']]:
+        """
+        The merge field (`custom1`..`custom6`, default `custom6`) that carries each recipient's identity key to the service and back; the recipients must leave it empty, and the template must not print it. A change replaces every recipient.
+        """
         return pulumi.get(self, "identity_field")
 
     @_builtins.property
     @pulumi.getter(name="ignoreColumns")
     def ignore_columns(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        Columns of the `file` (or keys of its JSON objects) that are not recipient fields and are left out, unsent: the phone or notes columns of a spreadsheet export. Names are compared as columns are (case, spaces, `_` and `-` ignored). Any other column that is not a recipient field is a problem, so a misspelled `adress2` is never dropped unnoticed.
+        """
         return pulumi.get(self, "ignore_columns")
 
     @_builtins.property
     @pulumi.getter(name="imageIssueSample")
     def image_issue_sample(self) -> pulumi.Output[Sequence['outputs.OrderRecipientsImageIssueSampleItem']]:
+        """
+        Up to ten problems of variable images, with their row and field.
+        """
         return pulumi.get(self, "image_issue_sample")
 
     @_builtins.property
     @pulumi.getter
     def index(self) -> pulumi.Output[_builtins.str]:
+        """
+        The compact record of which declared recipient is which recipient at the service (key → content digest, recipient id). Kept in the state for updates; not meant to be read.
+        """
         return pulumi.get(self, "index")
 
     @_builtins.property
     @pulumi.getter(name="keyColumn")
     def key_column(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A column that identifies each recipient (a customer id), matched as every column name is; not sent. A row whose other fields change under the same key replaces that recipient.
+        """
         return pulumi.get(self, "key_column")
 
     @_builtins.property
     @pulumi.getter(name="maxDroppedPercent")
     def max_dropped_percent(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        Fail the deployment when the service drops more than this percentage (0 to 100) of the declared recipients (undeliverable addresses, say). The accepted ones stay on the order, and nothing that depends on this resource (a Checkout) runs. Omit it to accept any number of drops.
+        """
         return pulumi.get(self, "max_dropped_percent")
 
     @_builtins.property
     @pulumi.getter(name="orderId")
     def order_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The order whose recipients these are, usually `order.orderId`. A change replaces the resource.
+        """
         return pulumi.get(self, "order_id")
 
     @_builtins.property
     @pulumi.getter(name="orderRecipientCount")
     def order_recipient_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        How many recipients the order holds at the service by this resource's record: the declared ones on it (undeliverable ones included) and those added elsewhere. A Checkout given it refuses to send when the order holds another count. Absent from a list applied by an earlier release until the list changes.
+        """
         return pulumi.get(self, "order_recipient_count")
 
     @_builtins.property
     @pulumi.getter(name="orderStatus")
     def order_status(self) -> pulumi.Output[_builtins.str]:
+        """
+        The order's status when the recipients were last changed or read (`Draft`, ...).
+        """
         return pulumi.get(self, "order_status")
 
     @_builtins.property
     @pulumi.getter
     def recipients(self) -> pulumi.Output[Optional[Sequence[Any]]]:
+        """
+        The recipients inline, instead of a `file`: each with a name or an organization and an address (`address1`, `city`, `state`, `zipCode`). Stored in the state as written, so for small lists.
+        """
         return pulumi.get(self, "recipients")
 
     @_builtins.property
     @pulumi.getter(name="unmanagedCount")
     def unmanaged_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Recipients of the order this resource did not put there (added elsewhere); left alone.
+        """
         return pulumi.get(self, "unmanaged_count")
 

@@ -23,12 +23,17 @@ class ProviderInfoArgs:
                  label: pulumi.Input[_builtins.str]):
         """
         The set of arguments for constructing a ProviderInfo resource.
+
+        :param pulumi.Input[_builtins.str] label: A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
         """
         pulumi.set(__self__, "label", label)
 
     @_builtins.property
     @pulumi.getter
     def label(self) -> pulumi.Input[_builtins.str]:
+        """
+        A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
+        """
         return pulumi.get(self, "label")
 
     @label.setter
@@ -49,6 +54,7 @@ class ProviderInfo(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] label: A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
         """
         ...
     @overload
@@ -123,25 +129,40 @@ class ProviderInfo(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="apiKeyConfigured")
     def api_key_configured(self) -> pulumi.Output[_builtins.bool]:
+        """
+        Whether an API key is configured (the key itself is never an output).
+        """
         return pulumi.get(self, "api_key_configured")
 
     @_builtins.property
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> pulumi.Output[_builtins.str]:
+        """
+        The service's base URL the directmail resources of this stack talk to.
+        """
         return pulumi.get(self, "base_url")
 
     @_builtins.property
     @pulumi.getter(name="baseUrlSource")
     def base_url_source(self) -> pulumi.Output['ProviderInfoBaseUrlSource']:
+        """
+        Where the base URL came from: `config` (directmail:baseUrl), `environment` (DIRECTMAIL_BASE_URL) or `default` (the local sandbox).
+        """
         return pulumi.get(self, "base_url_source")
 
     @_builtins.property
     @pulumi.getter
     def label(self) -> pulumi.Output[_builtins.str]:
+        """
+        A label of the caller's choosing, kept in the outputs; a change updates the resource in place.
+        """
         return pulumi.get(self, "label")
 
     @_builtins.property
     @pulumi.getter(name="providerVersion")
     def provider_version(self) -> pulumi.Output[_builtins.str]:
+        """
+        The version of pulumi-directmail that serves the stack.
+        """
         return pulumi.get(self, "provider_version")
 

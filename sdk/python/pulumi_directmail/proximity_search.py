@@ -42,6 +42,26 @@ class ProximitySearchArgs:
                  year_built_filter: pulumi.Input[Optional['ProximitySearchYearBuiltFilterArgs']] = None):
         """
         The set of arguments for constructing a ProximitySearch resource.
+
+        :param pulumi.Input[Sequence[pulumi.Input['ProximitySearchAddressesItemArgs']]] addresses: The centre addresses (at least one).
+        :param pulumi.Input[_builtins.int] integration_order_id: The integration order (automation) that mails the addresses found.
+        :param pulumi.Input[_builtins.str] name: The search's name at the service.
+        :param pulumi.Input['ProximitySearchHomePriceFilterArgs'] home_price_filter: Home price range.
+        :param pulumi.Input['ProximitySearchHouseHoldIncomeFilterArgs'] house_hold_income_filter: Household income range.
+        :param pulumi.Input['ProximitySearchLengthOfResidenceFilterArgs'] length_of_residence_filter: Length of residence range, in years.
+        :param pulumi.Input[_builtins.bool] multi_use: Whether an address may be used more than once.
+        :param pulumi.Input[_builtins.int] owner_or_renter_filter: Owner or renter filter (enumerated by the service; meanings not shown).
+        :param pulumi.Input[_builtins.int] property_type_filter: Property type filter (enumerated by the service; meanings not shown).
+        :param pulumi.Input[_builtins.str] return_address1: Return street line: required when any other return field is given.
+        :param pulumi.Input[_builtins.str] return_address2: Return second line.
+        :param pulumi.Input[_builtins.str] return_city: Return city: required with returnAddress1.
+        :param pulumi.Input[_builtins.str] return_first_name: Return first name; given with returnLastName.
+        :param pulumi.Input[_builtins.str] return_last_name: Return last name; given with returnFirstName.
+        :param pulumi.Input[_builtins.str] return_organization: Return organization.
+        :param pulumi.Input[_builtins.str] return_state: Return state: required with returnAddress1.
+        :param pulumi.Input[_builtins.str] return_title: Return address for every recipient found: title.
+        :param pulumi.Input[_builtins.str] return_zip: Return ZIP code: required with returnAddress1.
+        :param pulumi.Input['ProximitySearchYearBuiltFilterArgs'] year_built_filter: Year built range.
         """
         pulumi.set(__self__, "addresses", addresses)
         pulumi.set(__self__, "integration_order_id", integration_order_id)
@@ -82,6 +102,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter
     def addresses(self) -> pulumi.Input[Sequence[pulumi.Input['ProximitySearchAddressesItemArgs']]]:
+        """
+        The centre addresses (at least one).
+        """
         return pulumi.get(self, "addresses")
 
     @addresses.setter
@@ -91,6 +114,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="integrationOrderId")
     def integration_order_id(self) -> pulumi.Input[_builtins.int]:
+        """
+        The integration order (automation) that mails the addresses found.
+        """
         return pulumi.get(self, "integration_order_id")
 
     @integration_order_id.setter
@@ -100,6 +126,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The search's name at the service.
+        """
         return pulumi.get(self, "name")
 
     @name.setter
@@ -109,6 +138,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="homePriceFilter")
     def home_price_filter(self) -> pulumi.Input[Optional['ProximitySearchHomePriceFilterArgs']]:
+        """
+        Home price range.
+        """
         return pulumi.get(self, "home_price_filter")
 
     @home_price_filter.setter
@@ -118,6 +150,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="houseHoldIncomeFilter")
     def house_hold_income_filter(self) -> pulumi.Input[Optional['ProximitySearchHouseHoldIncomeFilterArgs']]:
+        """
+        Household income range.
+        """
         return pulumi.get(self, "house_hold_income_filter")
 
     @house_hold_income_filter.setter
@@ -127,6 +162,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="lengthOfResidenceFilter")
     def length_of_residence_filter(self) -> pulumi.Input[Optional['ProximitySearchLengthOfResidenceFilterArgs']]:
+        """
+        Length of residence range, in years.
+        """
         return pulumi.get(self, "length_of_residence_filter")
 
     @length_of_residence_filter.setter
@@ -136,6 +174,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="multiUse")
     def multi_use(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether an address may be used more than once.
+        """
         return pulumi.get(self, "multi_use")
 
     @multi_use.setter
@@ -145,6 +186,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="ownerOrRenterFilter")
     def owner_or_renter_filter(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Owner or renter filter (enumerated by the service; meanings not shown).
+        """
         return pulumi.get(self, "owner_or_renter_filter")
 
     @owner_or_renter_filter.setter
@@ -154,6 +198,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="propertyTypeFilter")
     def property_type_filter(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Property type filter (enumerated by the service; meanings not shown).
+        """
         return pulumi.get(self, "property_type_filter")
 
     @property_type_filter.setter
@@ -163,6 +210,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnAddress1")
     def return_address1(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return street line: required when any other return field is given.
+        """
         return pulumi.get(self, "return_address1")
 
     @return_address1.setter
@@ -172,6 +222,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnAddress2")
     def return_address2(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return second line.
+        """
         return pulumi.get(self, "return_address2")
 
     @return_address2.setter
@@ -181,6 +234,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnCity")
     def return_city(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return city: required with returnAddress1.
+        """
         return pulumi.get(self, "return_city")
 
     @return_city.setter
@@ -190,6 +246,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnFirstName")
     def return_first_name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return first name; given with returnLastName.
+        """
         return pulumi.get(self, "return_first_name")
 
     @return_first_name.setter
@@ -199,6 +258,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnLastName")
     def return_last_name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return last name; given with returnFirstName.
+        """
         return pulumi.get(self, "return_last_name")
 
     @return_last_name.setter
@@ -208,6 +270,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnOrganization")
     def return_organization(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return organization.
+        """
         return pulumi.get(self, "return_organization")
 
     @return_organization.setter
@@ -217,6 +282,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnState")
     def return_state(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return state: required with returnAddress1.
+        """
         return pulumi.get(self, "return_state")
 
     @return_state.setter
@@ -226,6 +294,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnTitle")
     def return_title(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return address for every recipient found: title.
+        """
         return pulumi.get(self, "return_title")
 
     @return_title.setter
@@ -235,6 +306,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="returnZip")
     def return_zip(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Return ZIP code: required with returnAddress1.
+        """
         return pulumi.get(self, "return_zip")
 
     @return_zip.setter
@@ -244,6 +318,9 @@ class ProximitySearchArgs:
     @_builtins.property
     @pulumi.getter(name="yearBuiltFilter")
     def year_built_filter(self) -> pulumi.Input[Optional['ProximitySearchYearBuiltFilterArgs']]:
+        """
+        Year built range.
+        """
         return pulumi.get(self, "year_built_filter")
 
     @year_built_filter.setter
@@ -282,6 +359,25 @@ class ProximitySearch(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['ProximitySearchAddressesItemArgs', 'ProximitySearchAddressesItemArgsDict']]]] addresses: The centre addresses (at least one).
+        :param pulumi.Input[Union['ProximitySearchHomePriceFilterArgs', 'ProximitySearchHomePriceFilterArgsDict']] home_price_filter: Home price range.
+        :param pulumi.Input[Union['ProximitySearchHouseHoldIncomeFilterArgs', 'ProximitySearchHouseHoldIncomeFilterArgsDict']] house_hold_income_filter: Household income range.
+        :param pulumi.Input[_builtins.int] integration_order_id: The integration order (automation) that mails the addresses found.
+        :param pulumi.Input[Union['ProximitySearchLengthOfResidenceFilterArgs', 'ProximitySearchLengthOfResidenceFilterArgsDict']] length_of_residence_filter: Length of residence range, in years.
+        :param pulumi.Input[_builtins.bool] multi_use: Whether an address may be used more than once.
+        :param pulumi.Input[_builtins.str] name: The search's name at the service.
+        :param pulumi.Input[_builtins.int] owner_or_renter_filter: Owner or renter filter (enumerated by the service; meanings not shown).
+        :param pulumi.Input[_builtins.int] property_type_filter: Property type filter (enumerated by the service; meanings not shown).
+        :param pulumi.Input[_builtins.str] return_address1: Return street line: required when any other return field is given.
+        :param pulumi.Input[_builtins.str] return_address2: Return second line.
+        :param pulumi.Input[_builtins.str] return_city: Return city: required with returnAddress1.
+        :param pulumi.Input[_builtins.str] return_first_name: Return first name; given with returnLastName.
+        :param pulumi.Input[_builtins.str] return_last_name: Return last name; given with returnFirstName.
+        :param pulumi.Input[_builtins.str] return_organization: Return organization.
+        :param pulumi.Input[_builtins.str] return_state: Return state: required with returnAddress1.
+        :param pulumi.Input[_builtins.str] return_title: Return address for every recipient found: title.
+        :param pulumi.Input[_builtins.str] return_zip: Return ZIP code: required with returnAddress1.
+        :param pulumi.Input[Union['ProximitySearchYearBuiltFilterArgs', 'ProximitySearchYearBuiltFilterArgsDict']] year_built_filter: Year built range.
         """
         ...
     @overload
@@ -412,110 +508,176 @@ class ProximitySearch(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def addresses(self) -> pulumi.Output[Sequence['outputs.ProximitySearchAddressesItem']]:
+        """
+        The centre addresses (at least one).
+        """
         return pulumi.get(self, "addresses")
 
     @_builtins.property
     @pulumi.getter(name="homePriceFilter")
     def home_price_filter(self) -> pulumi.Output[Optional['outputs.ProximitySearchHomePriceFilter']]:
+        """
+        Home price range.
+        """
         return pulumi.get(self, "home_price_filter")
 
     @_builtins.property
     @pulumi.getter(name="houseHoldIncomeFilter")
     def house_hold_income_filter(self) -> pulumi.Output[Optional['outputs.ProximitySearchHouseHoldIncomeFilter']]:
+        """
+        Household income range.
+        """
         return pulumi.get(self, "house_hold_income_filter")
 
     @_builtins.property
     @pulumi.getter(name="integrationOrderId")
     def integration_order_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The integration order (automation) that mails the addresses found.
+        """
         return pulumi.get(self, "integration_order_id")
 
     @_builtins.property
     @pulumi.getter(name="lengthOfResidenceFilter")
     def length_of_residence_filter(self) -> pulumi.Output[Optional['outputs.ProximitySearchLengthOfResidenceFilter']]:
+        """
+        Length of residence range, in years.
+        """
         return pulumi.get(self, "length_of_residence_filter")
 
     @_builtins.property
     @pulumi.getter(name="multiUse")
     def multi_use(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Whether an address may be used more than once.
+        """
         return pulumi.get(self, "multi_use")
 
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
+        """
+        The search's name at the service.
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter(name="ownerOrRenterFilter")
     def owner_or_renter_filter(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Owner or renter filter (enumerated by the service; meanings not shown).
+        """
         return pulumi.get(self, "owner_or_renter_filter")
 
     @_builtins.property
     @pulumi.getter(name="propertyTypeFilter")
     def property_type_filter(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Property type filter (enumerated by the service; meanings not shown).
+        """
         return pulumi.get(self, "property_type_filter")
 
     @_builtins.property
     @pulumi.getter(name="recipientCount")
     def recipient_count(self) -> pulumi.Output[_builtins.int]:
+        """
+        Recipients queued on the integration order when last read (those found by searches included).
+        """
         return pulumi.get(self, "recipient_count")
 
     @_builtins.property
     @pulumi.getter(name="requestedAt")
     def requested_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the search was requested (ISO 8601 date-time).
+        """
         return pulumi.get(self, "requested_at")
 
     @_builtins.property
     @pulumi.getter(name="returnAddress1")
     def return_address1(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return street line: required when any other return field is given.
+        """
         return pulumi.get(self, "return_address1")
 
     @_builtins.property
     @pulumi.getter(name="returnAddress2")
     def return_address2(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return second line.
+        """
         return pulumi.get(self, "return_address2")
 
     @_builtins.property
     @pulumi.getter(name="returnCity")
     def return_city(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return city: required with returnAddress1.
+        """
         return pulumi.get(self, "return_city")
 
     @_builtins.property
     @pulumi.getter(name="returnFirstName")
     def return_first_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return first name; given with returnLastName.
+        """
         return pulumi.get(self, "return_first_name")
 
     @_builtins.property
     @pulumi.getter(name="returnLastName")
     def return_last_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return last name; given with returnFirstName.
+        """
         return pulumi.get(self, "return_last_name")
 
     @_builtins.property
     @pulumi.getter(name="returnOrganization")
     def return_organization(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return organization.
+        """
         return pulumi.get(self, "return_organization")
 
     @_builtins.property
     @pulumi.getter(name="returnState")
     def return_state(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return state: required with returnAddress1.
+        """
         return pulumi.get(self, "return_state")
 
     @_builtins.property
     @pulumi.getter(name="returnTitle")
     def return_title(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return address for every recipient found: title.
+        """
         return pulumi.get(self, "return_title")
 
     @_builtins.property
     @pulumi.getter(name="returnZip")
     def return_zip(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Return ZIP code: required with returnAddress1.
+        """
         return pulumi.get(self, "return_zip")
 
     @_builtins.property
     @pulumi.getter(name="searchStatus")
     def search_status(self) -> pulumi.Output[_builtins.str]:
+        """
+        `Processing` while the service discovers addresses (asynchronously, after the request), then `Complete`; read again by `pulumi refresh`. The service reports pending searches per integration order, so a search is Complete once none of its order's searches is pending.
+        """
         return pulumi.get(self, "search_status")
 
     @_builtins.property
     @pulumi.getter(name="yearBuiltFilter")
     def year_built_filter(self) -> pulumi.Output[Optional['outputs.ProximitySearchYearBuiltFilter']]:
+        """
+        Year built range.
+        """
         return pulumi.get(self, "year_built_filter")
 

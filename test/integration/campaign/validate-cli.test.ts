@@ -100,9 +100,10 @@ describe("directmail validate", () => {
     expect(result.stderr.split("\n")).toEqual([
       // The example list has a row the service drops, to show its drop report: a warning only.
       "examples/campaigns/spring-sale.csv:19:1: warning: the service will drop this row: ADDRESS_NOT_VALID: address.zipCode: ZIP code 00000 does not exist",
+      "examples/go/Pulumi.yaml:1:1: not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign (a campaigns folder holds campaign files only)",
       'examples/two-step/paid/holiday-cards.yaml:11:9: metadata.name: the campaign name "holiday-cards" is already used in examples/two-step/draft/holiday-cards.yaml:10:9; each campaign needs its own name (it names the campaign\'s resources)',
       "examples/typescript/Pulumi.yaml:1:1: not a campaign: a campaign document starts with apiVersion: directmail/v1 and kind: Campaign (a campaigns folder holds campaign files only)",
-      "checked 5 campaign files: 3 valid, 2 with problems (2 problems); the service will drop 1 recipient (the warnings above)",
+      "checked 7 campaign files: 4 valid, 3 with problems (3 problems); the service will drop 1 recipient (the warnings above)",
       "",
     ]);
   });

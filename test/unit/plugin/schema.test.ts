@@ -5,7 +5,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import packageJson from "../../../package.json";
 import { PLUGIN_SCHEMA_FILE, packageSchemaText } from "../../../provider/plugin/schema";
+import {
+  FIELD_DESCRIPTIONS_FILE,
+  fieldDescriptionsText,
+  readFieldDescriptions,
+} from "../../../scripts/field-descriptions";
 
 const root = path.resolve(__dirname, "../../..");
 const REGENERATE = "regenerate: npx tsc -p tsconfig.json && node dist/scripts/generate-campaign-schema.js";
@@ -36,7 +42,10 @@ describe("the plugin's package schema", () => {
     );
     const order = schema.resources["directmail:index:Order"];
     expect(order.requiredInputs).toEqual(["templateId"]);
-    expect(order.inputProperties.templateId).toEqual({ type: "integer" });
+    expect(order.inputProperties.templateId).toEqual({
+      type: "integer",
+      description: expect.stringMatching(/^The id of the template the order is made from/),
+    });
     expect(order.properties.status).toMatchObject({ type: "string" });
     expect(schema.resources["directmail:index:AddressBookEntry"].requiredInputs).toEqual([
       "address1",
@@ -101,4 +110,39 @@ describe("the plugin's package schema", () => {
     expect(schema.config.variables.apiKey).toMatchObject({ type: "string", secret: true });
     expect(Object.keys(schema.config.variables)).toEqual(["apiKey", "baseUrl", "monthlyBudget"]);
   });
+
+  it("describes every property of every resource, from the doc comment above its field", () => {
+    const committed = fs.readFileSync(path.join(root, FIELD_DESCRIPTIONS_FILE), "utf8");
+    expect(committed, REGENERATE).toBe(fieldDescriptionsText(readFieldDescriptions(root)));
+    const undescribed = Object.entries(schema.resources).flatMap(([token, resource]) => {
+      const { inputProperties = {}, properties = {} } = resource as Record<string, Record<string, Json>>;
+      return Object.entries({ ...inputProperties, ...properties })
+        .filter(([, property]) => !property.description)
+        .map(([key]) => `${token}.${key}`);
+    });
+    expect(undescribed, "write a /** doc comment */ above each field, then regenerate").toEqual([]);
+  });
+
+  it("names every enum value that cannot name an SDK's enum member", () => {
+    expect(schema.types["directmail:index:OrderRecipientsDelimiter"].enum).toEqual([
+      { name: "Comma", value: "," },
+      { name: "Semicolon", value: ";" },
+      { name: "Tab", value: "\t" },
+    ]);
+  });
+
+  it("says how the Python and Go SDKs are generated, at package.json's version", () => {
+    expect(schema.version).toBe(packageJson.version);
+    expect(schema.meta).toEqual({ supportPack: true });
+    expect(schema.language.python).toMatchObject({
+      packageName: "pulumi_directmail",
+      requires: { pulumi: `>=${packageJson.devDependencies["@pulumi/pulumi"]},<4.0.0` },
+    });
+    expect(schema.language.go).toMatchObject({
+      importBasePath: "github.com/pulumi-directmail/pulumi-directmail/sdk/go/directmail",
+      generateResourceContainerTypes: true,
+    });
+  });
 });
+
+type Json = Record<string, unknown>;
