@@ -22,11 +22,8 @@ import (
 
 	"pulumi-directmail/tools/pulumi/internal/supervise"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -44,29 +41,11 @@ func main() {
 	flag.String("packagemanager", "", "ignored")
 	flag.Parse()
 
-	engineAddress := ""
-	if args := flag.Args(); len(args) > 0 {
-		engineAddress = args[len(args)-1]
+	h := &host{engineAddress: supervise.EngineAddress(flag.Args())}
+	if h.engineAddress != "" {
+		h.children.WatchEngine(h.engineAddress)
 	}
-
-	h := &host{engineAddress: engineAddress}
-	if engineAddress != "" {
-		h.children.WatchEngine(engineAddress)
-	}
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
-	})
-	if err != nil {
-		cmdutil.Exit(fmt.Errorf("could not start the language host: %w", err))
-	}
-	// The engine reads the port from the first line of stdout.
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		cmdutil.Exit(fmt.Errorf("language host stopped serving: %w", err))
-	}
+	supervise.Serve(h)
 }
 
 type host struct {

@@ -27,7 +27,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -64,29 +63,12 @@ func main() {
 		cmdutil.Exit(fmt.Errorf("the Python executor is missing (%w); rebuild the host with scripts/toolchain.sh", err))
 	}
 
-	engineAddress := ""
-	if args := flag.Args(); len(args) > 0 {
-		engineAddress = args[len(args)-1]
-	}
 	cancelled, cancel := context.WithCancel(context.Background())
-	h := &host{executor: *executor, engineAddress: engineAddress, cancelled: cancelled, cancel: cancel}
-	if engineAddress != "" {
-		h.children.WatchEngine(engineAddress)
+	h := &host{executor: *executor, engineAddress: supervise.EngineAddress(flag.Args()), cancelled: cancelled, cancel: cancel}
+	if h.engineAddress != "" {
+		h.children.WatchEngine(h.engineAddress)
 	}
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
-	})
-	if err != nil {
-		cmdutil.Exit(fmt.Errorf("could not start the language host: %w", err))
-	}
-	// The engine reads the port from the first line of stdout.
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		cmdutil.Exit(fmt.Errorf("language host stopped serving: %w", err))
-	}
+	supervise.Serve(h)
 }
 
 type host struct {

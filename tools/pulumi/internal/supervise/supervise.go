@@ -1,13 +1,20 @@
-// Package supervise keeps a language host's programs from outliving the engine that asked for them.
+// Package supervise serves a language host to the engine, and keeps the host's programs from
+// outliving the engine that asked for them.
 package supervise
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
 )
 
 // engineProbeInterval is how often the host checks that the engine is still there.
@@ -70,4 +77,31 @@ func (c *Children) Stop() {
 		_ = syscall.Kill(0, syscall.SIGKILL)
 	}
 	os.Exit(1)
+}
+
+// EngineAddress is the engine's address, the last argument the engine starts a host with (empty
+// when started by hand; the engine then sends it with Handshake).
+func EngineAddress(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[len(args)-1]
+}
+
+// Serve serves host as the language runtime until the engine closes it, printing the port on the
+// first line of stdout, where the engine reads it; it exits with a message when it cannot serve.
+func Serve(host pulumirpc.LanguageRuntimeServer) {
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, host)
+			return nil
+		},
+	})
+	if err != nil {
+		cmdutil.Exit(fmt.Errorf("could not start the language host: %w", err))
+	}
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		cmdutil.Exit(fmt.Errorf("language host stopped serving: %w", err))
+	}
 }
