@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
+import { pulumiSdkVersion } from "../../provider/plugin/schema";
 import { packageManifest } from "../../provider/version";
 import { say } from "../output";
 
@@ -11,7 +12,13 @@ const SCAFFOLD_DIR = "templates/campaign-repo";
  * CampaignFolder through the provider plugin, instead of the TypeScript program.
  */
 const YAML_DIR = "templates/campaign-repo-yaml";
-/** The scaffold's TypeScript program, which a Pulumi YAML project does without. */
+/**
+ * What `--python` writes over the scaffold: a Python project (`runtime: python`, its `virtualenv`
+ * made from requirements.txt) whose `__main__.py` declares the CampaignFolder with the
+ * pulumi_directmail SDK, served by the same plugin.
+ */
+const PYTHON_DIR = "templates/campaign-repo-python";
+/** The scaffold's TypeScript program, which Pulumi YAML and Python projects do without. */
 const TYPESCRIPT_ONLY = ["index.ts", "tsconfig.json"];
 /** The pull-request pipeline that `--gitops` adds over the scaffold (its README replaces the scaffold's). */
 const GITOPS_DIR = "examples/gitops";
@@ -27,6 +34,8 @@ export interface InitOptions {
   gitops?: boolean;
   /** A Pulumi YAML project (Pulumi.yaml declares the folder) instead of a TypeScript program. */
   yaml?: boolean;
+  /** A Python project (`__main__.py` declares the folder) instead of a TypeScript program. */
+  python?: boolean;
 }
 
 export interface InitResult {
@@ -53,6 +62,7 @@ export function registerInitCommand(program: Command): void {
       "--yaml",
       "a Pulumi YAML project (Pulumi.yaml declares the campaign folder) instead of TypeScript",
     )
+    .option("--python", "a Python project (__main__.py declares the campaign folder) instead of TypeScript")
     .action((dir: string, options: InitOptions) => {
       const result = initRepository(dir, options);
       say(describeResult(result));
@@ -60,6 +70,9 @@ export function registerInitCommand(program: Command): void {
 }
 
 export function initRepository(dir: string, options: InitOptions = {}): InitResult {
+  if (options.yaml && options.python) {
+    throw new Error("--yaml and --python each choose the program's language: give one of them");
+  }
   const pkg = packageManifest();
   if (!pkg) throw new Error("cannot find the pulumi-directmail package that holds the templates");
   const target = path.resolve(dir);
@@ -70,24 +83,36 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     projectName: projectName(target),
     directmailVersion: pkg.manifest.version,
     pulumiVersionRange,
-    // The lines of the README that differ between a TypeScript and a YAML program.
-    ...(options.yaml
+    // The Python SDK `pulumi` from the version the package is built and tested with, which the
+    // generated pulumi_directmail SDK requires too.
+    pulumiPythonFloor: pulumiSdkVersion(),
+    // The lines of the README that differ between a TypeScript, a YAML and a Python program.
+    ...(options.python
       ? {
           programSentence:
-            "`Pulumi.yaml` declares the folder (a `directmail:index:CampaignFolder`), served by the provider " +
-            "plugin that `npm install` puts in `node_modules/.bin`.",
+            "`__main__.py` declares the folder (a `CampaignFolder` of the `pulumi_directmail` Python SDK), " +
+            "served by the provider plugin that `npm install` puts in `node_modules/.bin`; the first " +
+            "`pulumi up` makes the `venv` from `requirements.txt`, with the SDK's wheel from `wheels/`.",
           typecheckLine: "",
         }
-      : {
-          programSentence: "`index.ts` is the one line that deploys the folder.",
-          typecheckLine: "npm run typecheck      # index.ts against the installed package\n",
-        }),
+      : options.yaml
+        ? {
+            programSentence:
+              "`Pulumi.yaml` declares the folder (a `directmail:index:CampaignFolder`), served by the provider " +
+              "plugin that `npm install` puts in `node_modules/.bin`.",
+            typecheckLine: "",
+          }
+        : {
+            programSentence: "`index.ts` is the one line that deploys the folder.",
+            typecheckLine: "npm run typecheck      # index.ts against the installed package\n",
+          }),
   };
 
   const files = templateFiles(path.join(pkg.root, SCAFFOLD_DIR));
-  if (options.yaml) {
+  const languageDir = options.python ? PYTHON_DIR : options.yaml ? YAML_DIR : undefined;
+  if (languageDir) {
     for (const name of TYPESCRIPT_ONLY) files.delete(name);
-    for (const [name, source] of templateFiles(path.join(pkg.root, YAML_DIR))) files.set(name, source);
+    for (const [name, source] of templateFiles(path.join(pkg.root, languageDir))) files.set(name, source);
   }
   if (options.gitops) {
     for (const [name, source] of templateFiles(path.join(pkg.root, GITOPS_DIR))) files.set(name, source);

@@ -29,7 +29,7 @@ type JsonSchema = Json & {
 };
 
 /** The Pulumi SDK version the CLI is built from: package.json's pin of @pulumi/pulumi. */
-function pulumiSdkVersion(): string {
+export function pulumiSdkVersion(): string {
   const pin = packageManifest()?.manifest.devDependencies?.["@pulumi/pulumi"];
   if (!pin || !/^\d+\.\d+\.\d+$/.test(pin))
     throw new Error(`package.json pins @pulumi/pulumi to ${pin}, not an exact version`);

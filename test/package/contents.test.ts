@@ -33,8 +33,9 @@ const ALLOWED: RegExp[] = [
   /^docs\/[\w.-]+\.md$/,
   /^examples\/[\w/.-]+\.(md|yaml|yml|csv|json|ts|sh)$/,
   // The scaffold `directmail init` writes (its .gitignore is stored as `gitignore`: npm never packs a .gitignore),
-  // and what `init --yaml` writes over it.
+  // and what `init --yaml` and `init --python` write over it.
   /^templates\/campaign-repo(-yaml)?\/([\w/.-]+\.(md|yaml|csv|json|ts)|gitignore)$/,
+  /^templates\/campaign-repo-python\/([\w/.-]+\.(md|yaml|json|py|txt)|gitignore)$/,
 ];
 
 /** What package.json's main, types, exports and bin name, and the files the CLI and editors read. */
@@ -53,6 +54,8 @@ const REQUIRED = [
   "templates/campaign-repo/index.ts",
   "templates/campaign-repo/gitignore",
   "templates/campaign-repo-yaml/Pulumi.yaml",
+  "templates/campaign-repo-python/__main__.py",
+  "templates/campaign-repo-python/requirements.txt",
   "examples/gitops/.github/workflows/campaigns.yml",
   "docs/campaign-format.md",
 ];

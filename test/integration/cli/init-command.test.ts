@@ -57,6 +57,42 @@ describe("directmail init", () => {
     expect(readme).not.toMatch(/index\.ts|typecheck|\{\{/);
   });
 
+  it("--python writes a Python project: __main__.py declares the folder, requirements.txt the SDK and pulumi", async () => {
+    await run(tmp, "init", "--python", "python-campaigns");
+    const dir = path.join(tmp, "python-campaigns");
+    expect(filesOf(dir)).toEqual(
+      [
+        ...SCAFFOLD.filter((name) => !["index.ts", "tsconfig.json"].includes(name)),
+        "__main__.py",
+        "requirements.txt",
+        "wheels/README.md",
+      ].sort(),
+    );
+    const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
+    expect(project).toMatch(/^name: python-campaigns\n[\s\S]*\nruntime:\n {2}name: python\n/);
+    expect(project).toMatch(/\n {4}virtualenv: venv\n/);
+    expect(project).toContain("      path: ./node_modules/.bin\n");
+    expect(fs.readFileSync(path.join(dir, "__main__.py"), "utf8")).toContain(
+      'campaigns = directmail.CampaignFolder("campaigns", dir="campaigns")\n\npulumi.export("campaigns", campaigns.outputs)\n',
+    );
+    const pulumiPin = manifest.devDependencies["@pulumi/pulumi"];
+    expect(fs.readFileSync(path.join(dir, "requirements.txt"), "utf8")).toContain(
+      `--find-links wheels\npulumi_directmail==${manifest.version}\npulumi>=${pulumiPin},<4.0.0\n`,
+    );
+    expect(fs.readFileSync(path.join(dir, ".gitignore"), "utf8")).toMatch(/^venv\/$/m);
+    const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
+    expect(readme).toContain("`__main__.py` declares the folder");
+    expect(readme).not.toMatch(/index\.ts|typecheck|\{\{/);
+  });
+
+  it("refuses --yaml with --python, writing nothing", async () => {
+    await expect(run(tmp, "init", "--yaml", "--python", "both")).rejects.toMatchObject({
+      code: 1,
+      stderr: "directmail: --yaml and --python each choose the program's language: give one of them\n",
+    });
+    expect(fs.existsSync(path.join(tmp, "both"))).toBe(false);
+  });
+
   it("makes the folder and writes the scaffold, named after the folder", async () => {
     const { stdout } = await run(tmp, "init", "Spring Campaigns 2026");
     const dir = path.join(tmp, "Spring Campaigns 2026");

@@ -5,7 +5,7 @@
 // `pulumi up` of a Node.js program needs: it answers the engine's handshake and plugin queries and
 // runs the program through @pulumi/pulumi's own `cmd/run` entry point, exactly as the upstream host
 // does, with the same flags and environment variables. It exits, with the program it started,
-// once the engine is gone (see engine.go).
+// once the engine is gone (internal/supervise).
 package main
 
 import (
@@ -19,13 +19,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"pulumi-directmail/tools/pulumi/internal/supervise"
+
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -43,38 +41,17 @@ func main() {
 	flag.String("packagemanager", "", "ignored")
 	flag.Parse()
 
-	engineAddress := ""
-	if args := flag.Args(); len(args) > 0 {
-		engineAddress = args[len(args)-1]
+	h := &host{engineAddress: supervise.EngineAddress(flag.Args())}
+	if h.engineAddress != "" {
+		h.children.WatchEngine(h.engineAddress)
 	}
-
-	h := &host{engineAddress: engineAddress, children: map[*os.Process]struct{}{}}
-	if engineAddress != "" {
-		h.watchEngine(engineAddress)
-	}
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
-	})
-	if err != nil {
-		cmdutil.Exit(fmt.Errorf("could not start the language host: %w", err))
-	}
-	// The engine reads the port from the first line of stdout.
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		cmdutil.Exit(fmt.Errorf("language host stopped serving: %w", err))
-	}
+	supervise.Serve(h)
 }
 
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
-	watchOnce     sync.Once
-
-	mu       sync.Mutex
-	children map[*os.Process]struct{} // the programs running now
+	children      supervise.Children // the programs running now
 }
 
 func (h *host) Handshake(
@@ -82,7 +59,7 @@ func (h *host) Handshake(
 ) (*pulumirpc.LanguageHandshakeResponse, error) {
 	if req.GetEngineAddress() != "" {
 		h.engineAddress = req.GetEngineAddress()
-		h.watchEngine(h.engineAddress)
+		h.children.WatchEngine(h.engineAddress)
 	}
 	return &pulumirpc.LanguageHandshakeResponse{}, nil
 }
@@ -208,9 +185,9 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Env = env
 	err = cmd.Start()
 	if err == nil {
-		h.track(cmd.Process, true)
+		h.children.Track(cmd.Process, true)
 		err = cmd.Wait()
-		h.track(cmd.Process, false)
+		h.children.Track(cmd.Process, false)
 	}
 	if err != nil {
 		var exitErr *exec.ExitError

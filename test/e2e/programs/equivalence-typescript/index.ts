@@ -1,0 +1,3 @@
+import { CampaignFolder } from "pulumi-directmail";
+
+export const campaigns = new CampaignFolder("campaigns", { dir: "campaigns" }).outputs;
