@@ -1,6 +1,6 @@
-/** The plugin's diff by property name: the user's names, never the computed `__` inputs. */
+/** A diff by property name, as both doors send it: the user's names, never the computed `__` inputs. */
 import { describe, expect, it } from "vitest";
-import { detailedDiff } from "../../../provider/plugin/diff";
+import { detailedDiff, namedDiff } from "../../../provider/resources/named-diff";
 
 describe("detailedDiff", () => {
   it("names changed, added and removed properties", () => {
