@@ -76,7 +76,8 @@ export function importRefused(kind: ResourceKind, id: unknown): string {
         `or import it with the provider plugin: \`pulumi import ${pluginType(kind)} NAME ${shown}\` (docs/resources.md).`
       : `Declare the ${kind} without \`import\` and run \`pulumi up\`: it finds what exists at the service rather than creating it again; ` +
         `or use the provider plugin's type \`${pluginType(kind)}\` (docs/resources.md).`;
-  return `The \`import\` resource option cannot adopt a ${kind} in a TypeScript program: its dynamic provider cannot import. ${instead}`;
+  const article = /^[AEIOU]/.test(kind) ? "an" : "a";
+  return `The \`import\` resource option cannot adopt ${article} ${kind} in a TypeScript program: its dynamic provider cannot import. ${instead}`;
 }
 
 /**

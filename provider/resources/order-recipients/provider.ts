@@ -73,8 +73,10 @@ export function orderRecipientsImplementation(
       if (isUnknown(news.orderId) || olds.orderId !== news.orderId) {
         return { changes: true, replaces: ["orderId"] };
       }
+      // A list replaced on the same order (a changed key, `replaceOnChanges`) is deleted first: a new
+      // list created first would keep the recipients the order holds, which the old one's delete removes.
       for (const key of ["identityField", "keyColumn"] as const) {
-        if (olds[key] !== news[key]) return { changes: true, replaces: [key] };
+        if (olds[key] !== news[key]) return { changes: true, replaces: [key], deleteBeforeReplace: true };
       }
       let listChanged = olds.digest !== news.digest;
       if (listChanged) {
@@ -113,7 +115,9 @@ export function orderRecipientsImplementation(
         olds.file !== news.file ||
         olds.delimiter !== news.delimiter ||
         JSON.stringify(olds.recipients) !== JSON.stringify(news.recipients);
-      return { changes: listChanged || settingsChanged };
+      return listChanged || settingsChanged
+        ? { changes: true, deleteBeforeReplace: true }
+        : { changes: false };
     },
 
     async create(inputs) {

@@ -336,7 +336,10 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     const { outs } = await recipients.create(before);
     const changedRows = [...rows.slice(1), recipient(99_999)];
     const after = await checked({ orderId, file: csv("many.csv", changedRows) });
-    expect(await recipients.diff(String(orderId), outs, after)).toEqual({ changes: true });
+    expect(await recipients.diff(String(orderId), outs, after)).toEqual({
+      changes: true,
+      deleteBeforeReplace: true,
+    });
     const { result, requests } = await countingRequests(() =>
       recipients.update(String(orderId), outs, after),
     );
@@ -487,7 +490,10 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
     const moved = rows.map((r) => (r.customerId === "C-2" ? { ...r, address1: "9 Elm St" } : r));
     const second = await checked({ orderId, file: csv("keyed.csv", moved), keyColumn: "customerId" });
     expect(second.digest).not.toBe(first.digest);
-    expect(await recipients.diff(String(orderId), outs, second)).toEqual({ changes: true });
+    expect(await recipients.diff(String(orderId), outs, second)).toEqual({
+      changes: true,
+      deleteBeforeReplace: true,
+    });
     const { result, requests } = await countingRequests(() =>
       recipients.update(String(orderId), outs, second),
     );
@@ -516,7 +522,10 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
       file: csv("keyed.csv", edited as never),
       keyColumn: "customerId",
     });
-    expect(await recipients.diff(String(orderId), result.outs, third)).toEqual({ changes: true });
+    expect(await recipients.diff(String(orderId), result.outs, third)).toEqual({
+      changes: true,
+      deleteBeforeReplace: true,
+    });
     const { outs: last } = await recipients.update(String(orderId), result.outs, third);
     expect(last).toMatchObject({ declaredCount: 4, acceptedCount: 4, droppedCount: 0 });
     expect(await liveByCustomer(orderId, customers)).toEqual({
@@ -636,7 +645,10 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
       await moveElsewhere(orderId, "Ada2");
       const read = await recipients.read(String(orderId), outs);
       expect(read.props?.digest).not.toBe(declared.digest);
-      expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({ changes: true });
+      expect(await recipients.diff(String(orderId), read.props, declared)).toEqual({
+        changes: true,
+        deleteBeforeReplace: true,
+      });
       const { outs: healed } = await recipients.update(String(orderId), read.props, declared);
       expect(healed).toMatchObject({ acceptedCount: 2, unmanagedCount: 0 });
       const addresses = (await liveRecipients(orderId)).map((r) => r.address.address1).sort();
@@ -713,7 +725,10 @@ describe("OrderRecipients", { timeout: 60_000 }, () => {
       imageIssueSample: [],
       orderStatus: "Draft",
     };
-    expect(await recipients.diff(String(orderId), olds, news)).toEqual({ changes: true });
+    expect(await recipients.diff(String(orderId), olds, news)).toEqual({
+      changes: true,
+      deleteBeforeReplace: true,
+    });
     const { result, requests } = await countingRequests(() => recipients.update(String(orderId), olds, news));
     const deletes = requests.filter((r) => r.operationId === "deleteRecipients");
     expect(deletes).toHaveLength(1);
