@@ -25,3 +25,32 @@ describe("detailedDiff", () => {
     expect(inline).toEqual({ recipients: "UPDATE" });
   });
 });
+
+describe("namedDiff, what both doors send the engine", () => {
+  it("sends no names when the kind says nothing changed", () => {
+    expect(namedDiff({ a: 1 }, { a: 2 }, { changes: false })).toEqual({
+      changes: false,
+      replaces: [],
+      detailed: {},
+    });
+  });
+
+  it("names the change when the kind does not say, and says there is one", () => {
+    expect(namedDiff({ a: 1 }, { a: 2 }, {})).toEqual({
+      changes: true,
+      replaces: [],
+      detailed: { a: "UPDATE" },
+    });
+    expect(namedDiff({ a: 1 }, { a: 1 }, {})).toEqual({ changes: false, replaces: [], detailed: {} });
+  });
+
+  it("replaces on the user's names only, never a `__` input", () => {
+    const olds = { orderId: 7, recipients: [1], __digest: "x" };
+    const news = { orderId: 8, recipients: [2], __digest: "y" };
+    expect(namedDiff(olds, news, { changes: true, replaces: ["orderId", "__digest"] })).toEqual({
+      changes: true,
+      replaces: ["orderId"],
+      detailed: { orderId: "UPDATE_REPLACE", recipients: "UPDATE" },
+    });
+  });
+});
