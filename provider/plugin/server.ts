@@ -4,7 +4,7 @@
  * resources/registry.ts). It is written on the contract itself, not on the SDK's `provider.main`,
  * because that server drops `detailedDiff` and reads request fields an import leaves unset.
  *
- * What the plugin adds to the hooks: the user's property names in every diff (diff.ts), Read for
+ * What the plugin adds to the hooks: the user's property names in every diff (resources/named-diff.ts), Read for
  * `pulumi import` (imports.ts), `customTimeouts` as a deadline on every request a hook sends, and
  * Cancel. The components (CampaignFolder, Campaign) are built by Construct (construct.ts,
  * components.ts).
@@ -12,13 +12,13 @@
 import type * as grpc from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { withDeadline } from "../api/core/deadline";
 import { configure } from "../resources/context";
 import type { ResourceKind } from "../resources/kinds";
+import { namedDiff } from "../resources/named-diff";
 import { providerFor } from "../resources/registry";
+import { bounded } from "../resources/timeouts";
 import { parseMonthlyBudget, resolveSettings } from "../settings";
 import { packageVersion } from "../version";
-import { detailedDiff } from "./diff";
 import { asResource, urnOfRequest } from "./engine-log";
 import { CONFIG_KEYS, kindOfPluginType, PLUGIN_PACKAGE } from "./kinds";
 import { sdkModule } from "./sdk";
@@ -65,38 +65,6 @@ const toStruct = (values: Values): Struct =>
 
 /** Pending work, so that Cancel can stop it. */
 const cancelled = new AbortController();
-
-/**
- * Runs a hook under the engine's timeout for it (seconds, 0 for none) and Cancel: once either
- * fires, the hook sends no further request and the operation fails with what that means.
- */
-function bounded<T>(
-  kind: string,
-  operation: string,
-  timeoutSeconds: number,
-  work: () => Promise<T>,
-): Promise<T> {
-  const signals = [cancelled.signal];
-  if (timeoutSeconds > 0) signals.push(AbortSignal.timeout(timeoutSeconds * 1000));
-  const signal = AbortSignal.any(signals);
-  return new Promise<T>((resolve, reject) => {
-    const stop = () =>
-      reject(
-        new Error(
-          cancelled.signal.aborted
-            ? `${kind} ${operation} was cancelled; no further request was sent.`
-            : `${kind} ${operation} did not finish within its customTimeouts.${operation} of ${timeoutSeconds} s; ` +
-                "no further request was sent. A request already sent may still take effect at the service: " +
-                "the next `pulumi up` reads the service before it sends again (docs/resources.md).",
-        ),
-      );
-    if (signal.aborted) return stop();
-    signal.addEventListener("abort", stop, { once: true });
-    withDeadline(signal, work)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener("abort", stop));
-  });
-}
 
 /** A gRPC answer for a failed hook: an error with an id is a resource created that failed after. */
 function failure(error: unknown): grpc.ServiceError {
@@ -253,26 +221,27 @@ export function resourceProviderService(
       const oldInputs = toValues(req.getOldInputs());
       const result = await hooks.diff(req.getId(), toValues(req.getOlds()), news);
       const response = new P.DiffResponse();
-      if (result.changes === false) return response.setChanges(P.DiffResponse.DiffChanges.DIFF_NONE);
-      const replaces = result.replaces ?? [];
-      const changes = detailedDiff(oldInputs, news, replaces);
-      const named = Object.keys(changes);
-      const some = result.changes === true || named.length > 0;
-      response.setChanges(some ? P.DiffResponse.DiffChanges.DIFF_SOME : P.DiffResponse.DiffChanges.DIFF_NONE);
-      response.setReplacesList(named.filter((key) => changes[key]?.endsWith("_REPLACE")));
+      const named = namedDiff(oldInputs, news, result);
+      if (!named.changes) return response.setChanges(P.DiffResponse.DiffChanges.DIFF_NONE);
+      response.setChanges(P.DiffResponse.DiffChanges.DIFF_SOME);
+      response.setReplacesList(named.replaces);
       response.setDeletebeforereplace(Boolean(result.deleteBeforeReplace));
-      response.setDiffsList(named);
+      response.setDiffsList(Object.keys(named.detailed));
       response.setHasdetaileddiff(true);
       const detail = response.getDetaileddiffMap();
-      for (const [key, change] of Object.entries(changes)) {
+      for (const [key, change] of Object.entries(named.detailed)) {
         detail.set(key, new P.PropertyDiff().setKind(P.PropertyDiff.Kind[change]).setInputdiff(true));
       }
       return response;
     }),
     create: unary(async (req: provproto.CreateRequest) => {
       const { kind, hooks } = hooksOf(req.getType());
-      const result = await bounded(kind, "create", req.getTimeout(), () =>
-        hooks.create(toValues(req.getProperties())),
+      const result = await bounded(
+        kind,
+        "create",
+        req.getTimeout(),
+        () => hooks.create(toValues(req.getProperties())),
+        cancelled.signal,
       );
       return new P.CreateResponse().setId(result.id).setProperties(toStruct(result.outs));
     }),
@@ -299,15 +268,23 @@ export function resourceProviderService(
     }),
     update: unary(async (req: provproto.UpdateRequest) => {
       const { kind, hooks } = hooksOf(req.getType());
-      const result = await bounded(kind, "update", req.getTimeout(), () =>
-        hooks.update(req.getId(), toValues(req.getOlds()), toValues(req.getNews())),
+      const result = await bounded(
+        kind,
+        "update",
+        req.getTimeout(),
+        () => hooks.update(req.getId(), toValues(req.getOlds()), toValues(req.getNews())),
+        cancelled.signal,
       );
       return new P.UpdateResponse().setProperties(toStruct(result.outs ?? {}));
     }),
     delete: unary(async (req: provproto.DeleteRequest) => {
       const { kind, hooks } = hooksOf(req.getType());
-      await bounded(kind, "delete", req.getTimeout(), () =>
-        hooks.delete(req.getId(), toValues(req.getProperties())),
+      await bounded(
+        kind,
+        "delete",
+        req.getTimeout(),
+        () => hooks.delete(req.getId(), toValues(req.getProperties())),
+        cancelled.signal,
       );
       return new Empty();
     }),

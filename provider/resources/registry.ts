@@ -4,6 +4,7 @@
  * package (through implementation.ts, the path stored in every stack's state).
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { answerWithNames, hostRequestOf } from "../host-request";
 import { memoryBudget } from "../memory-budget";
 import { reported, reportedFailures } from "./boundary";
 import {
@@ -18,6 +19,8 @@ import {
 import { fromEngineInputs, toEngineInputs, withPlainNames } from "./engine-inputs";
 import { exitWithEngine } from "./engine-watch";
 import { KIND, type ResourceKind } from "./kinds";
+import { namedDiff } from "./named-diff";
+import { bounded } from "./timeouts";
 import { UserError } from "./user-error";
 
 // Loaded by the first hook, inside the dynamic-provider process: that process must not outlive an
@@ -129,6 +132,9 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
         "Install the package version that created this resource, or remove it with `pulumi state delete`.",
     );
   };
+  /** A hook under the `customTimeouts` the host's patch handed over with its values, if any. */
+  const withinTimeout = <R>(values: EngineValues, operation: string, work: () => Promise<R>): Promise<R> =>
+    bounded(kind, operation, hostRequestOf(values)?.timeoutSeconds ?? 0, work);
   // Every hook reports its failure through `reported`.
   const guarded =
     <A extends unknown[], R>(hook: string, run: (...args: A) => Promise<R>) =>
@@ -164,26 +170,35 @@ export function providerFor(kind: string): Required<pulumi.dynamic.ResourceProvi
     }),
     diff: guarded("diff", async (id: string, olds: EngineValues, stored: EngineValues) => {
       const i = await impl();
-      return i.diff
-        ? i.diff(id, olds, stored)
+      const result = i.diff
+        ? await i.diff(id, olds, stored)
         : {
             changes:
               JSON.stringify(declared(olds)) !== JSON.stringify(declared(fromEngineInputs(kind, stored))),
           };
+      // In Pulumi's dynamic-provider host, with its patch installed: the answer names what changed.
+      const oldInputs = hostRequestOf(olds)?.oldInputs;
+      if (!oldInputs) return result;
+      const names = namedDiff(declared(oldInputs), declared(stored), result);
+      return answerWithNames({ ...result, replaces: names.replaces }, names);
     }),
-    create: guarded("create", async (stored: EngineValues) => (await impl()).create(stored)),
+    create: guarded("create", async (stored: EngineValues) =>
+      withinTimeout(stored, "create", async () => (await impl()).create(stored)),
+    ),
     read: guarded("read", async (id: string, props: EngineValues) => {
       const i = await impl();
       return i.read ? i.read(id, props) : { id, props };
     }),
     update: guarded("update", async (id: string, olds: EngineValues, stored: EngineValues) => {
       const i = await impl();
-      if (!i.update) throw new UserError(`${kind} ${id} cannot be updated in place`);
-      return i.update(id, olds, stored);
+      const update = i.update;
+      if (!update) throw new UserError(`${kind} ${id} cannot be updated in place`);
+      return withinTimeout(stored, "update", () => update(id, olds, stored));
     }),
     delete: guarded("delete", async (id: string, props: EngineValues) => {
       const i = await impl();
-      if (i.delete) await i.delete(id, props);
+      const remove = i.delete;
+      if (remove) await withinTimeout(props, "delete", () => remove(id, props));
     }),
   };
 }

@@ -1,5 +1,6 @@
+import * as pulumi from "@pulumi/pulumi";
 import { checkProgramSettingKeys } from "../lookups/program-settings";
-import { dynamicType, pluginType, type ResourceKind } from "./kinds";
+import { dynamicType, KIND, pluginType, type ResourceKind } from "./kinds";
 
 /** The hooks of a dynamic provider that the engine calls, every one of which a directmail kind has. */
 const HOOKS = ["configure", "check", "diff", "create", "read", "update", "delete"] as const;
@@ -51,9 +52,32 @@ export function declareThroughPlugin(): void {
   throughPlugin = true;
 }
 
-/** The type a resource of this kind is declared with in this process: dynamic, or the plugin's. */
-export function resourceType(kind: ResourceKind): string {
-  return throughPlugin ? pluginType(kind) : dynamicType(kind);
+/**
+ * The type a resource of this kind is declared with in this process: dynamic, or the plugin's. A
+ * dynamic resource cannot be imported (Pulumi's dynamic-provider host has no import), so the
+ * `import` option is refused here, before the resource is registered, with what to use instead.
+ */
+export function resourceType(kind: ResourceKind, opts?: { import?: unknown }): string {
+  if (throughPlugin) return pluginType(kind);
+  if (opts?.import !== undefined) {
+    const failure = new pulumi.RunError(importRefused(kind, opts.import));
+    failure.stack = failure.message; // the message alone, as the SDK shows a RunError
+    throw failure;
+  }
+  return dynamicType(kind);
+}
+
+/** Why the `import` option cannot adopt a resource of a TypeScript program, and what to use instead. */
+export function importRefused(kind: ResourceKind, id: unknown): string {
+  const shown = typeof id === "string" && /^\d{1,18}$/.test(id) ? id : "<order id>";
+  const instead =
+    kind === KIND.Order
+      ? `Adopt order ${shown} with the Order's input \`existingOrderId: ${shown}\` instead, ` +
+        `or import it with the provider plugin: \`pulumi import ${pluginType(kind)} NAME ${shown}\` (docs/resources.md).`
+      : `Declare the ${kind} without \`import\` and run \`pulumi up\`: it finds what exists at the service rather than creating it again; ` +
+        `or use the provider plugin's type \`${pluginType(kind)}\` (docs/resources.md).`;
+  const article = /^[AEIOU]/.test(kind) ? "an" : "a";
+  return `The \`import\` resource option cannot adopt ${article} ${kind} in a TypeScript program: its dynamic provider cannot import. ${instead}`;
 }
 
 /**

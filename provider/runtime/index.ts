@@ -1,11 +1,13 @@
 /**
  * The runtime's patches, installed once by each process's entry (docs/architecture.md, "The
  * runtime's patches"): the memory policy (memory.ts), the long-string answers (long-strings.ts),
- * the undici loader (undici.ts). Node's compile cache (compile-cache.ts) is imported on its own,
+ * the undici loader (undici.ts), the dynamic-provider host's requests and diff answers
+ * (host-requests.ts). Node's compile cache (compile-cache.ts) is imported on its own,
  * first, by the entries it serves, so that the modules loaded after it come from the cache.
  * Nothing imports this part but the entries.
  */
 import { installMemoryBudget } from "../memory-budget";
+import { patchHostRequestsInProviderHost } from "./host-requests";
 import { encodeLongStringsInProgram, encodeLongStringsInProviderHost } from "./long-strings";
 import { budgetFor } from "./memory";
 import { installUndiciLoader } from "./undici";
@@ -43,4 +45,6 @@ export function installInCommand(): void {
 export function installInProvider(inHost: boolean): void {
   if (!installCommon()) return;
   encodeLongStringsInProviderHost(inHost);
+  // The host gives the hooks neither the old inputs nor the timeouts, nor sends a diff's names.
+  patchHostRequestsInProviderHost(inHost);
 }

@@ -21,7 +21,7 @@ export interface AddressBookEntry
 export class AddressBookEntry extends pulumi.CustomResource {
   constructor(name: string, args: AddressBookEntryArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.AddressBookEntry),
+      resourceType(KIND.AddressBookEntry, opts),
       name,
       withStoredProvider(KIND.AddressBookEntry, {
         ...args,

@@ -23,7 +23,7 @@ export interface AutomationRecipients
 export class AutomationRecipients extends pulumi.CustomResource {
   constructor(name: string, args: AutomationRecipientsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.AutomationRecipients),
+      resourceType(KIND.AutomationRecipients, opts),
       name,
       withStoredProvider(KIND.AutomationRecipients, {
         ...args,

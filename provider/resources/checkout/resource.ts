@@ -23,7 +23,7 @@ export interface Checkout extends OutputProperties<typeof CheckoutOutputFields, 
 export class Checkout extends pulumi.CustomResource {
   constructor(name: string, args: CheckoutArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.Checkout),
+      resourceType(KIND.Checkout, opts),
       name,
       withStoredProvider(KIND.Checkout, { ...args, ...outputPlaceholders(CheckoutOutputFields) }),
       opts,

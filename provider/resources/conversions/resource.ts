@@ -24,7 +24,7 @@ export interface Conversions
 export class Conversions extends pulumi.CustomResource {
   constructor(name: string, args: ConversionsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.Conversions),
+      resourceType(KIND.Conversions, opts),
       name,
       withStoredProvider(KIND.Conversions, { ...args, ...outputPlaceholders(ConversionsOutputFields) }),
       withSecretIndex(opts),

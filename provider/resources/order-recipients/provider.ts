@@ -73,11 +73,10 @@ export function orderRecipientsImplementation(
       if (isUnknown(news.orderId) || olds.orderId !== news.orderId) {
         return { changes: true, replaces: ["orderId"] };
       }
-      // A replacement on the same order (a new key column, or `replaceOnChanges`) deletes first: the
-      // old resource's delete removes the recipients it recorded, which the new one would hold too.
-      const sameOrder = { deleteBeforeReplace: true };
+      // A list replaced on the same order (a changed key, `replaceOnChanges`) is deleted first: a new
+      // list created first would keep the recipients the order holds, which the old one's delete removes.
       for (const key of ["identityField", "keyColumn"] as const) {
-        if (olds[key] !== news[key]) return { changes: true, replaces: [key], ...sameOrder };
+        if (olds[key] !== news[key]) return { changes: true, replaces: [key], deleteBeforeReplace: true };
       }
       let listChanged = olds.digest !== news.digest;
       if (listChanged) {
@@ -116,7 +115,9 @@ export function orderRecipientsImplementation(
         olds.file !== news.file ||
         olds.delimiter !== news.delimiter ||
         JSON.stringify(olds.recipients) !== JSON.stringify(news.recipients);
-      return listChanged || settingsChanged ? { changes: true, ...sameOrder } : { changes: false };
+      return listChanged || settingsChanged
+        ? { changes: true, deleteBeforeReplace: true }
+        : { changes: false };
     },
 
     async create(inputs) {

@@ -53,7 +53,7 @@ export class OrderRecipients<Key extends string = never> extends pulumi.CustomRe
     // A CampaignFolder's read of the list (`programRead`): for check alone, never stored or compared.
     const { programRead, ...declared } = args as OrderRecipientsArgs<Key> & { programRead?: ProgramRead };
     super(
-      resourceType(KIND.OrderRecipients),
+      resourceType(KIND.OrderRecipients, opts),
       name,
       withStoredProvider(KIND.OrderRecipients, {
         ...declared,

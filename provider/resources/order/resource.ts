@@ -24,7 +24,7 @@ export interface Order extends OutputProperties<typeof OrderOutputFields, typeof
 export class Order extends pulumi.CustomResource {
   constructor(name: string, args: OrderArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.Order),
+      resourceType(KIND.Order, opts),
       name,
       withStoredProvider(KIND.Order, { ...args, ...outputPlaceholders(OrderOutputFields) }),
       opts,

@@ -21,7 +21,7 @@ export interface ProviderInfo
 export class ProviderInfo extends pulumi.CustomResource {
   constructor(name: string, args: ProviderInfoArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.ProviderInfo),
+      resourceType(KIND.ProviderInfo, opts),
       name,
       withStoredProvider(KIND.ProviderInfo, {
         label: args.label,

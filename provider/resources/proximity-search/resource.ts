@@ -21,7 +21,7 @@ export interface ProximitySearch
 export class ProximitySearch extends pulumi.CustomResource {
   constructor(name: string, args: ProximitySearchArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      resourceType(KIND.ProximitySearch),
+      resourceType(KIND.ProximitySearch, opts),
       name,
       withStoredProvider(KIND.ProximitySearch, {
         ...args,

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { patchHostRequests } from "../../../provider/runtime/host-requests";
 import { answerWithoutCopy, encodeLongStringsAsBytes } from "../../../provider/runtime/long-strings";
 import { V8_FLAGS } from "../../../provider/runtime/memory";
 import { UNDICI_MODULES, undiciFromItsModules } from "../../../provider/runtime/undici";
@@ -89,6 +90,38 @@ describe("google-protobuf and the Pulumi SDK's messages (runtime/long-strings.ts
     const resource = fromSdk("./proto/resource_pb");
     for (const name of ["RegisterResourceResponse", "ReadResourceResponse"])
       expect(typeof resource[name]?.prototype.getUrn, name).toBe("function");
+  });
+});
+
+describe("the dynamic-provider host's requests and diff answer (runtime/host-requests.ts)", () => {
+  const hostEntry = path.join(
+    path.dirname(require.resolve("@pulumi/pulumi/package.json")),
+    "cmd/dynamic-provider/index.js",
+  );
+  const host = fs.readFileSync(hostEntry, "utf8");
+  const method = (name: string) => {
+    const start = host.indexOf(`    async ${name}(call, callback) {`);
+    expect(start, `the host's ${name}`).toBeGreaterThan(0);
+    return host.slice(start, host.indexOf("\n    }\n", start));
+  };
+
+  it("has the messages and methods the patch reaches for", () => {
+    expect(patchHostRequests(createRequire(hostEntry)("../../proto/provider_pb"))).toBe(true);
+  });
+
+  it("hands each hook the values of the request's Struct it patches, and sets a diff's answer right after reading `changes`", () => {
+    expect(method("diff")).toContain("const olds = req.getOlds().toJavaScript();");
+    expect(method("diff")).toContain("provider.diff(req.getId(), olds, news)");
+    // No `await` between the read of `changes` and `setChanges`: the hand-over cannot be raced.
+    expect(method("diff")).toMatch(
+      /if \(result\.changes === true\) \{\s+resp\.setChanges\(provproto\.DiffResponse\.DiffChanges\.DIFF_SOME\);/,
+    );
+    expect(method("create")).toContain("const props = req.getProperties().toJavaScript();");
+    expect(method("create")).toContain("provider.create(props)");
+    expect(method("update")).toContain("const news = req.getNews().toJavaScript();");
+    expect(method("update")).toContain("provider.update(req.getId(), olds, news)");
+    expect(method("delete")).toContain("const props = req.getProperties().toJavaScript();");
+    expect(method("delete")).toContain("provider.delete(req.getId(), props)");
   });
 });
 
