@@ -1,6 +1,6 @@
-# Puts the Pulumi YAML language host (`pulumi-language-yaml`) on PATH, so that `runtime: yaml`
-# programs run. Sourced by scripts/toolchain.sh. Built once per machine from the Go module proxy at
-# the pinned version, with the module's own go.sum, and cached in
+# Puts the Pulumi YAML language host (`pulumi-language-yaml`) beside the project's pulumi, or else on
+# PATH, so that `runtime: yaml` programs run. Sourced by scripts/toolchain.sh. Built once per machine
+# from the Go module proxy at the pinned version, with the module's own go.sum, and cached in
 # $DIRECTMAIL_CACHE_DIR/pulumi-yaml-v<version>/bin. A host already on PATH is used as it is.
 
 # Pinned: checked with the Pulumi CLI of package.json's devDependencies (test/e2e/yaml-*.test.ts).
@@ -50,5 +50,16 @@ ensure_pulumi_yaml() {
     [ -x "$dir/bin/pulumi-language-yaml" ] || { : >"$DIRECTMAIL_CACHE_DIR/pulumi-yaml-build.log"; build_pulumi_yaml "$DIRECTMAIL_PULUMI_YAML_VERSION" "$dir"; }
     exec 8>&-
   fi
+  # The engine takes a language host from the running pulumi's folder, and warns ("using
+  # pulumi-language-yaml from $PATH") when it finds it on PATH instead: a pulumi of this project's
+  # cache gets a link to it beside it. Any other pulumi's folder is left alone.
+  local cli
+  cli="$(dirname "$(command -v pulumi)")"
+  case "$cli" in
+    "$DIRECTMAIL_CACHE_DIR"/*)
+      [ -x "$cli/pulumi-language-yaml" ] || ln -sf "$dir/bin/pulumi-language-yaml" "$cli/pulumi-language-yaml"
+      return 0
+      ;;
+  esac
   export PATH="$dir/bin:$PATH"
 }

@@ -129,9 +129,10 @@ describe("the provider's memory budget for long recipient lists", () => {
       expect(run.status, run.stderr).toBe(0);
       return run.stdout.split("\n").filter((line) => line.includes("=> tenure")).length;
     };
-    // The control: V8 decides when to tenure from its own timing, and passes it over now and then.
+    // The control: V8 decides when to tenure from its own timing, and passes it over now and then
+    // (more often on a loaded machine): up to ten tries.
     const withPretenuring = [tenuredSites(false)];
-    while (withPretenuring.at(-1) === 0 && withPretenuring.length < 4)
+    while (withPretenuring.at(-1) === 0 && withPretenuring.length < 10)
       withPretenuring.push(tenuredSites(false));
     expect(Math.max(...withPretenuring)).toBeGreaterThan(0);
     expect([tenuredSites(true), tenuredSites(true)]).toEqual([0, 0]);
