@@ -8,9 +8,10 @@
  *   sandbox holds the order and its recipients, charging nothing;
  * - `directmail status`, `report` and `review` read the YAML stack: the review prices a checkout
  *   with the service's own figure;
- * - the GitOps template's pull-request workflow (test/support/workflow-runner.ts) reviews a pull
- *   request adding that checkout, priced, and after merge and approval deploys it: the ledger
- *   holds one charge of exactly the reviewed price.
+ * - the GitOps template's pull-request workflow (test/support/workflow-runner.ts) gives a pull
+ *   request that edits `Pulumi.yaml`, the program, the offline review (code changed, no secret,
+ *   nothing spent); it reviews a pull request adding that checkout, priced, and after merge and
+ *   approval deploys it: the ledger holds one charge of exactly the reviewed price.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -338,31 +339,47 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
     }
   });
 
+  it("the GitOps workflow gives a pull request that edits Pulumi.yaml, the program, the offline review: flagged, nothing spent", {
+    timeout: 600_000,
+  }, async () => {
+    const orderId = await deployedOrderId();
+    const before = await ledger();
+    // The program pays for the order during the preview's run if anything runs it with the key.
+    const { reviewed, comment } = await pullRequest("pay-in-program", 6, () => {
+      const program = path.join(dir, "Pulumi.yaml");
+      const paying =
+        "  pay:\n    type: directmail:index:Checkout\n    properties:\n" +
+        `      orderId: ${orderId}\n      postageType: Standard\n      productionSpeed: Normal\n`;
+      fs.writeFileSync(
+        program,
+        fs.readFileSync(program, "utf8").replace("resources:\n", `resources:\n${paying}`),
+      );
+    });
+    expect(jobsRan(reviewed), failures(reviewed)).toEqual({
+      classify: "success",
+      review: "skipped",
+      "review-offline": "success",
+      changes: "skipped",
+      plan: "skipped",
+      deploy: "skipped",
+    });
+    expect(comment).toContain("- **⚠ code changed** (1 path): `Pulumi.yaml`.");
+    expect(await ledger()).toEqual(before);
+    expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
+  });
+
   it("the GitOps workflow reviews a pull request adding a checkout, priced, and after merge and approval pays exactly that once", {
     timeout: 600_000,
   }, async () => {
     const orderId = await deployedOrderId();
-    await git("checkout", "--quiet", "-b", "pay", "main");
-    fs.appendFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), CHECKOUT);
-    await git("commit", "--quiet", "-am", "Pay for the welcome postcard");
-    await git("checkout", "--quiet", "main");
     const before = await ledger();
     const { totalCharges } = await client.previewCheckout(orderId, {
       postageType: "Standard",
       productionSpeed: "Normal",
     });
-
     const main = await git("rev-parse", "main");
-    const reviewed = await run(
-      "pull_request_target",
-      {
-        pull_request: {
-          number: 7,
-          head: { sha: await git("rev-parse", "pay"), ref: "pay", repo: { full_name: REPOSITORY } },
-          base: { sha: main, ref: "main", repo: { full_name: REPOSITORY } },
-        },
-      },
-      main,
+    const { reviewed, comment } = await pullRequest("pay", 7, () =>
+      fs.appendFileSync(path.join(dir, "campaigns/welcome-postcard.yaml"), CHECKOUT),
     );
     expect(jobsRan(reviewed), failures(reviewed)).toEqual({
       classify: "success",
@@ -372,12 +389,10 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
       plan: "skipped",
       deploy: "skipped",
     });
-    const [comment, ...more] = gh.read().comments.filter((c) => c.issue === 7);
-    expect(more).toEqual([]);
-    expect(comment?.body).toContain(
+    expect(comment).toContain(
       `| **welcome-postcard** | pay | +0 −0 ~0 | 3 / 0 after the change; now 3 / 0 | ${totalCharges.toFixed(2)} USD | ⚠ checkout |`,
     );
-    expect(comment?.body).not.toContain(sandbox.apiKey);
+    expect(comment).not.toContain(sandbox.apiKey);
     expect(await ledger()).toEqual(before);
 
     await git("merge", "--quiet", "--no-ff", "-m", "Merge pay", "pay");
@@ -399,6 +414,32 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
     expect((await client.getOrder(orderId))?.orderStatus).not.toBe("Draft");
   });
 });
+
+/**
+ * A pull request from the branch `name` of main with `edit` applied, reviewed by the workflow: the
+ * run, and the one comment the workflow keeps on it.
+ */
+async function pullRequest(name: string, number: number, edit: () => void) {
+  await git("checkout", "--quiet", "-b", name, "main");
+  edit();
+  await git("commit", "--quiet", "-am", name);
+  await git("checkout", "--quiet", "main");
+  const main = await git("rev-parse", "main");
+  const reviewed = await run(
+    "pull_request_target",
+    {
+      pull_request: {
+        number,
+        head: { sha: await git("rev-parse", name), ref: name, repo: { full_name: REPOSITORY } },
+        base: { sha: main, ref: "main", repo: { full_name: REPOSITORY } },
+      },
+    },
+    main,
+  );
+  const comments = gh.read().comments.filter((c) => c.issue === number);
+  expect(comments).toHaveLength(1);
+  return { reviewed, comment: comments[0]?.body ?? "" };
+}
 
 /** What the CLI says of where it read the service's address and key. */
 const source = () =>
