@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /** The slowest files, longest first (a full run's durations: test-results/vitest.json). */
 export const SLOWEST_FILES = [
   "test/e2e/gitops-attacks.test.ts",
+  "test/e2e/installed-yaml-project.test.ts",
   "test/e2e/review.test.ts",
   "test/e2e/settings.test.ts",
   "test/bench/smoke.test.ts",

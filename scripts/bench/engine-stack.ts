@@ -1,6 +1,7 @@
 /**
- * What the engine parts (`engine`, `engine500`) share: a stack of campaign files next to the same
- * shape of no-op dynamic resources, both run by the real `pulumi` CLI on a file backend against a
+ * What the engine parts (`engine`, `engine500`) share: a stack of campaign files (a TypeScript
+ * program on the dynamic providers, and a Pulumi YAML program on the provider plugin) next to the
+ * same shape of no-op dynamic resources, all run by the real `pulumi` CLI on a file backend against a
  * sandbox in its own process, and the timing of their commands.
  *
  * The campaign files are written from the campaign schema's own type (`CampaignDocument`, checked
@@ -91,6 +92,22 @@ export function campaignFile(campaign: BenchCampaign, templateId: number): strin
 
 const campaignsProgram = `const { CampaignFolder } = require("pulumi-directmail");
 new CampaignFolder("campaigns", { dir: "camps" });
+`;
+
+/**
+ * The plugin path: the same folder declared by a Pulumi YAML program, served by the provider plugin
+ * (`pulumi-resource-directmail`) that Pulumi finds in `pluginDir`, as a user's project finds it in
+ * node_modules/.bin.
+ */
+const pluginProgram = (pluginDir: string) => `plugins:
+  providers:
+    - name: directmail
+      path: ${JSON.stringify(pluginDir)}
+resources:
+  campaigns:
+    type: directmail:index:CampaignFolder
+    properties:
+      dir: camps
 `;
 
 /** The properties (inputs and outputs) of each resource of a campaign, so the floor has the same. */
@@ -261,6 +278,8 @@ export const median = (values: number[]) => {
 export interface EngineStacks {
   sandbox: { url: string; apiKey: string; templateId: number };
   campaigns: Program;
+  /** The same campaign files through the provider plugin: a Pulumi YAML program. */
+  plugin: Program;
   noop: Program;
   declared: BenchCampaign[];
   /** Requests the sandbox has served to the v1 interface so far (its request log). */
@@ -290,23 +309,33 @@ export async function engineStacks(name: string, declared: BenchCampaign[]): Pro
   const { root, state, cleanUp } = programFolders(name, started.child);
   try {
     const env = offlinePulumiEnv(state, sandbox);
-    const make = (programName: string, source: string): Program => {
+    const make = (programName: string, source: string, runtime = "nodejs"): Program => {
       const dir = path.join(root, programName);
       fs.mkdirSync(dir);
-      fs.writeFileSync(
-        path.join(dir, "Pulumi.yaml"),
-        `name: ${programName}\nruntime: nodejs\nmain: index.js\n`,
-      );
-      fs.writeFileSync(path.join(dir, "index.js"), source);
+      const project = `name: ${programName}\nruntime: ${runtime}\n`;
+      if (runtime === "yaml") fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${project}${source}`);
+      else {
+        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${project}main: index.js\n`);
+        fs.writeFileSync(path.join(dir, "index.js"), source);
+      }
       return { name: programName, dir, env };
     };
+    const pluginDir = path.join(root, "plugin");
+    fs.mkdirSync(pluginDir);
+    fs.symlinkSync(
+      path.join(repoRoot, "bin/pulumi-resource-directmail.js"),
+      path.join(pluginDir, "pulumi-resource-directmail"),
+    );
     const campaigns = make("bench-campaigns", campaignsProgram);
-    fs.mkdirSync(path.join(campaigns.dir, "camps"));
-    const writeCampaign = (campaign: BenchCampaign) =>
-      fs.writeFileSync(
-        path.join(campaigns.dir, "camps", `${campaign.name}.yaml`),
-        campaignFile(campaign, sandbox.templateId),
-      );
+    const plugin = make("bench-plugin", pluginProgram(pluginDir), "yaml");
+    for (const program of [campaigns, plugin]) fs.mkdirSync(path.join(program.dir, "camps"));
+    const writeCampaign = (campaign: BenchCampaign) => {
+      for (const program of [campaigns, plugin])
+        fs.writeFileSync(
+          path.join(program.dir, "camps", `${campaign.name}.yaml`),
+          campaignFile(campaign, sandbox.templateId),
+        );
+    };
     for (const campaign of declared) writeCampaign(campaign);
     const git = (...args: string[]) => timed(campaigns, "git", args);
     await git("init", "--quiet");
@@ -322,8 +351,8 @@ export async function engineStacks(name: string, declared: BenchCampaign[]): Pro
       "campaigns",
     );
     const noop = make("bench-noop", noopProgram(declared));
-    for (const program of [campaigns, noop]) await pulumi(program, ["stack", "init", "bench"]);
-    return { sandbox, campaigns, noop, declared, requests: () => requests, writeCampaign, cleanUp };
+    for (const program of [campaigns, plugin, noop]) await pulumi(program, ["stack", "init", "bench"]);
+    return { sandbox, campaigns, plugin, noop, declared, requests: () => requests, writeCampaign, cleanUp };
   } catch (error) {
     cleanUp();
     throw error;

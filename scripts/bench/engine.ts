@@ -1,7 +1,9 @@
 /**
  * Benchmark part `engine` (not a test): the time of a no-change `pulumi preview` and `pulumi up`
  * of a campaign folder of 20 campaigns (each a Campaign component with its Order, OrderRecipients
- * of ten inline recipients, and Checkout: 4 resources), against the floor: the same program shape
+ * of ten inline recipients, and Checkout: 4 resources), by both doors (a TypeScript program on the
+ * dynamic providers, `engineRatio*`, and a Pulumi YAML program on the provider plugin,
+ * `engineRatio*Plugin`), against the floor: the same program shape
  * of a trivial `pulumi.dynamic` provider that does nothing (engine-stack.ts). The engine's own
  * work (a promise and a stack trace per property of each resource, the plan, the state) is in
  * both; what the ratio shows is this package's cost on top: loading it, reading the campaign
@@ -33,7 +35,7 @@ export const ENGINE_RATIO_TARGET = 1.1;
 function engineFigure(
   key: string,
   command: string,
-  campaigns: { count: number; times: Times | undefined },
+  campaigns: { count: number; through: string; times: Times | undefined },
   floor: { what: string; times: Times | undefined },
 ): BenchFigure {
   const mine = campaigns.times ?? { wall: Number.NaN, cpu: Number.NaN };
@@ -43,7 +45,7 @@ function engineFigure(
   return {
     key,
     what:
-      `no-change pulumi ${command} of ${campaigns.count} campaigns, CPU time of its processes ` +
+      `no-change pulumi ${command} of ${campaigns.count} campaigns ${campaigns.through}, CPU time of its processes ` +
       `(${mine.cpu.toFixed(1)} s; wall ${mine.wall.toFixed(1)} s, ${wallRatio} x) / the same shape of no-op dynamic resources`,
     value: ratio,
     unit: "x",
@@ -57,19 +59,33 @@ function engineFigure(
   };
 }
 
-/** The no-change preview's and up's figures, under `keys`: the campaigns' times over the floor's. */
+/**
+ * The no-change preview's and up's figures of both doors, over the same floor: the TypeScript
+ * program's (dynamic providers) under `keys`, the Pulumi YAML program's (the provider plugin) under
+ * `keys` with `Plugin` inserted after `engineRatio<Command>` (`engineRatioPreviewPlugin500`).
+ */
 export function noChangeFigures(
   times: Record<"preview" | "up", Map<Program, Times>>,
-  programs: { campaigns: Program; noop: Program },
+  programs: { campaigns: Program; plugin: Program; noop: Program },
   described: { count: number; floor: string },
   keys: Record<"preview" | "up", string>,
 ): BenchFigure[] {
-  return (["preview", "up"] as const).map((command) =>
-    engineFigure(
-      keys[command],
-      command,
-      { count: described.count, times: times[command].get(programs.campaigns) },
-      { what: described.floor, times: times[command].get(programs.noop) },
+  const doors = [
+    { program: programs.campaigns, through: "(TypeScript, dynamic providers)", key: (k: string) => k },
+    {
+      program: programs.plugin,
+      through: "(Pulumi YAML, the provider plugin)",
+      key: (k: string) => k.replace(/^(engineRatio(?:Preview|Up))/, "$1Plugin"),
+    },
+  ];
+  return doors.flatMap((door) =>
+    (["preview", "up"] as const).map((command) =>
+      engineFigure(
+        door.key(keys[command]),
+        command,
+        { count: described.count, through: door.through, times: times[command].get(door.program) },
+        { what: described.floor, times: times[command].get(programs.noop) },
+      ),
     ),
   );
 }
@@ -81,12 +97,12 @@ async function main(): Promise<void> {
   const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 5;
   const stacks = await engineStacks("engine", benchCampaigns(count, 1));
   try {
-    const { campaigns, noop } = stacks;
-    for (const program of [campaigns, noop]) await deploy(program);
-    const times = await noChangeTimes([campaigns, noop], rounds);
+    const { campaigns, plugin, noop } = stacks;
+    for (const program of [campaigns, plugin, noop]) await deploy(program);
+    const times = await noChangeTimes([campaigns, plugin, noop], rounds);
     const figures = noChangeFigures(
       times,
-      { campaigns, noop },
+      { campaigns, plugin, noop },
       { count, floor: `${count} x 4 no-op resources` },
       { preview: "engineRatioPreview", up: "engineRatioUp" },
     );

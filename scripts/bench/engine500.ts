@@ -4,7 +4,9 @@
  * with such a stack:
  *
  * - `engineRatioPreview500`, `engineRatioUp500`: no-change `pulumi preview` and `pulumi up` over the
- *   same shape of no-op dynamic resources (engine-stack.ts), the two taking turns, medians;
+ *   same shape of no-op dynamic resources (engine-stack.ts), the programs taking turns, medians;
+ *   `engineRatioPreviewPlugin500`, `engineRatioUpPlugin500`: the same campaign files in a Pulumi
+ *   YAML program, through the provider plugin, over the same floor;
  * - `reviewRatio500`: `directmail review --base HEAD` of a change to the recipients of 5 campaigns
  *   (drafts), over `pulumi preview` of the same change alone, taking turns, medians;
  *
@@ -58,8 +60,8 @@ async function main(): Promise<void> {
   const stacks = await engineStacks("engine500", benchCampaigns(count, options.smoke ? 2 : 10));
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-review-"));
   try {
-    const { campaigns, noop, sandbox } = stacks;
-    for (const program of [campaigns, noop]) {
+    const { campaigns, plugin, noop, sandbox } = stacks;
+    for (const program of [campaigns, plugin, noop]) {
       const seconds = await deploy(program);
       say(`${program.name}: deployed in ${seconds.toFixed(1)} s`);
     }
@@ -71,12 +73,12 @@ async function main(): Promise<void> {
     });
     if (!advanced.ok) throw new Error(`the sandbox's clock did not move: ${advanced.status}`);
 
-    const times = await noChangeTimes([campaigns, noop], rounds);
+    const times = await noChangeTimes([campaigns, plugin, noop], rounds);
     const paid = stacks.declared.filter((c) => c.paid).length;
     const floor = `${count} campaigns' shape of no-op resources (${paid} paid)`;
     const engineFigures = noChangeFigures(
       times,
-      { campaigns, noop },
+      { campaigns, plugin, noop },
       { count, floor },
       { preview: "engineRatioPreview500", up: "engineRatioUp500" },
     );

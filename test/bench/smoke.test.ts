@@ -20,10 +20,12 @@ const keysOf: Record<string, string[]> = {
   recipients: ["recipientsRatio", "oneChangeRequests", "peakRssMiB100k", "peakRssMiB1M", "peakRssMiB1MHooks"],
   sandbox: ["sandboxAppendRatio", "sandboxStoreAppendPerSec", "meRatio"],
   "sandbox-time": ["deliverMeSlowestMs", "clockStepMeSlowestMs"],
-  engine: ["engineRatioPreview", "engineRatioUp"],
+  engine: ["engineRatioPreview", "engineRatioUp", "engineRatioPreviewPlugin", "engineRatioUpPlugin"],
   engine500: [
     "engineRatioPreview500",
     "engineRatioUp500",
+    "engineRatioPreviewPlugin500",
+    "engineRatioUpPlugin500",
     "reviewRatio500",
     "statusRequests500",
     "reportRequests500",

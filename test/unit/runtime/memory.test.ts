@@ -2,11 +2,12 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import ts from "typescript";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CHECK_EVERY_ROWS,
   collectionsInHook,
   garbageLeft,
+  giveBackFreedMemory,
   HEADROOM_BYTES,
   hookEnded,
   hookStarted,
@@ -29,6 +30,9 @@ const memoryModuleCode = () =>
   ).outputText;
 
 describe("the provider's memory budget for long recipient lists", () => {
+  // Each test starts from a collection that left little held: the limit is the budget.
+  beforeEach(() => giveBackFreedMemory(() => 0));
+
   it("looks at the RSS once every CHECK_EVERY_ROWS rows, and collects only over the budget", () => {
     hookEnded();
     let looks = 0;
@@ -54,6 +58,21 @@ describe("the provider's memory budget for long recipient lists", () => {
     expect(collectionsInHook()).toBe(1);
     hookEnded();
     expect(collectionsInHook()).toBe(0);
+  });
+
+  it("in a process that holds more than the budget between hooks (the plugin's), collects at a hook's start again only after HEADROOM_BYTES more", () => {
+    hookEnded();
+    // The provider plugin serves every hook of a deployment in one process, which holds its
+    // components' state meanwhile: over the budget without any list.
+    const held = BUDGET + 100 * MiB;
+    hookStarted(() => held);
+    expect(collectionsInHook()).toBe(1);
+    for (let hook = 0; hook < 100; hook++) hookStarted(() => held + HEADROOM_BYTES);
+    expect(collectionsInHook()).toBe(1);
+    garbageLeft(() => held + HEADROOM_BYTES);
+    expect(collectionsInHook()).toBe(1);
+    hookStarted(() => held + HEADROOM_BYTES + 1);
+    expect(collectionsInHook()).toBe(2);
   });
 
   it("collects after a step that leaves much garbage (an index decoded and dropped) over the budget, not under it", () => {
