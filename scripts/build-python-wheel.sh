@@ -6,15 +6,25 @@
 # The build backend (setuptools, pinned) is installed once per machine into a virtual environment
 # in $DIRECTMAIL_CACHE_DIR, so later builds need no network. The build runs in a copy of
 # sdk/python, which stays as generated.
-#   usage: scripts/build-python-wheel.sh [OUT_DIR]    (default: dist/python)
+# With --if-missing it builds only when OUT_DIR has no wheel of this version (npm's prepack: a
+# maintainer's `npm pack` or `npm publish` ships the wheel; scripts/test.sh rebuilds it always).
+#   usage: scripts/build-python-wheel.sh [--if-missing] [OUT_DIR]    (default: dist/python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+
+if_missing=""
+if [ "${1:-}" = "--if-missing" ]; then if_missing=1 && shift; fi
 
 # Pinned: the backend pyproject.toml names (setuptools >= 61); 80.9 builds wheels by itself.
 DIRECTMAIL_SETUPTOOLS_VERSION="80.9.0"
 
 out="${1:-dist/python}"
+version="$(sed -n 's/^ *version *= *"\(.*\)"$/\1/p' sdk/python/pyproject.toml 2>/dev/null || true)"
+if [ -n "$if_missing" ] && [ -n "$version" ] && [ -f "$out/pulumi_directmail-$version-py3-none-any.whl" ]; then
+  echo "$(cd "$out" && pwd)/pulumi_directmail-$version-py3-none-any.whl"
+  exit 0
+fi
 python="${DIRECTMAIL_PYTHON:-python3}"
 command -v "$python" >/dev/null ||
   die "Python 3.9 or later is needed to build the Python SDK's wheel: install python3 (or set DIRECTMAIL_PYTHON)"
@@ -49,7 +59,6 @@ trap 'rm -rf "$tmp"' EXIT
 cp -R sdk/python "$tmp/src"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-version="$(sed -n 's/^ *version *= *"\(.*\)"$/\1/p' sdk/python/pyproject.toml)"
 wheel="$out/pulumi_directmail-$version-py3-none-any.whl"
 rm -f "$wheel"
 "$backend/bin/python" -m pip wheel --quiet --no-deps --no-build-isolation --no-index \

@@ -13,6 +13,8 @@ npx biome ci .
 echo "== build (tsc)"
 rm -rf dist
 npx tsc -p tsconfig.json
+echo "== the Python SDK's wheel (dist/python: the package ships it, \`init --python\` copies it)"
+bash scripts/build-python-wheel.sh >/dev/null
 echo "== type-check of tests, examples and programs (they import the built package)"
 npx tsc -p test/tsconfig.json
 echo "== object store for the shared-state tests (SeaweedFS, built once per machine)"

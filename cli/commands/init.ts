@@ -18,6 +18,12 @@ const YAML_DIR = "templates/campaign-repo-yaml";
  * pulumi_directmail SDK, served by the same plugin.
  */
 const PYTHON_DIR = "templates/campaign-repo-python";
+/**
+ * The `pulumi_directmail` SDK's wheel that the package ships (scripts/build-python-wheel.sh builds
+ * it before the package is packed): `--python` copies it into the project's `wheels/`, from which
+ * requirements.txt installs it.
+ */
+const PYTHON_WHEEL_DIR = "dist/python";
 /** The scaffold's TypeScript program, which Pulumi YAML and Python projects do without. */
 const TYPESCRIPT_ONLY = ["index.ts", "tsconfig.json"];
 /** The pull-request pipeline that `--gitops` adds over the scaffold (its README replaces the scaffold's). */
@@ -45,6 +51,8 @@ export interface InitResult {
   written: string[];
   /** Entries added to a package.json that was already there ("dependencies.typescript"); empty when init wrote it. */
   addedToPackageJson: string[];
+  /** For a Python project: the SDK's wheel written under wheels/, relative to `dir`, and the package's version. */
+  pythonWheel?: { name: string; version: string };
 }
 
 /**
@@ -92,7 +100,8 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
           programSentence:
             "`__main__.py` declares the folder (a `CampaignFolder` of the `pulumi_directmail` Python SDK), " +
             "served by the provider plugin that `npm install` puts in `node_modules/.bin`; the first " +
-            "`pulumi up` makes the `venv` from `requirements.txt`, with the SDK's wheel from `wheels/`.",
+            "`pulumi up` makes the `venv` from `requirements.txt`, with the SDK's wheel that `directmail init` " +
+            "copied into `wheels/` from the pulumi-directmail package.",
           typecheckLine: "",
         }
       : options.yaml
@@ -116,6 +125,13 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
   }
   if (options.gitops) {
     for (const [name, source] of templateFiles(path.join(pkg.root, GITOPS_DIR))) files.set(name, source);
+  }
+  // Copied as they are (a wheel is a zip), not rendered as text.
+  const binaries = new Set<string>();
+  const wheel = options.python ? pythonWheel(pkg.root, pkg.manifest.version) : undefined;
+  if (wheel) {
+    files.set(wheel.name, wheel.source);
+    binaries.add(wheel.name);
   }
 
   const targetKind = kindOf(target);
@@ -142,6 +158,13 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
   const written: string[] = [];
   let addedToPackageJson: string[] = [];
   for (const name of names) {
+    if (binaries.has(name)) {
+      const file = path.join(target, name);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.copyFileSync(files.get(name) as string, file, fs.constants.COPYFILE_EXCL);
+      written.push(name);
+      continue;
+    }
     const text = render(fs.readFileSync(files.get(name) as string, "utf8"), values);
     const file = path.join(target, name);
     if (name === "package.json" && existingPackage) {
@@ -155,7 +178,28 @@ export function initRepository(dir: string, options: InitOptions = {}): InitResu
     }
     written.push(name);
   }
-  return { dir: target, written, addedToPackageJson };
+  return {
+    dir: target,
+    written,
+    addedToPackageJson,
+    ...(wheel && { pythonWheel: { name: wheel.name, version: pkg.manifest.version } }),
+  };
+}
+
+/**
+ * The wheel of the package at `root`, as the project's `wheels/<file>`. A checkout that has not
+ * built it has none: init refuses before writing anything, naming the command that builds it.
+ */
+function pythonWheel(root: string, version: string): { name: string; source: string } {
+  const file = `pulumi_directmail-${version}-py3-none-any.whl`;
+  const source = path.join(root, PYTHON_WHEEL_DIR, file);
+  if (!fs.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+    throw new Error(
+      `this pulumi-directmail has no Python SDK wheel (${PYTHON_WHEEL_DIR}/${file}); ` +
+        "build it with `npm run build:python-wheel` in its checkout, then run init again. Nothing was written.",
+    );
+  }
+  return { name: `wheels/${file}`, source };
 }
 
 type PlaceKind = "a folder" | "a file" | "a link to nothing";
@@ -268,12 +312,17 @@ function shellWord(word: string): string {
   return /^[\w./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-function describeResult({ dir, written, addedToPackageJson }: InitResult): string {
+function describeResult({ dir, written, addedToPackageJson, pythonWheel }: InitResult): string {
   const relative = path.relative(process.cwd(), dir);
   const lines = [`Created a campaign repository in ${relative || "."}${relative ? "/" : ""}:`];
   for (const name of written) {
     const merged = name === "package.json" && addedToPackageJson.length > 0;
-    lines.push(`  ${name}${merged ? ` (added ${addedToPackageJson.join(", ")})` : ""}`);
+    const note = merged
+      ? ` (added ${addedToPackageJson.join(", ")})`
+      : name === pythonWheel?.name
+        ? ` (the Python SDK, from pulumi-directmail ${pythonWheel.version})`
+        : "";
+    lines.push(`  ${name}${note}`);
   }
   lines.push(
     "",
@@ -285,7 +334,9 @@ function describeResult({ dir, written, addedToPackageJson }: InitResult): strin
     "  pulumi stack init dev",
     "  export PULUMI_CONFIG_PASSPHRASE=<that passphrase>   # what stack init asked for; directmail needs it too",
     "  pulumi config set --secret directmail:apiKey sbx_demo_key",
-    "  pulumi up",
+    pythonWheel
+      ? "  pulumi up                              # the first run makes venv/ from requirements.txt and wheels/"
+      : "  pulumi up",
   );
   return lines.join("\n");
 }

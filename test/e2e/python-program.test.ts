@@ -250,8 +250,7 @@ describe("a Python project made by `directmail init --python`", { timeout: 600_0
       },
     });
     fs.rmSync(made, { recursive: true, force: true });
-    // As the user does: the release's wheel into wheels/, and `npm install`'s link of the plugin.
-    fs.copyFileSync(python.wheel, path.join(p.workDir, "wheels", path.basename(python.wheel)));
+    // As `npm install` does: the link of the plugin (init copied the package's wheel into wheels/).
     fs.mkdirSync(path.join(p.workDir, "node_modules/.bin"), { recursive: true });
     fs.symlinkSync(
       path.join(__dirname, "../../bin/pulumi-resource-directmail.js"),
@@ -274,6 +273,10 @@ describe("a Python project made by `directmail init --python`", { timeout: 600_0
     expect(fs.readFileSync(path.join(p.workDir, "requirements.txt"), "utf8")).toMatch(
       /^--find-links wheels\npulumi_directmail==\d+\.\d+\.\d+\npulumi>=\d+\.\d+\.\d+,<4\.0\.0\n$/m,
     );
+    expect(fs.readdirSync(path.join(p.workDir, "wheels")).sort()).toEqual([
+      "README.md",
+      path.basename(python.wheel),
+    ]);
     expect(fs.existsSync(path.join(p.workDir, "index.ts"))).toBe(false);
     expect(fs.existsSync(path.join(p.workDir, "venv"))).toBe(false);
   });

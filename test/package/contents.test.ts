@@ -27,6 +27,8 @@ const ALLOWED: RegExp[] = [
   /^dist\/(cli|provider|sandbox)\/[\w/.-]+\.(js|d\.ts)$/,
   // The package schema's field descriptions, which the plugin reads (scripts/field-descriptions.ts).
   /^dist\/provider\/plugin\/field-descriptions\.json$/,
+  // The Python SDK's wheel (scripts/build-python-wheel.sh), which `init --python` copies into the project.
+  /^dist\/python\/pulumi_directmail-\d+\.\d+\.\d+-py3-none-any\.whl$/,
   /^schema\/[\w.-]+\.json$/,
   /^openapi\/[\w.-]+\.json$/,
   // Documentation and examples, for the README's links; examples/gitops is also what `init --gitops` adds.
@@ -49,6 +51,7 @@ const REQUIRED = [
   "dist/provider/resources/implementation.js",
   "dist/cli/main.js",
   "dist/sandbox/index.js",
+  `dist/python/pulumi_directmail-${JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version}-py3-none-any.whl`,
   "schema/campaign.schema.json",
   "openapi/directmail-v1.json",
   "templates/campaign-repo/index.ts",

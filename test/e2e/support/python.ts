@@ -1,11 +1,12 @@
 /**
- * Python programs for the end-to-end tests: the `pulumi_directmail` wheel (scripts/build-python-wheel.sh),
- * a wheel folder holding it and everything its requirements need, and one virtual environment made
- * from them by the project's Python language host (`pulumi install`). Both are cached in
- * $DIRECTMAIL_CACHE_DIR/python-env-<key>, keyed by the wheel's contents, the requirements and the
- * Python version, so a run makes the environment at most once, and later runs not at all while the
- * SDK is unchanged. Test projects link their `venv` to it; pip runs offline from the wheel folder.
- */
+ * Python programs for the end-to-end tests: the `pulumi_directmail` wheel
+ * (scripts/build-python-wheel.sh; also put in the checkout's dist/python, which the package ships
+ * and `directmail init --python` copies), a wheel folder holding it and everything its
+ * requirements need, and one virtual environment made from them by the project's Python language
+ * host (`pulumi install`). Both are cached in $DIRECTMAIL_CACHE_DIR/python-env-<key>, keyed by the
+ * wheel's contents, the requirements and the Python version, so a run makes the environment at
+ * most once, and later runs not at all while the SDK is unchanged. Test projects link their `venv`
+ * to it; pip runs offline from the wheel folder. */
 import { execFile } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
@@ -85,7 +86,9 @@ async function prepare(): Promise<PythonEnvironment> {
       cwd: repoRoot,
     });
     const built = stdout.trim();
-    const dir = path.join(cacheDir, `python-env-${await environmentKey(built)}`);
+    const key = await environmentKey(built);
+    await shipInCheckout(built, key);
+    const dir = path.join(cacheDir, `python-env-${key}`);
     const ready = path.join(dir, "ready");
     if (!fs.existsSync(ready)) await makeEnvironment(built, dir);
     const now = new Date();
@@ -100,6 +103,21 @@ async function prepare(): Promise<PythonEnvironment> {
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * Makes the checkout's dist/python wheel, the one the package ships and `directmail init --python`
+ * copies into a project, the one just built when it is missing or of other sources (npm test builds
+ * it; a test file run alone may find none, or one of an older SDK). Renamed into place, so that a
+ * parallel `npm pack` reads a whole file.
+ */
+async function shipInCheckout(built: string, key: string): Promise<void> {
+  const shipped = path.join(repoRoot, "dist/python", path.basename(built));
+  if (fs.existsSync(shipped) && (await environmentKey(shipped)) === key) return;
+  fs.mkdirSync(path.dirname(shipped), { recursive: true });
+  const partial = `${shipped}.partial-${process.pid}`;
+  fs.copyFileSync(built, partial);
+  fs.renameSync(partial, shipped);
 }
 
 /**

@@ -17,6 +17,33 @@ function run(cwd: string, ...args: string[]) {
   return promisify(execFile)(process.execPath, [bin, ...args], { cwd });
 }
 
+/** The Python SDK's wheel as the package ships it, named for its version. */
+const WHEEL = `pulumi_directmail-${manifest.version}-py3-none-any.whl`;
+
+/**
+ * A copy of the built package in its own folder (its dependencies linked), with `wheel` as its
+ * dist/python wheel, or none: what a user installs, or a checkout that did not build the wheel.
+ * Returns its `directmail` command.
+ */
+function packageCopy(name: string, wheel: Buffer | undefined) {
+  const root = path.join(tmp, `${name}-package`);
+  const dist = path.join(repoRoot, "dist");
+  fs.cpSync(dist, path.join(root, "dist"), {
+    recursive: true,
+    filter: (source) => !["python", "scripts"].includes(path.relative(dist, source).split(path.sep)[0] ?? ""),
+  });
+  for (const entry of ["bin", "package.json"])
+    fs.cpSync(path.join(repoRoot, entry), path.join(root, entry), { recursive: true });
+  for (const entry of ["templates", "examples", "node_modules"])
+    fs.symlinkSync(path.join(repoRoot, entry), path.join(root, entry));
+  if (wheel) {
+    fs.mkdirSync(path.join(root, "dist/python"));
+    fs.writeFileSync(path.join(root, "dist/python", WHEEL), wheel);
+  }
+  return (cwd: string, ...args: string[]) =>
+    promisify(execFile)(process.execPath, [path.join(root, "bin/directmail.js"), ...args], { cwd });
+}
+
 /** Every file under `dir`, relative, sorted. */
 function filesOf(dir: string): string[] {
   return fs
@@ -57,8 +84,10 @@ describe("directmail init", () => {
     expect(readme).not.toMatch(/index\.ts|typecheck|\{\{/);
   });
 
-  it("--python writes a Python project: __main__.py declares the folder, requirements.txt the SDK and pulumi", async () => {
-    await run(tmp, "init", "--python", "python-campaigns");
+  it("--python writes a Python project: __main__.py declares the folder, requirements.txt the SDK and pulumi, wheels/ the package's wheel", async () => {
+    const wheel = Buffer.from("PK\x03\x04 the wheel of this package");
+    const directmail = packageCopy("with-wheel", wheel);
+    const { stdout } = await directmail(tmp, "init", "--python", "python-campaigns");
     const dir = path.join(tmp, "python-campaigns");
     expect(filesOf(dir)).toEqual(
       [
@@ -66,7 +95,16 @@ describe("directmail init", () => {
         "__main__.py",
         "requirements.txt",
         "wheels/README.md",
+        `wheels/${WHEEL}`,
       ].sort(),
+    );
+    // The wheel the installed package ships, byte for byte: requirements.txt installs it from wheels/.
+    expect(fs.readFileSync(path.join(dir, "wheels", WHEEL))).toEqual(wheel);
+    expect(stdout).toContain(
+      `\n  wheels/${WHEEL} (the Python SDK, from pulumi-directmail ${manifest.version})\n`,
+    );
+    expect(stdout).toMatch(
+      /\n {2}pulumi up {30}# the first run makes venv\/ from requirements\.txt and wheels\/\n$/,
     );
     const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
     expect(project).toMatch(/^name: python-campaigns\n[\s\S]*\nruntime:\n {2}name: python\n/);
@@ -83,6 +121,17 @@ describe("directmail init", () => {
     const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
     expect(readme).toContain("`__main__.py` declares the folder");
     expect(readme).not.toMatch(/index\.ts|typecheck|\{\{/);
+  });
+
+  it("--python refuses, writing nothing, when the package has no wheel, and names the command that builds it", async () => {
+    const directmail = packageCopy("without-wheel", undefined);
+    await expect(directmail(tmp, "init", "--python", "no-wheel")).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        `directmail: this pulumi-directmail has no Python SDK wheel (dist/python/${WHEEL}); ` +
+        "build it with `npm run build:python-wheel` in its checkout, then run init again. Nothing was written.\n",
+    });
+    expect(fs.existsSync(path.join(tmp, "no-wheel"))).toBe(false);
   });
 
   it("refuses --yaml with --python, writing nothing", async () => {
