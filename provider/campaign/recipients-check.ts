@@ -11,22 +11,26 @@ import { SourceFileError, wholeTextOf } from "../files/text";
 import { MAX_PRINTED_PROBLEMS } from "../limits";
 import { FieldPresence } from "../lookups/order-check";
 import { memoryBudget } from "../memory-budget";
-import { type CsvDelimiter, DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
-import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
+import type { DeclaredSet } from "../recipients/index";
 import {
+  type CsvDelimiter,
+  DEFAULT_IDENTITY_FIELD,
+  DropTally,
   fileSignature,
   formatOf,
+  jsonPositions,
+  type PredictedDrops,
+  predictedDropReason,
   type RecipientFormat,
   type RecipientSource,
   type RecipientSourceOptions,
   type ScannedRecipients,
   type SurveyedRecipient,
   surveyRecipients,
-} from "../resources/recipients/source";
-import type { DeclaredSet } from "../resources/recipients/table";
+  writtenKeys,
+} from "../recipients/index";
 import { shown } from "../text";
 import { label } from "./document-check";
-import { jsonPositions, writtenKeys } from "./json-positions";
 import { type CampaignProblem, displayPath, fileError, type Path } from "./problem";
 import { CampaignRecipients } from "./schema";
 import { keyText, nodeAt, nodePosition, type ParsedDocument, positionOf, valueAt } from "./yaml-document";

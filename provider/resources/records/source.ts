@@ -13,8 +13,8 @@ import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
 import { MAX_KEPT_PROBLEMS } from "../../limits";
 import { projectRoot } from "../../project";
+import { KEY_HEX_LENGTH } from "../../recipients/index";
 import { shown } from "../../text";
-import { KEY_HEX_LENGTH } from "../recipients/table";
 import { UserError } from "../user-error";
 
 export interface LoadedRecord<T> {

@@ -10,30 +10,16 @@
  * echoes unchanged. Updates compare keys and content digests, never addresses: under a key column
  * the same key with another content digest is a changed recipient.
  */
-import { createHash, hash } from "node:crypto";
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
-import { type FileRoot, resolveInside } from "../../file-root";
-import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
-import { jsonArrayOf, jsonLinesOf } from "../../files/json";
-import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
-import { HASH_CHUNK_BYTES, MAX_KEPT_PROBLEMS } from "../../limits";
-import { type MemoryBudget, memoryBudget } from "../../memory-budget";
-import { shown } from "../../text";
-import { type ColumnOptions, ColumnRules, headerColumns } from "./columns";
-import {
-  CSV_DELIMITERS,
-  type CsvDelimiter,
-  DECLARED_FIELDS,
-  DeclaredRecipient,
-  type IdentityField,
-  plainlyValid,
-} from "./declared";
-import { type DeclaredKey, DeclaredSet, KEY_HEX_LENGTH } from "./table";
-
-export { KEY_HEX_LENGTH };
-
-export type RecipientFormat = "csv" | "json" | "jsonl";
+import { SourceFileError } from "../files/text";
+import { MAX_KEPT_PROBLEMS } from "../limits";
+import { type MemoryBudget, memoryBudget } from "../memory-budget";
+import { shown } from "../text";
+import { type ColumnOptions, ColumnRules } from "./columns";
+import { DeclaredRecipient, type IdentityField, plainlyValid } from "./declared";
+import { digestOf, digestOfSet } from "./identity/digest";
+import { columnKey, contentKey } from "./identity/keys";
+import { type DeclaredKey, DeclaredSet } from "./identity/table";
+import { type RawRow, type RecipientSource, type RowProblem, rowsOf } from "./read/source";
 
 /** How a list is read: its columns (columns.ts) and what is worked out of each row. */
 export interface RecipientSourceOptions extends ColumnOptions {
@@ -60,11 +46,7 @@ export interface LoadedRecipient extends DeclaredKey {
   recipient: DeclaredRecipient;
 }
 
-export interface RecipientProblem {
-  row: number;
-  field?: string | undefined;
-  message: string;
-}
+export type RecipientProblem = RowProblem;
 
 export interface LoadedRecipients {
   byKey: Map<string, LoadedRecipient>;
@@ -74,323 +56,6 @@ export interface LoadedRecipients {
   digest: string;
   problems: RecipientProblem[];
   problemCount: number;
-}
-
-function hashKey(text: string): string {
-  // One call per recipient, twice a sync: the one-shot hash is several times cheaper than a Hash object.
-  return hash("sha256", text, "hex").slice(0, KEY_HEX_LENGTH);
-}
-
-/** The key of a recipient under a key column, from the column's value (trimmed). */
-export const columnKey = (value: string) => hashKey(`column:${value}`);
-
-/** The declared fields in the order content keys list them, and each one's opening as JSON. */
-const FIELDS_IN_KEY_ORDER = [...DECLARED_FIELDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-const FIELD_OPENINGS = new Map(FIELDS_IN_KEY_ORDER.map((name) => [name, `[${JSON.stringify(name)},`]));
-
-/** Text that JSON writes as it is, between quotes: no quote, backslash, control character or lone surrogate. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes them, so finding them is the point.
-const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/**
- * The names of the last recipient contentKey read, in its own order, and which of them it lists,
- * in key order (their places in that order, and their openings). The rows of a list are objects of
- * one shape, so this is worked out once a list, not once a row: each row's values are then read in
- * its own order, without looking up each declared field by its name.
- */
-const lastShape = { names: [] as string[], listed: [] as number[], openings: [] as string[] };
-/** The values of the recipient being read, in its own order (reused: one call a recipient). */
-const valuesInOrder: (string | undefined)[] = [];
-
-function learnShape(recipient: DeclaredRecipient): void {
-  const names: string[] = [];
-  for (const name in recipient) names.push(name);
-  const listed = FIELDS_IN_KEY_ORDER.map((name) => names.indexOf(name)).filter((at) => at >= 0);
-  lastShape.names = names;
-  lastShape.listed = listed;
-  lastShape.openings = listed.map((at) => FIELD_OPENINGS.get(names[at] as keyof DeclaredRecipient) as string);
-}
-
-/**
- * The key of a recipient from its declared content: field order and blank fields do not matter.
- * It hashes `JSON.stringify` of the non-blank [name, value] pairs sorted by name, written here
- * without the pairs, and without JSON.stringify for a value that JSON writes as it is (once per
- * recipient, twice a sync).
- */
-export function contentKey(recipient: DeclaredRecipient): string {
-  let count = 0;
-  let sameShape = true;
-  for (const name in recipient) {
-    if (lastShape.names[count] !== name) sameShape = false;
-    valuesInOrder[count++] = recipient[name as keyof DeclaredRecipient];
-  }
-  if (!sameShape || count !== lastShape.names.length) learnShape(recipient);
-  const { listed, openings } = lastShape;
-  let json = "[";
-  for (let i = 0; i < listed.length; i++) {
-    const value = valuesInOrder[listed[i] as number];
-    if (value === undefined || value === "") continue;
-    const text = PLAIN_JSON_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
-    json += `${json.length > 1 ? "," : ""}${openings[i]}${text}]`;
-  }
-  return hashKey(`${json}]`);
-}
-
-export function formatOf(file: string): RecipientFormat {
-  const ext = path.extname(file).toLowerCase();
-  if (ext === ".csv") return "csv";
-  if (ext === ".json") return "json";
-  if (ext === ".jsonl" || ext === ".ndjson") return "jsonl";
-  throw new Error(`${file}: unknown recipient file type "${ext}"; use .csv, .json, .jsonl or .ndjson`);
-}
-
-/**
- * Where recipients come from: a list, or a file. A relative `file` is resolved against
- * `relativeTo` (default: the working directory) and named as written in messages. With a `root`,
- * a file outside it (after following links) is refused with an OutsideRootError, unread. A CSV
- * file's values are separated by `delimiter` (default `,`).
- */
-export type RecipientSource =
-  | { file: string; relativeTo?: string; root?: FileRoot; delimiter?: CsvDelimiter }
-  | { inline: unknown[] };
-
-/**
- * A row of a source before validation: a value as read (JSON, inline), or a CSV row already as
- * its non-blank fields under their canonical names and its key column's value.
- */
-type RawRow =
-  | { row: number; value: unknown; fields?: undefined }
-  | { row: number; fields: Record<string, string | undefined>; keyValue: string | undefined };
-
-/** Rows handed on together: each step of reading a list then pays its await once per batch, not per row. */
-const ROWS_PER_BATCH = 1000;
-
-/**
- * Rows of a source as plain objects with their row numbers, in batches. A CSV header is mapped to
- * field names once (headerColumns), its problems reported once, at its line: its unknown columns
- * are skipped; without its key column no row is read.
- */
-async function* rowsOf(
-  source: RecipientSource,
-  columns: ColumnRules,
-  problem: (p: RecipientProblem) => void,
-  memory: MemoryBudget,
-  only?: ReadonlySet<number>,
-): AsyncGenerator<RawRow[]> {
-  // With `only`, a CSV row not in it is not made into an object, and the reading stops past the last.
-  const last = only ? Math.max(0, ...only) : Number.POSITIVE_INFINITY;
-  if ("inline" in source) {
-    yield source.inline.map((value, index) => ({ row: index + 1, value }));
-    return;
-  }
-  const format = formatOf(source.file);
-  const base = source.relativeTo ?? process.cwd();
-  const file = source.root
-    ? await resolveInside(source.root, source.file, base)
-    : path.resolve(base, source.file);
-  await mustBeReadable(file, source.file, base);
-  if (format === "json") {
-    const parsed = await jsonArrayOf(file, source.file, "recipients");
-    yield parsed.map((value, index) => ({ row: index + 1, value }));
-    return;
-  }
-  if (format === "jsonl") {
-    let batch: RawRow[] = [];
-    for await (const row of jsonLinesOf(file, source.file)) {
-      if (row.row > last) break;
-      batch.push(row);
-      if (batch.length === ROWS_PER_BATCH) {
-        yield batch;
-        batch = [];
-      }
-    }
-    yield batch;
-    return;
-  }
-  const delimiter = source.delimiter ?? ",";
-  // With `only`, the records at those lines are found without parsing the others, then parsed alone.
-  const picked = only ? await recordsAtLines(textOf(file, source.file), only, memory) : undefined;
-  const lineOf = (line: number) => picked?.lines.get(line) ?? line;
-  const read = picked
-    ? (async function* () {
-        yield picked.text;
-      })()
-    : textOf(file, source.file);
-  const text = headerChecked(read, source.file, delimiter, columns);
-  const { parser, position } = csvReader(text, delimiter);
-  // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
-  let header: { fields: (string | undefined)[]; keyAt: number } | undefined;
-  try {
-    for await (const first of parser as AsyncIterable<CsvRecord>) {
-      // The records csv-parse has read already are taken with this one, as one batch.
-      const records = [first];
-      while (records.length < ROWS_PER_BATCH) {
-        const next: CsvRecord | null = parser.read();
-        if (next === null) break;
-        records.push(next);
-      }
-      const batch: RawRow[] = [];
-      for (const { record, line: readAt } of records) {
-        const line = lineOf(readAt);
-        if (header === undefined) {
-          const read = headerColumns(record, columns);
-          for (const message of read.problems) problem({ row: line, message });
-          if (!read.rowsReadable) return;
-          header = read;
-          continue;
-        }
-        if (line > last) {
-          yield batch;
-          return;
-        }
-        if (only && !only.has(line)) continue;
-        // A plain object: every row has the same shape, which V8 reads fast. The key column (the
-        // column so named, whatever a field of that name would be) is held apart: its name is user text.
-        const fields: Record<string, string> = {};
-        let keyValue: string | undefined;
-        const { fields: names, keyAt } = header;
-        for (let i = 0; i < record.length; i++) {
-          const value = record[i] as string;
-          // A blank value is no value (an empty key column is "empty" either way); the last one counts.
-          if (value === "") continue;
-          if (i === keyAt) keyValue = value;
-          const name = names[i];
-          if (name !== undefined) fields[name] = value;
-        }
-        batch.push({ row: line, fields, keyValue: keyValue?.trim() });
-      }
-      yield batch;
-    }
-  } catch (error) {
-    throw csvFileError(error, source.file, position);
-  }
-}
-
-/**
- * The header record of a CSV text and the records that start on the lines `only`, found without
- * parsing the others: as one text (each record on its line or lines, in their order) and the line
- * each starts on in the file, by its line in that text. A line end ends a record unless it is inside
- * quotes, which the count of quotes before it tells (a readable file's quotes pair up, a `""` inside
- * a value too); lines are counted as csvReader counts them (a CR LF, an LF or a CR each one line),
- * and empty lines hold no record. Stops reading past the last line of `only`.
- */
-export async function recordsAtLines(
-  text: AsyncIterable<string>,
-  only: ReadonlySet<number>,
-  memory: MemoryBudget = memoryBudget(),
-): Promise<{ text: string; lines: Map<number, number> }> {
-  const last = Math.max(0, ...only);
-  const picked: string[] = [];
-  const lines = new Map<number, number>();
-  let pickedLine = 1;
-  let header = false;
-  const take = (record: string, line: number) => {
-    if (header && !only.has(line)) return;
-    header = true;
-    lines.set(pickedLine, line);
-    // A copy: V8 makes a slice a view of the text it was cut from, and a record kept as a slice
-    // would keep the whole piece read around it alive (2,000 records of a 1,000,000-row file kept
-    // about 80 MB of the file's text until the join).
-    picked.push(Buffer.from(record).toString());
-    pickedLine += 1 + (record.match(/\r\n|\r|\n/g)?.length ?? 0);
-  };
-  const breaks = /["\r\n]/g;
-  let buffer = "";
-  let start = 0; // where the record being read starts in `buffer`
-  let scanned = 0; // how much of `buffer` was looked at
-  let line = 1;
-  let linesHandled = 1;
-  let recordLine = 1;
-  let quoted = false;
-  reading: for await (const piece of text) {
-    // The text read is dropped as it goes: held to the memory budget as rows are.
-    memory.rowsHandled(line - linesHandled);
-    linesHandled = line;
-    buffer = buffer.slice(start) + piece;
-    scanned -= start;
-    start = 0;
-    breaks.lastIndex = scanned;
-    scanned = buffer.length;
-    for (let found = breaks.exec(buffer); found !== null; found = breaks.exec(buffer)) {
-      const at = found.index;
-      if (buffer[at] === '"') {
-        quoted = !quoted;
-        continue;
-      }
-      if (buffer[at] === "\r" && at + 1 === buffer.length) {
-        // Its LF, if any, is in the next piece.
-        scanned = at;
-        break;
-      }
-      const end = buffer[at] === "\r" && buffer[at + 1] === "\n" ? at + 2 : at + 1;
-      breaks.lastIndex = end;
-      line += 1;
-      if (quoted) continue;
-      if (at > start) take(buffer.slice(start, at), recordLine);
-      start = end;
-      recordLine = line;
-      if (header && recordLine > last) break reading;
-    }
-  }
-  const rest = buffer.slice(start).replace(/\r$/, "");
-  if (rest !== "" && recordLine <= last) take(rest, recordLine);
-  return { text: picked.join("\n"), lines };
-}
-
-/** How much of a file's start is looked at for its header line. */
-const HEADER_LOOKED_AT = 64 * 1024;
-
-/**
- * The text of a CSV file, unchanged, once its header line was found to be separated by `delimiter`.
- * A header with no `delimiter` that another one splits into known columns is a file saved with
- * that other one (a spreadsheet in a language that writes `;`, a tab-separated export): one
- * SourceFileError at its line, rather than an unknown column and a problem on every row.
- */
-async function* headerChecked(
-  text: AsyncGenerator<string>,
-  shownAs: string,
-  delimiter: CsvDelimiter,
-  columns: ColumnRules,
-): AsyncGenerator<string> {
-  let start = "";
-  for await (const piece of text) {
-    start += piece;
-    const end = start.search(/[\r\n]/);
-    if (end >= 0 || start.length >= HEADER_LOOKED_AT) {
-      const header = end >= 0 ? start.slice(0, end) : "";
-      const other = header === "" ? undefined : otherDelimiter(header, delimiter, columns);
-      if (other !== undefined) throw new SourceFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
-      yield start;
-      yield* text;
-      return;
-    }
-  }
-  const other = otherDelimiter(start, delimiter, columns);
-  if (other !== undefined) throw new SourceFileError(shownAs, delimiterAdvice(other, delimiter), 1, 1);
-  yield start;
-}
-
-/** The delimiter a header line is separated by when it is not `delimiter`: one that gives two known columns. */
-export function otherDelimiter(
-  header: string,
-  delimiter: CsvDelimiter,
-  columns: ColumnRules,
-): CsvDelimiter | undefined {
-  if (header.includes(delimiter)) return undefined;
-  const known = (name: string) => columns.meaning(name.trim().replace(/^"(.*)"$/, "$1")) !== undefined;
-  return CSV_DELIMITERS.find((other) => other !== delimiter && header.split(other).filter(known).length >= 2);
-}
-
-/** A delimiter as the campaign file writes it: `";"`, `"\t"`. */
-const written = (delimiter: CsvDelimiter) => JSON.stringify(delimiter);
-
-/** What to do about a file separated by `found` and read as separated by `expected`. */
-function delimiterAdvice(found: CsvDelimiter, expected: CsvDelimiter): string {
-  const looks = `this file looks separated by ${written(found)}`;
-  if (found === ",")
-    return `${looks}; remove delimiter: ${written(expected)} (commas are the default) or save it separated by ${written(expected)}`;
-  const save = expected === "," ? "save it with commas" : `save it separated by ${written(expected)}`;
-  return `${looks}; write delimiter: ${written(found)} (an option of the recipients, beside file) or ${save}`;
 }
 
 /** A valid row, before it is judged against the rows before it. */
@@ -712,30 +377,6 @@ async function judgeRepeatedKeys(
   return duplicates;
 }
 
-/**
- * What identifies one reading of a recipients file: its absolute path, size and modification time,
- * and what the rows are read with. A file written again changes its size or its time, so two
- * readings of one signature read the same rows (undefined: the file cannot be found).
- */
-export async function fileSignature(
-  file: string,
-  options: RecipientSourceOptions,
-  delimiter: string | undefined,
-): Promise<string | undefined> {
-  const stat = await fs.stat(file).catch(() => undefined);
-  return stat
-    ? JSON.stringify([
-        file,
-        stat.size,
-        stat.mtimeMs,
-        options.identityField,
-        options.keyColumn ?? null,
-        delimiter ?? null,
-        options.ignoreColumns ?? null,
-      ])
-    : undefined;
-}
-
 /** surveyRecipients, with the set's digest: what the provider plans with. */
 export async function scanRecipients(
   source: RecipientSource,
@@ -773,46 +414,6 @@ export async function* declaredRows(
     }
   }
   if (seen !== (only?.size ?? set.size)) throw changed();
-}
-
-/**
- * The digest of a recipient set: its (key, content digest) pairs and the field that carries the
- * keys, so any change of any recipient's content changes it. A pair whose content digest is its key
- * (no key column) counts as the key alone, which keeps the digest of such a set what it was before
- * content digests were recorded.
- */
-export function digestOf(
-  entries: Iterable<readonly [key: string, content: string]>,
-  identityField: string,
-): string {
-  const lines = [...entries].map(([key, content]) => (content === key ? key : `${key} ${content}`));
-  return hashLines(lines.sort(), identityField);
-}
-
-/** A set whose digest lines (digestOf's, in key order) come in chunks: a DeclaredSet, a RecipientIndex. */
-export interface DigestLines {
-  sortedLines(take: (chunk: Uint8Array) => void): void;
-}
-
-/** digestOf of a set's pairs, hashed from its digest lines as they are written, without a string a pair. */
-export function digestOfSet(set: DigestLines, identityField: string): string {
-  const digest = createHash("sha256").update(`identity:${identityField}\n`);
-  set.sortedLines((chunk) => digest.update(chunk));
-  return digest.digest("hex");
-}
-
-/** The lines, hashed a chunk of about 64 KiB at a time: a million calls to update cost more than the hash. */
-function hashLines(sortedLines: Iterable<string>, identityField: string): string {
-  const digest = createHash("sha256").update(`identity:${identityField}\n`);
-  let chunk = "";
-  for (const line of sortedLines) {
-    chunk += `${line}\n`;
-    if (chunk.length >= HASH_CHUNK_BYTES) {
-      digest.update(chunk);
-      chunk = "";
-    }
-  }
-  return digest.update(chunk).digest("hex");
 }
 
 /** Problems as lines a person can act on, with the source's name. */
