@@ -26,6 +26,8 @@ export { jsonPositions, type Position, writtenKeys } from "./read/json-positions
 export {
   fileSignature,
   formatOf,
+  type OpenedList,
+  openList,
   type RecipientFormat,
   type RecipientSource,
   type RowProblem,

@@ -38,7 +38,14 @@ export function formatOf(file: string): RecipientFormat {
  * file's values are separated by `delimiter` (default `,`).
  */
 export type RecipientSource =
-  | { file: string; relativeTo?: string; root?: FileRoot; delimiter?: CsvDelimiter }
+  | {
+      file: string;
+      relativeTo?: string;
+      root?: FileRoot;
+      delimiter?: CsvDelimiter;
+      /** The file opened already (openList): read through it, not opened again. */
+      opened?: OpenedList;
+    }
   | { inline: unknown[] };
 
 /**
@@ -75,15 +82,20 @@ export async function* rowsOf(
   const file = source.root
     ? await resolveInside(source.root, source.file, base)
     : path.resolve(base, source.file);
-  await mustBeReadable(file, source.file, base);
+  const { opened } = source;
+  if (opened === undefined) await mustBeReadable(file, source.file, base);
+  const handle = opened?.handle;
   if (format === "json") {
-    const parsed = await jsonArrayOf(file, source.file, "recipients");
+    const parsed = await jsonArrayOf(file, source.file, "recipients", {
+      opened: handle,
+      keepText: opened?.keepText,
+    });
     yield parsed.map((value, index) => ({ row: index + 1, value }));
     return;
   }
   if (format === "jsonl") {
     let batch: RawRow[] = [];
-    for await (const row of jsonLinesOf(file, source.file)) {
+    for await (const row of jsonLinesOf(file, source.file, handle)) {
       if (row.row > last) break;
       batch.push(row);
       if (batch.length === ROWS_PER_BATCH) {
@@ -96,13 +108,13 @@ export async function* rowsOf(
   }
   const delimiter = source.delimiter ?? ",";
   // With `only`, the records at those lines are found without parsing the others, then parsed alone.
-  const picked = only ? await recordsAtLines(textOf(file, source.file), only, memory) : undefined;
+  const picked = only ? await recordsAtLines(textOf(file, source.file, handle), only, memory) : undefined;
   const lineOf = (line: number) => picked?.lines.get(line) ?? line;
   const read = picked
     ? (async function* () {
         yield picked.text;
       })()
-    : textOf(file, source.file);
+    : textOf(file, source.file, handle);
   const text = headerChecked(read, source.file, delimiter, columns);
   const { parser, position } = csvReader(text, delimiter);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
@@ -153,6 +165,13 @@ export async function* rowsOf(
   }
 }
 
+/** What a list is read with, as far as its signature goes. */
+interface SignatureOptions {
+  identityField: string;
+  keyColumn?: string | undefined;
+  ignoreColumns?: readonly string[] | undefined;
+}
+
 /**
  * What identifies one reading of a recipients file: its absolute path, size and modification time,
  * and what the rows are read with. A file written again changes its size or its time, so two
@@ -160,23 +179,61 @@ export async function* rowsOf(
  */
 export async function fileSignature(
   file: string,
-  options: {
-    identityField: string;
-    keyColumn?: string | undefined;
-    ignoreColumns?: readonly string[] | undefined;
-  },
+  options: SignatureOptions,
   delimiter: string | undefined,
 ): Promise<string | undefined> {
   const stat = await fs.stat(file).catch(() => undefined);
-  return stat
-    ? JSON.stringify([
-        file,
-        stat.size,
-        stat.mtimeMs,
-        options.identityField,
-        options.keyColumn ?? null,
-        delimiter ?? null,
-        options.ignoreColumns ?? null,
-      ])
-    : undefined;
+  return stat ? signatureOf(file, stat, options, delimiter) : undefined;
+}
+
+function signatureOf(
+  file: string,
+  stat: { size: number; mtimeMs: number },
+  options: SignatureOptions,
+  delimiter: string | undefined,
+): string {
+  return JSON.stringify([
+    file,
+    stat.size,
+    stat.mtimeMs,
+    options.identityField,
+    options.keyColumn ?? null,
+    delimiter ?? null,
+    options.ignoreColumns ?? null,
+  ]);
+}
+
+/**
+ * A recipients file opened once for a check that looks at it before its read: whether it is a
+ * file, its signature as opened, and its handle, which the read goes through (RecipientSource's
+ * `opened`). `keepText` is given a JSON array's text as read, for where its rows were written. The
+ * opener closes it (`close`).
+ */
+export interface OpenedList {
+  handle: fs.FileHandle;
+  isFile: boolean;
+  signature: string;
+  keepText?: ((text: string) => void) | undefined;
+  close(): Promise<void>;
+}
+
+/** Opens a recipients file (a missing or unreadable one fails with the system's error). */
+export async function openList(
+  file: string,
+  options: SignatureOptions,
+  delimiter: string | undefined,
+): Promise<OpenedList> {
+  const handle = await fs.open(file, "r");
+  try {
+    const stat = await handle.stat();
+    return {
+      handle,
+      isFile: stat.isFile(),
+      signature: signatureOf(file, stat, options, delimiter),
+      close: () => handle.close(),
+    };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
