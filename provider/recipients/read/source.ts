@@ -5,12 +5,11 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { type FileRoot, resolveInside } from "../../file-root";
-import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
-import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, textOf } from "../../files/text";
 import type { MemoryBudget } from "../../memory-budget";
 import { type ColumnRules, headerColumns } from "../columns";
 import type { CsvDelimiter } from "../declared";
+import { csvRecordBatches, jsonRowBatches } from "./batches";
 import { headerChecked } from "./csv-header";
 import { recordsAtLines } from "./csv-lines";
 
@@ -56,9 +55,6 @@ export type RawRow =
   | { row: number; value: unknown; fields?: undefined }
   | { row: number; fields: Record<string, string | undefined>; keyValue: string | undefined };
 
-/** Rows handed on together: each step of reading a list then pays its await once per batch, not per row. */
-const ROWS_PER_BATCH = 1000;
-
 /**
  * Rows of a source as plain objects with their row numbers, in batches. A CSV header is mapped to
  * field names once (headerColumns), its problems reported once, at its line: its unknown columns
@@ -85,25 +81,12 @@ export async function* rowsOf(
   const { opened } = source;
   if (opened === undefined) await mustBeReadable(file, source.file, base);
   const handle = opened?.handle;
-  if (format === "json") {
-    const parsed = await jsonArrayOf(file, source.file, "recipients", {
+  if (format !== "csv") {
+    yield* jsonRowBatches(file, source.file, format, "recipients", {
       opened: handle,
       keepText: opened?.keepText,
+      last,
     });
-    yield parsed.map((value, index) => ({ row: index + 1, value }));
-    return;
-  }
-  if (format === "jsonl") {
-    let batch: RawRow[] = [];
-    for await (const row of jsonLinesOf(file, source.file, handle)) {
-      if (row.row > last) break;
-      batch.push(row);
-      if (batch.length === ROWS_PER_BATCH) {
-        yield batch;
-        batch = [];
-      }
-    }
-    yield batch;
     return;
   }
   const delimiter = source.delimiter ?? ",";
@@ -116,52 +99,40 @@ export async function* rowsOf(
       })()
     : textOf(file, source.file, handle);
   const text = headerChecked(read, source.file, delimiter, columns);
-  const { parser, position } = csvReader(text, delimiter);
   // The first record is the header, read here (not by csv-parse) so that its problems carry its line.
   let header: { fields: (string | undefined)[]; keyAt: number } | undefined;
-  try {
-    for await (const first of parser as AsyncIterable<CsvRecord>) {
-      // The records csv-parse has read already are taken with this one, as one batch.
-      const records = [first];
-      while (records.length < ROWS_PER_BATCH) {
-        const next: CsvRecord | null = parser.read();
-        if (next === null) break;
-        records.push(next);
+  for await (const records of csvRecordBatches(text, delimiter, source.file)) {
+    const batch: RawRow[] = [];
+    for (const { record, line: readAt } of records) {
+      const line = lineOf(readAt);
+      if (header === undefined) {
+        const read = headerColumns(record, columns);
+        for (const message of read.problems) problem({ row: line, message });
+        if (!read.rowsReadable) return;
+        header = read;
+        continue;
       }
-      const batch: RawRow[] = [];
-      for (const { record, line: readAt } of records) {
-        const line = lineOf(readAt);
-        if (header === undefined) {
-          const read = headerColumns(record, columns);
-          for (const message of read.problems) problem({ row: line, message });
-          if (!read.rowsReadable) return;
-          header = read;
-          continue;
-        }
-        if (line > last) {
-          yield batch;
-          return;
-        }
-        if (only && !only.has(line)) continue;
-        // A plain object: every row has the same shape, which V8 reads fast. The key column (the
-        // column so named, whatever a field of that name would be) is held apart: its name is user text.
-        const fields: Record<string, string> = {};
-        let keyValue: string | undefined;
-        const { fields: names, keyAt } = header;
-        for (let i = 0; i < record.length; i++) {
-          const value = record[i] as string;
-          // A blank value is no value (an empty key column is "empty" either way); the last one counts.
-          if (value === "") continue;
-          if (i === keyAt) keyValue = value;
-          const name = names[i];
-          if (name !== undefined) fields[name] = value;
-        }
-        batch.push({ row: line, fields, keyValue: keyValue?.trim() });
+      if (line > last) {
+        yield batch;
+        return;
       }
-      yield batch;
+      if (only && !only.has(line)) continue;
+      // A plain object: every row has the same shape, which V8 reads fast. The key column (the
+      // column so named, whatever a field of that name would be) is held apart: its name is user text.
+      const fields: Record<string, string> = {};
+      let keyValue: string | undefined;
+      const { fields: names, keyAt } = header;
+      for (let i = 0; i < record.length; i++) {
+        const value = record[i] as string;
+        // A blank value is no value (an empty key column is "empty" either way); the last one counts.
+        if (value === "") continue;
+        if (i === keyAt) keyValue = value;
+        const name = names[i];
+        if (name !== undefined) fields[name] = value;
+      }
+      batch.push({ row: line, fields, keyValue: keyValue?.trim() });
     }
-  } catch (error) {
-    throw csvFileError(error, source.file, position);
+    yield batch;
   }
 }
 
