@@ -56,14 +56,6 @@ import type {
 } from "./transport-types";
 import { undiciParts } from "./undici-loader";
 
-export type {
-  CallInput,
-  CallOptions,
-  EnvelopeInfo,
-  Reader,
-  RequestEvent,
-  TransportOptions,
-} from "./transport-types";
 export { loadUndiciWith, type UndiciParts } from "./undici-loader";
 
 /** A prepared request: its operation, path, URL, body and order. */

@@ -23,17 +23,15 @@ const fsPromisesModule: typeof fsPromises = require_("node:fs/promises");
 async function touchesOf(file: string, run: () => Promise<unknown>) {
   const counts = { opens: 0, stats: 0 };
   const same = (given: unknown) => typeof given === "string" && path.resolve(given) === file;
+  type Calls = Record<string, (...args: unknown[]) => unknown>;
+  const spy = (module: object, name: string) => vi.spyOn(module as Calls, name);
   const spies = [
-    ...(["open", "openSync", "readFileSync"] as const).map((name) =>
-      vi.spyOn(fsModule, name as never).mockName(name),
-    ),
-    ...(["open", "readFile"] as const).map((name) =>
-      vi.spyOn(fsPromisesModule, name as never).mockName(name),
-    ),
+    ...["open", "openSync", "readFileSync"].map((name) => spy(fsModule, name)),
+    ...["open", "readFile"].map((name) => spy(fsPromisesModule, name)),
   ];
   const statSpies = [
-    ...(["stat", "lstat", "access"] as const).map((name) => vi.spyOn(fsPromisesModule, name as never)),
-    ...(["statSync", "existsSync"] as const).map((name) => vi.spyOn(fsModule, name as never)),
+    ...["stat", "lstat", "access"].map((name) => spy(fsPromisesModule, name)),
+    ...["statSync", "existsSync"].map((name) => spy(fsModule, name)),
   ];
   syncBuiltinESMExports();
   try {
