@@ -1,7 +1,7 @@
 /**
- * Reads the recipients a campaign declares, inline or from a file (CSV with a header row, JSON
- * array, or JSON Lines), streaming the file formats, and gives each one its identity key and its
- * content digest.
+ * The survey of a recipient list: every row of a source (read/) validated, each recipient given
+ * its identity key and its content digest (identity/), duplicates and problems told apart, as a
+ * stream; and rows of a surveyed list read again.
  *
  * Identity: the service standardizes addresses, so the recipients it returns never compare equal
  * to the ones sent. Each declared recipient therefore gets a key, either a hash of its declared
