@@ -51,6 +51,14 @@ export {
   lookupSettings,
   type ServiceOptions,
 } from "./lookups/data-functions";
+/** What the loader predicts the service will drop of a campaign's recipients (`LoadedCampaign.predictedDrops`). */
+export type { PredictedDrops } from "./recipients/index";
+export {
+  DeclaredRecipient,
+  IDENTITY_FIELDS,
+  type IdentityField,
+  RecipientFields,
+} from "./recipients/index";
 export { AddressBookEntryInputFields, AddressBookEntryInputs } from "./resources/address-book-entry/inputs";
 export {
   AddressBookEntryOutputFields,
@@ -118,14 +126,6 @@ export {
   type ProximitySearchOutputs,
 } from "./resources/proximity-search/outputs";
 export { ProximitySearch, type ProximitySearchArgs } from "./resources/proximity-search/resource";
-export {
-  DeclaredRecipient,
-  IDENTITY_FIELDS,
-  type IdentityField,
-  RecipientFields,
-} from "./resources/recipients/declared";
-/** What the loader predicts the service will drop of a campaign's recipients (`LoadedCampaign.predictedDrops`). */
-export type { PredictedDrops } from "./resources/recipients/predicted-drops";
 export type {
   ArgsOf,
   Fields,

@@ -6,13 +6,14 @@
  */
 
 import { surveyList } from "../../provider/campaign/recipients-check";
-import { DEFAULT_IDENTITY_FIELD } from "../../provider/resources/recipients/declared";
 import {
+  DEFAULT_IDENTITY_FIELD,
+  DropTally,
   decodeIndex,
   isAccepted,
+  type PredictedDrops,
   type RecipientIndex,
-} from "../../provider/resources/recipients/index-codec";
-import { DropTally, type PredictedDrops } from "../../provider/resources/recipients/predicted-drops";
+} from "../../provider/recipients/index";
 import type { RecipientsSide } from "./recipients";
 
 /** The reason given a recipient dropped on the draft now that the change leaves as it is. */

@@ -9,7 +9,7 @@ import { aboveBudget, type BudgetFigures, budgetLeft } from "../../provider/budg
 import { COMPONENT_TYPE, KIND } from "../../provider/campaign/names";
 import type { CampaignDocument, PredictedDrops } from "../../provider/index";
 import { aboveMaxTotal, CURRENCY, roundCents, sumCents, usd } from "../../provider/money";
-import { overDropLimit } from "../../provider/resources/recipients/predicted-drops";
+import { overDropLimit } from "../../provider/recipients/index";
 import type { DropReport } from "../stack/drop-report";
 import type { Diagnostic, PlannedStep } from "./plan";
 import type { RecipientChanges } from "./recipients";

@@ -14,9 +14,13 @@ import {
   surveyList,
 } from "../../provider/campaign/recipients-check";
 import type { IdentityField } from "../../provider/index";
-import { DEFAULT_IDENTITY_FIELD, type DeclaredRecipient } from "../../provider/resources/recipients/declared";
-import { type RecipientSource, recipientsAtRows } from "../../provider/resources/recipients/source";
-import { DeclaredSet } from "../../provider/resources/recipients/table";
+import {
+  DEFAULT_IDENTITY_FIELD,
+  type DeclaredRecipient,
+  DeclaredSet,
+  type RecipientSource,
+  recipientsAtRows,
+} from "../../provider/recipients/index";
 import { shown } from "../../provider/text";
 
 /** The identity field a campaign uses when it names none (OrderRecipients' default). */

@@ -12,17 +12,12 @@ import { z } from "zod";
 import { type BatchOptions, type BatchReport, runBatches } from "./core/batching";
 import { NotFoundError } from "./core/errors";
 import { paginate } from "./core/pagination";
-import {
-  type CallInput,
-  type CallOptions,
-  type EnvelopeInfo,
-  Transport,
-  type TransportOptions,
-} from "./core/transport";
+import { Transport } from "./core/transport";
+import type { CallInput, CallOptions, EnvelopeInfo, TransportOptions } from "./core/transport-types";
 import { endpoints, type OperationId, type PayloadOf } from "./endpoints";
 import * as S from "./schemas";
 
-export type { CallOptions, EnvelopeInfo, RequestEvent } from "./core/transport";
+export type { CallOptions, EnvelopeInfo, RequestEvent } from "./core/transport-types";
 
 export interface DirectMailClientOptions extends TransportOptions {
   /** Per-attempt timeout for proofs (PDF rendering is slower). Default 120 s. */

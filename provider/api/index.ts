@@ -2,7 +2,7 @@
 export * from "./client";
 export * from "./core/batching";
 export * from "./core/retry";
-export type { TransportOptions } from "./core/transport";
+export type { TransportOptions } from "./core/transport-types";
 export * from "./endpoints";
 export * from "./errors";
 export * from "./recipients";

@@ -15,12 +15,11 @@ import type { DeliveryProgress } from "../api/schemas/order";
 import { recordedRoot } from "../file-root";
 import { lookupSettings, serviceFacts } from "../lookups/data-functions";
 import { projectRoot } from "../project";
+import { DEFAULT_IDENTITY_FIELD, digestOfSet } from "../recipients/index";
 import { AutomationRecipients } from "../resources/automation-recipients/resource";
 import { Conversions, type ConversionsArgs } from "../resources/conversions/resource";
 import type { ProgramRead, Recipient } from "../resources/order-recipients/inputs";
 import { ProximitySearch } from "../resources/proximity-search/resource";
-import { DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
-import { digestOfSet } from "../resources/recipients/source";
 import { Campaign, type CampaignArgs } from "./component";
 import {
   type CampaignProblem,

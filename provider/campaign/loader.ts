@@ -21,7 +21,7 @@ import {
 } from "../file-root";
 import { MAX_PRINTED_PROBLEMS } from "../limits";
 import { projectRoot } from "../project";
-import { overDropLimit, type PredictedDrops } from "../resources/recipients/predicted-drops";
+import { overDropLimit, type PredictedDrops } from "../recipients/index";
 import { LineTracker, notTextAt, oneLine } from "../text";
 import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";

@@ -12,8 +12,7 @@ import {
   type DeclaredRow,
   type FieldPresence,
 } from "../lookups/order-check";
-import { DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
-import { loadRecipients } from "../resources/recipients/source";
+import { DEFAULT_IDENTITY_FIELD, loadRecipients } from "../recipients/index";
 import { type LoadedCampaign, recipientListOf } from "./loader";
 import type { CampaignProblem, Path } from "./problem";
 import { type ParsedDocument, parseFile, positionOf } from "./yaml-document";

@@ -3,30 +3,35 @@
  * the document, or in a recipients file (its format, then each row). A problem in a recipients
  * file is reported at its line in that file (in a JSON array, at the element or its key).
  */
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { isMap, isScalar, isSeq } from "yaml";
 import { type FileRoot, OutsideRootError, resolveInside } from "../file-root";
-import { SourceFileError, wholeTextOf } from "../files/text";
+import { SourceFileError } from "../files/text";
 import { MAX_PRINTED_PROBLEMS } from "../limits";
 import { FieldPresence } from "../lookups/order-check";
 import { memoryBudget } from "../memory-budget";
-import { type CsvDelimiter, DEFAULT_IDENTITY_FIELD } from "../resources/recipients/declared";
-import { DropTally, type PredictedDrops, predictedDropReason } from "../resources/recipients/predicted-drops";
+import type { DeclaredSet } from "../recipients/index";
 import {
+  type CsvDelimiter,
+  DEFAULT_IDENTITY_FIELD,
+  DropTally,
   fileSignature,
   formatOf,
+  jsonPositions,
+  type OpenedList,
+  openList,
+  type PredictedDrops,
+  predictedDropReason,
   type RecipientFormat,
   type RecipientSource,
   type RecipientSourceOptions,
   type ScannedRecipients,
   type SurveyedRecipient,
   surveyRecipients,
-} from "../resources/recipients/source";
-import type { DeclaredSet } from "../resources/recipients/table";
+  writtenKeys,
+} from "../recipients/index";
 import { shown } from "../text";
 import { label } from "./document-check";
-import { jsonPositions, writtenKeys } from "./json-positions";
 import { type CampaignProblem, displayPath, fileError, type Path } from "./problem";
 import { CampaignRecipients } from "./schema";
 import { keyText, nodeAt, nodePosition, type ParsedDocument, positionOf, valueAt } from "./yaml-document";
@@ -319,11 +324,11 @@ export async function checkRecipientsFile(
 ): Promise<RecipientsCheck> {
   const late: CampaignProblem[] = [];
   const atFileValue: RecipientsCheck["atFileValue"] = [];
+  const { root, delimiter, ...sourceOptions } = options;
+  // Opened once: what it is and its signature come from the open file, and every read goes through it.
+  let opened: OpenedList;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile())
-      return { late, atFileValue: [(declared) => `${declared} is a folder, not a recipients file`] };
-    await fs.access(file, fs.constants.R_OK);
+    opened = await openList(file, sourceOptions, delimiter);
   } catch (error) {
     const where = `looked for ${shown(displayPath(file, relativeTo), 200)}; the path is relative to the campaign file`;
     return {
@@ -332,17 +337,24 @@ export async function checkRecipientsFile(
     };
   }
   try {
-    const { root, delimiter, ...sourceOptions } = options;
-    const before = await fileSignature(file, sourceOptions, delimiter);
+    if (!opened.isFile)
+      return { late, atFileValue: [(declared) => `${declared} is a folder, not a recipients file`] };
+    // A JSON array's text, kept from its one read for where its rows were written.
+    let jsonText: string | undefined;
+    opened.keepText = (text) => {
+      jsonText = text;
+    };
+    const positionsOf = (rows: Iterable<number>) =>
+      jsonText === undefined ? undefined : jsonPositions(jsonText, new Set(rows));
     const { loaded, list, drops } = await surveyList(
-      { file, root, ...(delimiter ? { delimiter } : {}) },
+      { file, root, ...(delimiter ? { delimiter } : {}), opened },
       sourceOptions,
       seen,
       recipientChecks,
     );
     // The provider's check takes what this read found only of the file this read read.
-    if (before !== undefined && before === (await fileSignature(file, sourceOptions, delimiter)))
-      list.signature = before;
+    if (opened.signature === (await fileSignature(file, sourceOptions, delimiter)))
+      list.signature = opened.signature;
     const rowOf = (row: number) => ({ line: row, column: 1 });
     // Placed at their rows below, in a JSON array once the elements' positions are known.
     const warnings = dropWarnings(drops.rows, (row, reason) => ({
@@ -351,17 +363,15 @@ export async function checkRecipientsFile(
       message: willDrop("row", reason),
     }));
     // The valid rows' drops are warned of with the other rows' problems, not after their fix.
+    const placed = warnings.length > 0 ? positionsOf(warnings.map((w) => w.line)) : undefined;
     const dropsFound = {
       atFileValue: drops.more > 0 ? [moreDrops(drops.more)] : [],
-      warnings: await placedInJson(file, warnings),
+      warnings: warnings.map((w) => ({ ...w, ...(placed?.get(w.line)?.start ?? {}) })),
     };
     if (loaded.problemCount === 0)
       return { late, atFileValue, drops: { ...dropsFound, predicted: drops.predicted }, list };
     // A row of a CSV or JSON Lines file is its line; in a JSON array it is the element's index.
-    const json =
-      formatOf(file) === "json"
-        ? jsonPositions(await jsonText(file), new Set(loaded.problems.map((p) => p.row)))
-        : undefined;
+    const json = positionsOf(loaded.problems.map((p) => p.row));
     for (const problem of loaded.problems) {
       const element = json?.get(problem.row);
       const position =
@@ -386,18 +396,10 @@ export async function checkRecipientsFile(
     const { line, column = 1, reason } = error;
     if (line !== undefined) late.push({ file, line, column, message: reason });
     else atFileValue.push((declared) => `${declared} cannot be read: ${reason}`);
+  } finally {
+    await opened.close();
   }
   return { late, atFileValue };
-}
-
-/** A JSON recipients file's text, as the loader decoded it. */
-const jsonText = (file: string) => wholeTextOf(file, file);
-
-/** Warnings numbered by row, at their elements when the file is a JSON array (else a row is a line). */
-async function placedInJson(file: string, warnings: CampaignProblem[]): Promise<CampaignProblem[]> {
-  if (formatOf(file) !== "json" || warnings.length === 0) return warnings;
-  const json = jsonPositions(await jsonText(file), new Set(warnings.map((w) => w.line)));
-  return warnings.map((w) => ({ ...w, ...(json.get(w.line)?.start ?? {}) }));
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import { z } from "zod";
-import { DeclaredRecipient, PERSONAL_COLUMNS, PERSONAL_FIELDS } from "../resources/recipients/declared";
+import { DeclaredRecipient, PERSONAL_COLUMNS, PERSONAL_FIELDS } from "../recipients/index";
 import { MAX_ALIAS_VALUES, MAX_NESTING, MAX_PRINTED_PROBLEMS, MAX_RECIPIENT_PROBLEMS } from "./loader";
 import {
   AutomationDocument,

@@ -4,6 +4,7 @@
  * campaign document, or several separated by `---`.
  */
 import { z } from "zod";
+import { DECLARED_FIELDS } from "../recipients/index";
 import { AddressBookEntryInputFields } from "../resources/address-book-entry/inputs";
 import { AutomationRecipientsInputFields } from "../resources/automation-recipients/inputs";
 import { CheckoutInputFields } from "../resources/checkout/inputs";
@@ -11,7 +12,6 @@ import { ConversionsInputFields } from "../resources/conversions/inputs";
 import { OrderInputFields } from "../resources/order/inputs";
 import { OrderRecipientsInputFields, refuseIgnoredKeyColumn } from "../resources/order-recipients/inputs";
 import { ProximitySearchInputFields } from "../resources/proximity-search/inputs";
-import { DECLARED_FIELDS } from "../resources/recipients/declared";
 import type { Fields } from "../resources/types";
 
 export const CAMPAIGN_API_VERSION = "directmail/v1";

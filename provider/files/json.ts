@@ -2,6 +2,7 @@
  * JSON data files: a JSON array read whole, and JSON Lines read as a stream, a value a line.
  */
 
+import type { FileHandle } from "node:fs/promises";
 import * as readline from "node:readline";
 import { Readable } from "node:stream";
 import { shown } from "../text";
@@ -9,10 +10,21 @@ import { SourceFileError, textOf, wholeTextOf } from "./text";
 
 /**
  * The elements of a file that holds one JSON array; `noun` names what it should hold in the error
- * of a file that holds anything else ("recipients", "records").
+ * of a file that holds anything else ("recipients", "records"). `opened`: the file opened already
+ * (textOf); `keepText` is given the text read, for a caller that looks at it again (where each
+ * element was written) without a second read.
  */
-export async function jsonArrayOf(file: string, shownAs: string, noun: string): Promise<unknown[]> {
-  const text = await wholeTextOf(file, shownAs);
+export async function jsonArrayOf(
+  file: string,
+  shownAs: string,
+  noun: string,
+  {
+    opened,
+    keepText,
+  }: { opened?: FileHandle | undefined; keepText?: ((text: string) => void) | undefined } = {},
+): Promise<unknown[]> {
+  const text = await wholeTextOf(file, shownAs, opened);
+  keepText?.(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -32,8 +44,9 @@ export async function jsonArrayOf(file: string, shownAs: string, noun: string): 
 export async function* jsonLinesOf(
   file: string,
   shownAs: string,
+  opened?: FileHandle,
 ): AsyncGenerator<{ row: number; value: unknown }> {
-  const input = Readable.from(textOf(file, shownAs));
+  const input = Readable.from(textOf(file, shownAs, opened));
   const lines = readline.createInterface({ input, crlfDelay: Infinity });
   // readline does not pass a read error on: it ends the lines, and is thrown after them.
   let failure: unknown;

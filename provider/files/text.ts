@@ -42,9 +42,10 @@ export async function mustBeReadable(file: string, shownAs: string, relativeTo: 
 /**
  * The text of a data file, decoded as it is read, without its byte-order mark. A binary file (a
  * spreadsheet, say) fails at its first byte that is not UTF-8 or is a control character, with that
- * line and column, so it is one clear problem.
+ * line and column, so it is one clear problem. `opened`: the file opened already, read from its
+ * start and left open (its opener closes it), so that a file looked at before its read is opened once.
  */
-export async function* textOf(file: string, shownAs: string): AsyncGenerator<string> {
+export async function* textOf(file: string, shownAs: string, opened?: fs.FileHandle): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8");
   const at = new LineTracker();
   const checked = (text: string) => {
@@ -57,7 +58,8 @@ export async function* textOf(file: string, shownAs: string): AsyncGenerator<str
     return text;
   };
   try {
-    for await (const bytes of createReadStream(file)) yield checked(decoder.decode(bytes, { stream: true }));
+    const stream = opened ? opened.createReadStream({ start: 0, autoClose: false }) : createReadStream(file);
+    for await (const bytes of stream) yield checked(decoder.decode(bytes, { stream: true }));
   } catch (error) {
     if (error instanceof SourceFileError) throw error;
     // Gone or locked after it was found readable.
@@ -68,8 +70,8 @@ export async function* textOf(file: string, shownAs: string): AsyncGenerator<str
 }
 
 /** The whole text of a data file, read as textOf reads it. */
-export async function wholeTextOf(file: string, shownAs: string): Promise<string> {
+export async function wholeTextOf(file: string, shownAs: string, opened?: fs.FileHandle): Promise<string> {
   let text = "";
-  for await (const piece of textOf(file, shownAs)) text += piece;
+  for await (const piece of textOf(file, shownAs, opened)) text += piece;
   return text;
 }

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
-import { columnKey } from "../../provider/resources/recipients/source";
+import { columnKey } from "../../provider/recipients/index";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
 import { directmailIn } from "./support/commands";

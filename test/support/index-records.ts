@@ -4,7 +4,7 @@
  * `version`. `listed` gives every record that listed hash instead of its own.
  */
 import { gzipSync } from "node:zlib";
-import type { RecipientIndex } from "../../provider/resources/recipients/index-codec";
+import type { RecipientIndex } from "../../provider/recipients/index";
 
 export function indexRecords(index: RecipientIndex, version: "v2" | "v3", listed?: number): string {
   const entries = [...index.sorted()];

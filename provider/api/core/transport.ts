@@ -12,47 +12,15 @@
  *
  * Nothing here knows a particular operation: what differs per operation is in the endpoint table.
  *
- * A little over 500 lines on purpose: one class with one concern, the life of a call (validate,
- * send, read, retry, fail), and beside it the option, input and event types that are its contract.
+ * One class with one concern, the life of a call (validate, send, read, retry, fail); its contract
+ * (the option, input and event types) is in transport-types.ts, its stateless rules in
+ * transport-parts.ts, and where undici comes from in undici-loader.ts.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
-
-/** What the transport uses of undici: its `Agent`, and a request through a dispatcher. */
-export interface UndiciParts {
-  Agent: typeof import("undici").Agent;
-  request(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
-}
-
-/**
- * undici, loaded with the first request rather than with the package: a program that only
- * declares resources, and a provider process whose plan sends nothing, never pay for loading it.
- * The process's entry installs a lighter loader (provider/runtime/undici.ts: the two modules used,
- * not undici's index); without it, or where it finds undici laid out otherwise, undici is loaded whole.
- */
-let undici: UndiciParts | undefined;
-let lighterLoader: (() => UndiciParts | undefined) | undefined;
-
-/** Called once by provider/runtime/ at the process's entry. */
-export function loadUndiciWith(load: () => UndiciParts | undefined): void {
-  lighterLoader ??= load;
-}
-
-const loadUndici = (): UndiciParts => {
-  if (undici) return undici;
-  undici = lighterLoader?.() ?? wholeUndici();
-  return undici;
-};
-
-function wholeUndici(): UndiciParts {
-  const whole = require("undici") as typeof import("undici");
-  return { Agent: whole.Agent, request: (dispatcher, options) => dispatcher.request(options) };
-}
-
-import { z } from "zod";
+import type { z } from "zod";
 import { type EndpointDef, endpoints, fillPath, type OperationId, type PayloadOf } from "../endpoints";
 import * as S from "../schemas";
-import { exactCheck } from "../schemas/exact-check";
 import { withinDeadline } from "./deadline";
 import {
   AbortedError,
@@ -77,141 +45,26 @@ import {
   shouldRetry,
 } from "./retry";
 
-export interface TransportOptions {
-  /** Service base address, e.g. `http://127.0.0.1:4010` (paths start with `/v1`). */
-  baseUrl: string;
-  /** Sent as `X-API-KEY` on every call. Never logged, never part of an error message. */
-  apiKey: string;
-  /** Per-attempt timeout for JSON calls, connect to last body byte. Default 30 s. */
-  timeoutMs?: number;
-  /** Connect timeout. Default 10 s. */
-  connectTimeoutMs?: number;
-  retry?: Partial<RetryOptions>;
-  /** Most open connections per origin. Default 8. */
-  connections?: number;
-  /** A dispatcher to use instead of the client's own `Agent` (e.g. undici's `MockAgent`); not closed by `close()`. */
-  dispatcher?: Dispatcher;
-  /**
-   * Path templates replacing the endpoint table's, per operation. Meant for the three the spec
-   * does not show (`listTemplates`, `listFonts`, `getDeliveryStatus`), where a real deployment may differ.
-   */
-  paths?: Partial<Record<OperationId, string>>;
-  /**
-   * `errorCode`s that mean "invalid status for the operation" on a 400. The spec names none (it
-   * speaks of "the standard 400 invalid-status error"); default `INVALID_ORDER_STATUS` (the
-   * sandbox's, for every refusal by status, order delete included), `INVALID_STATUS`, and
-   * `ORDER_NOT_DELETABLE_STATUS` (the reason code the spec lists for a refused delete, should a
-   * deployment send it as `errorCode`).
-   */
-  invalidStatusErrorCodes?: readonly string[];
-  /** Receives one event per attempt. Events never carry headers or the key. */
-  onEvent?: (event: RequestEvent) => void;
-  /** Extra `User-Agent` text. */
-  userAgent?: string;
-  /** Jitter source, for tests. */
-  random?: () => number;
-}
+import { dateHeader, errorCode, NOT_SENT_CODES, parseEnvelope, REDACTED, since } from "./transport-parts";
+import type {
+  CallInput,
+  CallOptions,
+  EnvelopeInfo,
+  Reader,
+  RequestEvent,
+  TransportOptions,
+} from "./transport-types";
+import { undiciParts } from "./undici-loader";
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** Overrides the client's per-attempt timeout for this call. */
-  timeoutMs?: number;
-}
+export { loadUndiciWith, type UndiciParts } from "./undici-loader";
 
-/** One attempt of one operation, for logs and metrics. */
-export interface RequestEvent {
-  operationId: string;
-  method: string;
-  path: string;
-  attempt: number;
-  /** HTTP status, when a response arrived. */
-  status?: number;
-  durationMs: number;
-  /** Error class name when the attempt failed. */
-  error?: string;
-  /** Milliseconds until the next attempt, when one follows. */
-  retryInMs?: number;
-}
-
-/** The envelope fields besides `payload` that some callers need (warnings of a checkout, conversion validation). */
-export interface EnvelopeInfo {
-  errorCode: string | null | undefined;
-  errors: string[];
-  warnings: string[];
-  hasErrors: boolean;
-  hasWarnings: boolean;
-  /** The envelope's free-form map (e.g. an id the service reports beside the payload). */
-  metadata: Record<string, unknown>;
-  /** The service's clock when it answered (its `Date` header); undefined when it gave none. */
-  answeredAt: Date | undefined;
-}
-
-export interface CallInput {
-  pathParams?: Record<string, string | number>;
-  query?: Record<string, unknown>;
-  /** Wire names of query parameters whose name differs from the schema's (`{ search: "q" }`). */
-  queryNames?: Record<string, string>;
-  body?: unknown;
-  /** Validates the body with this instead of the endpoint table's schema. */
-  bodySchema?: z.ZodType;
-  /**
-   * The body as JSON text (or its UTF-8 bytes), sent as is instead of `body`: for a large body the
-   * caller built from values valid by construction, so that it is not copied by validation and
-   * serialized again.
-   */
-  serializedBody?: string | Uint8Array;
-  /** A path template instead of the endpoint table's (e.g. one of its `aliases`). */
-  path?: string;
-}
-
-/** Turns a 2xx response into the result; it must consume the body. */
-export type Reader<T> = (response: Dispatcher.ResponseData, details: ErrorDetails) => Promise<T>;
-
+/** A prepared request: its operation, path, URL, body and order. */
 interface Prepared {
   def: EndpointDef;
   path: string;
   url: string;
   body: string | Uint8Array | undefined;
   orderId: number | undefined;
-}
-
-/** Error codes of connection failures that happen before any byte of the request is written. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_NONAME",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_CLOSED",
-  "UND_ERR_DESTROYED",
-]);
-
-const REDACTED = "[REDACTED]";
-
-/** Each envelope schema without its payload, made once. */
-const envelopeHeads = new WeakMap<z.ZodObject, z.ZodObject>();
-
-/**
- * A response envelope parsed with its schema. A payload that is, as it stands, what the payload
- * schema would return (its exact check: a listing page of 1,000 recipients, say) is kept as it is
- * and only the rest of the envelope goes through zod; anything else is parsed whole, as before,
- * so errors are the same.
- */
-function parseEnvelope(envelope: z.ZodType, payload: z.ZodType, data: unknown) {
-  const payloadValue = (data as { payload?: unknown } | null)?.payload;
-  if (envelope instanceof z.ZodObject && exactCheck(payload)?.(payloadValue)) {
-    let head = envelopeHeads.get(envelope);
-    if (head === undefined) {
-      head = envelope.omit({ payload: true });
-      envelopeHeads.set(envelope, head);
-    }
-    const rest = head.safeParse(data);
-    if (rest.success) return { success: true as const, data: { ...rest.data, payload: payloadValue } };
-  }
-  return envelope.safeParse(data);
 }
 
 export class Transport {
@@ -279,7 +132,7 @@ export class Transport {
   /** The dispatcher of the next request: the client's own `Agent` is made by the first one. */
   #agent(): Dispatcher {
     if (!this.#dispatcher) {
-      const agent = new (loadUndici().Agent)({
+      const agent = new (undiciParts().Agent)({
         connections: this.#agentOptions.connections,
         keepAliveTimeout: 10_000,
         connect: { timeout: this.#agentOptions.connectTimeoutMs },
@@ -392,7 +245,7 @@ export class Transport {
       let response: Dispatcher.ResponseData | undefined;
       try {
         const url = new URL(prepared.url);
-        response = await loadUndici().request(this.#agent(), {
+        response = await undiciParts().request(this.#agent(), {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: def.method,
@@ -579,23 +432,4 @@ export class Transport {
     if (code) (copy as Error & { code?: string }).code = code;
     return copy;
   }
-}
-
-function since(started: number): number {
-  return Math.round(performance.now() - started);
-}
-
-/** The `code` of an error or of one of its causes (undici wraps system errors). */
-function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
-}
-
-/** An HTTP `Date` header as a date; undefined when absent or unreadable. */
-function dateHeader(value: string | string[] | undefined): Date | undefined {
-  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(time) ? undefined : new Date(time);
 }

@@ -7,11 +7,11 @@
 import { IntegrationRecipientRejectedError } from "../../api/errors";
 import { IntegrationRecipient } from "../../api/schemas/integration";
 import { SAMPLE_SIZE } from "../../limits";
+import { decodeIndex, encodeIndex, RecipientIndex } from "../../recipients/index";
 import { shown } from "../../text";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
-import { decodeIndex, encodeIndex, RecipientIndex } from "../recipients/index-codec";
 import {
   type LoadedRecord,
   type LoadedRecords,

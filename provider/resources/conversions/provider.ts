@@ -8,10 +8,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { NotFoundError, ValidationError } from "../../api/errors";
 import { MAX_CONVERSIONS_PER_REQUEST } from "../../api/schemas/conversions";
 import { SAMPLE_SIZE } from "../../limits";
+import { decodeIndex, encodeIndex, RecipientIndex } from "../../recipients/index";
 import { checkInputs, isUnknown } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { progress } from "../progress";
-import { decodeIndex, encodeIndex, RecipientIndex } from "../recipients/index-codec";
 import {
   type LoadedRecord,
   type LoadedRecords,

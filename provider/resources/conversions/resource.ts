@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
+import { withSecretIndex } from "../../recipients/index";
 import { KIND } from "../kinds";
-import { withSecretIndex } from "../recipients/index-codec";
 import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { ConversionsInputFields } from "./inputs";

@@ -6,12 +6,18 @@ import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { SAMPLE_SIZE } from "../../limits";
 import { memoryBudget } from "../../memory-budget";
+import type { DeclaredSet, ScannedRecipients } from "../../recipients/index";
+import {
+  changesKnown,
+  decodeIndex,
+  encodeIndex,
+  isAccepted,
+  planSync,
+  RecipientIndex,
+  type SyncPlan,
+} from "../../recipients/index";
 import type { ProviderContext } from "../context";
 import { progress } from "../progress";
-import { decodeIndex, encodeIndex, isAccepted, RecipientIndex } from "../recipients/index-codec";
-import { changesKnown, planSync, type SyncPlan } from "../recipients/plan";
-import type { ScannedRecipients } from "../recipients/source";
-import type { DeclaredSet } from "../recipients/table";
 import { loadChecked } from "./declared-list";
 import { editableOrder, refusePrintedIdentityField } from "./guards";
 import type { OrderRecipientsInputs } from "./inputs";

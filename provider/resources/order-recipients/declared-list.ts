@@ -15,7 +15,7 @@ import {
   type RecipientSourceOptions,
   type ScannedRecipients,
   scanRecipients,
-} from "../recipients/source";
+} from "../../recipients/index";
 import { UserError } from "../user-error";
 import { listChangedMidway, refusalOf } from "./guards";
 import type { OrderRecipientsInputs, ProgramRead } from "./inputs";

@@ -7,10 +7,10 @@
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { OutsideRootError } from "../../file-root";
 import { SourceFileError } from "../../files/text";
+import type { IdentityField } from "../../recipients/index";
 import { oneLine, rowsText } from "../../text";
 import type { ProviderContext } from "../context";
 import { notEditable } from "../order-status";
-import type { IdentityField } from "../recipients/declared";
 import { UserError } from "../user-error";
 import type { OrderRecipientsInputs } from "./inputs";
 import type { OrderRecipientsOutputs } from "./outputs";

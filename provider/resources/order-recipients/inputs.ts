@@ -5,15 +5,17 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { shown } from "../../text";
-import { ignoredKeyColumn, MAX_COLUMN_NAME_LENGTH, MAX_IGNORED_COLUMNS } from "../recipients/columns";
 import {
   CSV_DELIMITERS,
   DEFAULT_IDENTITY_FIELD,
   IDENTITY_FIELDS,
+  ignoredKeyColumn,
   isPersonalColumn,
+  MAX_COLUMN_NAME_LENGTH,
+  MAX_IGNORED_COLUMNS,
   type RecipientFields,
-} from "../recipients/declared";
+} from "../../recipients/index";
+import { shown } from "../../text";
 import type { ArgsOf, InputOf } from "../types";
 
 /**

@@ -4,12 +4,17 @@
  * an address: recipients are personal data, and a plan is read in widely visible places (pull
  * requests, CI logs).
  */
+
+import type { DeclaredKey, RecipientIndex } from "../../recipients/index";
+import {
+  columnKey,
+  firstChanges,
+  keyValuesByRow,
+  type RecipientSource,
+  type RecipientSourceOptions,
+  type SyncPlan,
+} from "../../recipients/index";
 import { listed, shown } from "../../text";
-import type { RecipientIndex } from "../recipients/index-codec";
-import { keyValuesByRow } from "../recipients/key-values";
-import { firstChanges, type SyncPlan } from "../recipients/plan";
-import { columnKey, type RecipientSource, type RecipientSourceOptions } from "../recipients/source";
-import type { DeclaredKey } from "../recipients/table";
 
 /** How many recipients of each kind of change a plan names. */
 export const NAMED_PER_KIND = 5;

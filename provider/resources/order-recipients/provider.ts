@@ -6,13 +6,21 @@
  */
 import { NotFoundError } from "../../api/errors";
 import { isEditable } from "../../api/schemas/order";
+import {
+  changesKnown,
+  decodeIndex,
+  describePlan,
+  describeProblems,
+  digestOfSet,
+  idOf,
+  isAccepted,
+  planSync,
+  type ScannedRecipients,
+} from "../../recipients/index";
 import { checkInputs, isUnknown, UNKNOWN } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
 import { noteRecipientChange, recipientChangeApplied } from "../plan-notes";
 import { progress, retired } from "../progress";
-import { decodeIndex, idOf, isAccepted } from "../recipients/index-codec";
-import { changesKnown, describePlan, planSync } from "../recipients/plan";
-import { describeProblems, digestOfSet, type ScannedRecipients } from "../recipients/source";
 import {
   applyCreate,
   applyUpdate,

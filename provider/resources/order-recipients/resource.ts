@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
+import { withSecretIndex } from "../../recipients/index";
 import { forCheckOnly } from "../engine-inputs";
 import { KIND } from "../kinds";
-import { withSecretIndex } from "../recipients/index-codec";
 import { resourceType, withStoredProvider } from "../thin-provider";
 import { type ArgsOf, type OutputProperties, outputPlaceholders } from "../types";
 import type { OrderRecipientsInputFields, ProgramRead, Recipient } from "./inputs";

@@ -10,18 +10,23 @@ import type { OrderSummary } from "../../api/schemas/order";
 import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../../api/schemas/recipient";
 import { SAMPLE_SIZE } from "../../limits";
 import { memoryBudget } from "../../memory-budget";
-import { progress } from "../progress";
-import type { IdentityField } from "../recipients/declared";
+import type { IdentityField, LoadedRecipient, ScannedRecipients } from "../../recipients/index";
 import {
+  countsOf,
+  identityOf,
   idOf,
   isAccepted,
+  listedHash,
   markedUndeliverable,
+  matchesListed,
+  type PlanCounts,
+  planSync,
   RecipientIndex,
+  type SyncPlan,
   UNKNOWN_CONTENT,
-} from "../recipients/index-codec";
-import { countsOf, type PlanCounts, planSync, type SyncPlan } from "../recipients/plan";
-import type { LoadedRecipient, ScannedRecipients } from "../recipients/source";
-import { identityOf, listedHash, matchesListed, wireJson } from "../recipients/wire";
+  wireJson,
+} from "../../recipients/index";
+import { progress } from "../progress";
 import type { DropSample, ImageIssueSample } from "./outputs";
 
 const PAGE_SIZE = 1000;

@@ -1,20 +1,19 @@
 /**
  * Records declared inline or in a file (CSV with a header row, JSON array, JSON Lines), each with
  * its line (or position) and an identity key, for the resources that send records one set at a
- * time: `Conversions` and `AutomationRecipients`. Like recipients (recipients/source.ts), a record
+ * time: `Conversions` and `AutomationRecipients`. Read by the recipient list's row reader
+ * (provider/recipients/read/). Like recipients, a record
  * is identified by a key field the user names or, without one, by its content; the state keeps
  * keys and content digests (recipients/index-codec.ts), never the records of a file.
  */
 import { createHash } from "node:crypto";
 import * as path from "node:path";
 import { chosenRoot, OutsideRootError, resolveInside } from "../../file-root";
-import { type CsvRecord, csvFileError, csvReader } from "../../files/csv";
-import { jsonArrayOf, jsonLinesOf } from "../../files/json";
 import { mustBeReadable, SourceFileError, textOf } from "../../files/text";
 import { MAX_KEPT_PROBLEMS } from "../../limits";
 import { projectRoot } from "../../project";
+import { csvRecordBatches, hashKey, jsonRowBatches, type RowProblem } from "../../recipients/index";
 import { shown } from "../../text";
-import { KEY_HEX_LENGTH } from "../recipients/table";
 import { UserError } from "../user-error";
 
 export interface LoadedRecord<T> {
@@ -29,11 +28,8 @@ export interface LoadedRecord<T> {
   record: T;
 }
 
-export interface RecordProblem {
-  row: number;
-  field?: string | undefined;
-  message: string;
-}
+/** A problem of one row, as the recipient list's reader reports one. */
+export type RecordProblem = RowProblem;
 
 export interface LoadedRecords<T> {
   byKey: Map<string, LoadedRecord<T>>;
@@ -58,8 +54,6 @@ export interface RecordShape<T> {
    */
   shape(row: Record<string, unknown>): { record: T } | { problems: { field?: string; message: string }[] };
 }
-
-const hashKey = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, KEY_HEX_LENGTH);
 
 /** The digest of a record's content: field order and blank fields do not matter. */
 export function recordDigest(value: unknown): string {
@@ -103,13 +97,9 @@ async function* fileRowsOf(
   const file = await resolveInside(chosenRoot(fileRoot, projectRoot()), shownAs, projectRoot());
   const ext = path.extname(file).toLowerCase();
   await mustBeReadable(file, shownAs, projectRoot());
-  if (ext === ".json") {
-    const parsed = await jsonArrayOf(file, shownAs, "records");
-    for (const [index, value] of parsed.entries()) yield { row: index + 1, value };
-    return;
-  }
-  if (ext === ".jsonl" || ext === ".ndjson") {
-    yield* jsonLinesOf(file, shownAs);
+  const format = ext === ".json" ? "json" : ext === ".jsonl" || ext === ".ndjson" ? "jsonl" : undefined;
+  if (format !== undefined) {
+    for await (const batch of jsonRowBatches(file, shownAs, format, "records")) yield* batch;
     return;
   }
   if (ext !== ".csv")
@@ -117,10 +107,9 @@ async function* fileRowsOf(
       shownAs,
       `unknown file type "${shown(ext)}"; use .csv, .json, .jsonl or .ndjson`,
     );
-  const { parser, position } = csvReader(textOf(file, shownAs));
   let columns: string[] | undefined;
-  try {
-    for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
+  for await (const records of csvRecordBatches(textOf(file, shownAs), ",", shownAs)) {
+    for (const { record, line } of records) {
       if (columns === undefined) {
         columns = record;
         continue;
@@ -132,8 +121,6 @@ async function* fileRowsOf(
       });
       yield { row: line, value };
     }
-  } catch (error) {
-    throw csvFileError(error, shownAs, position);
   }
 }
 

@@ -99,7 +99,8 @@ it("picks rows across a text larger than its heap: a picked record does not keep
   // 700,000 lines (about 42 MB) in pieces of 64 KiB, every 350th line picked: records kept as
   // slices of the pieces they were cut from kept every piece alive, more than the 24 MiB heap.
   const script = [
-    `const { recordsAtLines } = require(${dist("provider/resources/recipients/source.js")});`,
+    `const { recordsAtLines } = require(${dist("provider/recipients/index.js")});`,
+    `const { memoryBudget } = require(${dist("provider/memory-budget.js")});`,
     "const LINES = 700000;",
     "async function* pieces() {",
     "  let piece = '';",
@@ -111,7 +112,7 @@ it("picks rows across a text larger than its heap: a picked record does not keep
     "}",
     "const only = new Set();",
     "for (let line = 2; line <= LINES; line += 350) only.add(line);",
-    "recordsAtLines(pieces(), only).then((r) => console.log(JSON.stringify({",
+    "recordsAtLines(pieces(), only, memoryBudget()).then((r) => console.log(JSON.stringify({",
     "  records: r.lines.size, last: r.text.split('\\n').at(-1), lastLine: Math.max(...r.lines.values()) })));",
   ].join("\n");
   expect(await underHeapLimit(script, 24)).toEqual({

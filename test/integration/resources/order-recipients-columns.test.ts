@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
-import { columnKey } from "../../../provider/resources/recipients/source";
+import { columnKey } from "../../../provider/recipients/index";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, type Provider, projectFolder } from "./support";
 

@@ -6,9 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
 import { newOrderRecipient } from "../../../provider/api/recipients";
 import { MAX_RECIPIENTS_PER_REQUEST } from "../../../provider/api/schemas/recipient";
-import { DEFAULT_IDENTITY_FIELD } from "../../../provider/resources/recipients/declared";
-import { decodeIndex } from "../../../provider/resources/recipients/index-codec";
-import { fileSignature } from "../../../provider/resources/recipients/source";
+import { DEFAULT_IDENTITY_FIELD, decodeIndex, fileSignature } from "../../../provider/recipients/index";
 import { indexRecords } from "../../support/index-records";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import {

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkAddress } from "../../../provider/api/address-rules";
-import { predictedDropReason } from "../../../provider/resources/recipients/predicted-drops";
+import { predictedDropReason } from "../../../provider/recipients/index";
 import { validateAddress } from "../../../sandbox/domain/address";
 
 const base = { address1: "1 Main St", city: "Springfield", state: "IL", zipCode: "62701" };

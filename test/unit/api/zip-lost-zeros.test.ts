@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { addressNotValidReason, checkAddress } from "../../../provider/api/address-rules";
 import { redactReason } from "../../../provider/api/reasons";
-import { predictedDropReason } from "../../../provider/resources/recipients/predicted-drops";
+import { predictedDropReason } from "../../../provider/recipients/index";
 
 const address = { address1: "1 Main St", city: "Boston", state: "MA" };
 const zipProblems = (zipCode: string) => checkAddress({ ...address, zipCode }).problems;

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadCampaignFiles, recipientListOf } from "../../../provider/campaign/loader";
-import { type RecipientSourceOptions, surveyRecipients } from "../../../provider/resources/recipients/source";
+import { type RecipientSourceOptions, surveyRecipients } from "../../../provider/recipients/index";
 import { fileCampaign, tempDir } from "./fixtures";
 
 const folder = tempDir("directmail-content-digests-");

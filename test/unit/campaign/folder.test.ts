@@ -6,8 +6,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { campaignArgs } from "../../../provider/campaign/folder";
 import { loadCampaignFiles } from "../../../provider/campaign/loader";
-import { DEFAULT_IDENTITY_FIELD } from "../../../provider/resources/recipients/declared";
-import { fileSignature, scanRecipients } from "../../../provider/resources/recipients/source";
+import { DEFAULT_IDENTITY_FIELD, fileSignature, scanRecipients } from "../../../provider/recipients/index";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
 const dirs: { remove: () => void }[] = [];

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { deployedResources, revealed } from "../../../cli/stack/state";
-import { withSecretIndex } from "../../../provider/resources/recipients/index-codec";
+import { withSecretIndex } from "../../../provider/recipients/index";
 
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { DeclaredRecipient, plainlyValid } from "../../../provider/resources/recipients/declared";
+import { DeclaredRecipient, plainlyValid } from "../../../provider/recipients/index";
 
 const FIELDS = ["firstName", "lastName", "toOrganization", "address1", "city", "state", "zipCode", "custom1"];
 

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decodeIndex, encodeIndex, RecipientIndex } from "../../../provider/resources/recipients/index-codec";
+import { decodeIndex, encodeIndex, RecipientIndex } from "../../../provider/recipients/index";
 import { indexRecords } from "../../support/index-records";
 
 const root = path.resolve(__dirname, "../../..");

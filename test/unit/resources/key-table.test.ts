@@ -5,8 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RecipientIndex } from "../../../provider/resources/recipients/index-codec";
-import { KeyTable } from "../../../provider/resources/recipients/table";
+import { KeyTable, RecipientIndex } from "../../../provider/recipients/index";
 
 const hex = (n: number) => n.toString(16).padStart(8, "0");
 /** The n-th key and content digest of a run: distinct keys, some sharing their low word. */

@@ -5,13 +5,9 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { loadCampaignFiles } from "../../../provider/campaign/loader";
+import { isPersonalColumn, PERSONAL_COLUMNS, PERSONAL_FIELDS } from "../../../provider/recipients/index";
 import { checkInputs } from "../../../provider/resources/check";
 import { OrderRecipientsInputs } from "../../../provider/resources/order-recipients/inputs";
-import {
-  isPersonalColumn,
-  PERSONAL_COLUMNS,
-  PERSONAL_FIELDS,
-} from "../../../provider/resources/recipients/declared";
 import { fileCampaign, GOOD_CSV, tempDir } from "../campaign/fixtures";
 
 const refusal = (column: string) =>

@@ -8,14 +8,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { keyValuesByRow } from "../../../provider/resources/recipients/key-values";
 import {
   columnKey,
   describeProblems,
   fileSignature,
+  keyValuesByRow,
   loadRecipients,
   type RecipientSourceOptions,
-} from "../../../provider/resources/recipients/source";
+} from "../../../provider/recipients/index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-columns-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -7,10 +7,17 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DECLARED_FIELDS, type DeclaredRecipient } from "../../../provider/resources/recipients/declared";
-import { RecipientIndex } from "../../../provider/resources/recipients/index-codec";
-import { contentKey, digestOf, digestOfSet } from "../../../provider/resources/recipients/source";
-import { DeclaredSet, KEY_HEX_LENGTH, KeyTable } from "../../../provider/resources/recipients/table";
+import {
+  contentKey,
+  DECLARED_FIELDS,
+  type DeclaredRecipient,
+  DeclaredSet,
+  digestOf,
+  digestOfSet,
+  KEY_HEX_LENGTH,
+  KeyTable,
+  RecipientIndex,
+} from "../../../provider/recipients/index";
 
 const hexWord = fc.integer({ min: 0, max: 0xffff_ffff }).map((word) => word.toString(16).padStart(8, "0"));
 /** Keys from few high words, so that many share one (the sort's second pass). */

@@ -7,8 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { keyValuesByRow } from "../../../provider/resources/recipients/key-values";
-import { loadRecipients, type RecipientSource } from "../../../provider/resources/recipients/source";
+import { keyValuesByRow, loadRecipients, type RecipientSource } from "../../../provider/recipients/index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-key-values-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,17 +1,16 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  type IndexEntry,
-  RecipientIndex,
-  UNKNOWN_CONTENT,
-} from "../../../provider/resources/recipients/index-codec";
-import {
   changesKnown,
+  type DeclaredKey,
+  DeclaredSet,
   describePlan,
   firstChanges,
+  type IndexEntry,
   planSync,
-} from "../../../provider/resources/recipients/plan";
-import { type DeclaredKey, DeclaredSet } from "../../../provider/resources/recipients/table";
+  RecipientIndex,
+  UNKNOWN_CONTENT,
+} from "../../../provider/recipients/index";
 
 /** Keys and content digests are 64-bit hex: `k1`, `c2-new` stand for the hex of their hash. */
 const names = new Map<string, string>();

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DeclaredSet } from "../../../provider/resources/recipients/table";
+import { DeclaredSet } from "../../../provider/recipients/index";
 
 const hexWord = fc.integer({ min: 0, max: 0xffff_ffff }).map((word) => word.toString(16).padStart(8, "0"));
 /** Keys from few high and low words, so that the two sides share many and tables collide. */

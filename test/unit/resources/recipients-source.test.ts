@@ -6,23 +6,21 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { SourceFileError } from "../../../provider/files/text";
-import { ColumnRules } from "../../../provider/resources/recipients/columns";
 import {
-  decodeIndex,
-  encodeIndex,
-  RecipientIndex,
-  UNKNOWN_CONTENT,
-} from "../../../provider/resources/recipients/index-codec";
-import { keyValuesByRow } from "../../../provider/resources/recipients/key-values";
-import {
+  ColumnRules,
   contentKey,
   declaredRows,
+  decodeIndex,
   describeProblems,
   digestOf,
+  encodeIndex,
+  keyValuesByRow,
   loadRecipients,
   otherDelimiter,
+  RecipientIndex,
   scanRecipients,
-} from "../../../provider/resources/recipients/source";
+  UNKNOWN_CONTENT,
+} from "../../../provider/recipients/index";
 import { indexRecords } from "../../support/index-records";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-recipients-"));

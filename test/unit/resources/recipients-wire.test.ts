@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { newOrderRecipient, orderRecipientJson } from "../../../provider/api/recipients";
 import type { OrderRecipient } from "../../../provider/api/schemas/recipient";
-import type { DeclaredRecipient } from "../../../provider/resources/recipients/declared";
-import { UNKNOWN_CONTENT } from "../../../provider/resources/recipients/index-codec";
-import { contentKey } from "../../../provider/resources/recipients/source";
+import type { DeclaredRecipient } from "../../../provider/recipients/index";
 import {
+  contentKey,
   identityOf,
   identityValue,
   listedHash,
   matchesListed,
   toWire,
+  UNKNOWN_CONTENT,
   wireJson,
-} from "../../../provider/resources/recipients/wire";
+} from "../../../provider/recipients/index";
 import { fullAddressOf, validateAddress } from "../../../sandbox/domain/address";
 
 const row: DeclaredRecipient = {

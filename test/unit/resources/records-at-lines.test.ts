@@ -8,11 +8,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  recipientsAtRows,
-  recordsAtLines,
-  surveyRecipients,
-} from "../../../provider/resources/recipients/source";
+import { memoryBudget } from "../../../provider/memory-budget";
+import { recipientsAtRows, recordsAtLines, surveyRecipients } from "../../../provider/recipients/index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-records-at-lines-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -97,7 +94,7 @@ describe("rows read again at their lines", () => {
       yield text.slice(0, cut);
       yield text.slice(cut);
     };
-    const whole = await recordsAtLines(pieces(text.length), new Set([3, 5, 6, 7]));
+    const whole = await recordsAtLines(pieces(text.length), new Set([3, 5, 6, 7]), memoryBudget());
     expect(whole).toEqual({
       text: 'id,firstName\nC1,"A\r\nB"\nC2,"x""y"\nC3,z',
       lines: new Map([
@@ -108,6 +105,6 @@ describe("rows read again at their lines", () => {
       ]),
     });
     for (let cut = 0; cut <= text.length; cut++)
-      expect(await recordsAtLines(pieces(cut), new Set([3, 5, 6, 7]))).toEqual(whole);
+      expect(await recordsAtLines(pieces(cut), new Set([3, 5, 6, 7]), memoryBudget())).toEqual(whole);
   });
 });

@@ -7,12 +7,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RecipientIndex } from "../../../provider/recipients/index";
 import { planRecipients, recipientShape } from "../../../provider/resources/automation-recipients/provider";
 import { planConversions } from "../../../provider/resources/conversions/provider";
 import { conversionShape, recordProblemOf } from "../../../provider/resources/conversions/record";
 import type { ProximitySearchInputs } from "../../../provider/resources/proximity-search/inputs";
 import { proximityBody, proximityProblems } from "../../../provider/resources/proximity-search/provider";
-import { RecipientIndex } from "../../../provider/resources/recipients/index-codec";
 import { loadRecords } from "../../../provider/resources/records/source";
 import { UserError } from "../../../provider/resources/user-error";
 

@@ -66,7 +66,7 @@ describe("the runtime's patches", () => {
   }, 60_000);
 
   it("are not installed by a module of the package loaded on its own", async () => {
-    expect(await installedAfter(`require(${dist("provider/resources/recipients/source.js")});`)).toEqual({
+    expect(await installedAfter(`require(${dist("provider/recipients/index.js")});`)).toEqual({
       memory: false,
       readers: false,
       longStrings: false,

@@ -8,12 +8,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type MemoryBudget, memoryBudget, memoryPolicyInstalled } from "../../../provider/memory-budget";
-import { keyValuesByRow } from "../../../provider/resources/recipients/key-values";
 import {
+  keyValuesByRow,
   recipientsAtRows,
   recordsAtLines,
   scanRecipients,
-} from "../../../provider/resources/recipients/source";
+} from "../../../provider/recipients/index";
 
 const ROWS = 2_500;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-reader-budget-"));

@@ -6,9 +6,8 @@ import * as fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { BaseRowsKept, compareRecipients, type RecipientsSide } from "../../../../cli/review/recipients";
 import { surveyList } from "../../../../provider/campaign/recipients-check";
-import { keyValuesByRow } from "../../../../provider/resources/recipients/key-values";
-import { loadRecipients } from "../../../../provider/resources/recipients/source";
-import type { DeclaredSet } from "../../../../provider/resources/recipients/table";
+import type { DeclaredSet } from "../../../../provider/recipients/index";
+import { keyValuesByRow, loadRecipients } from "../../../../provider/recipients/index";
 import { tempDir } from "../../campaign/fixtures";
 
 const tmp = tempDir("directmail-review-recipients-");

@@ -2,8 +2,10 @@
  * Where the rows of a JSON recipients file and their keys were written, for problems at their
  * line and column: the scanner the campaign check runs over a JSON array file's text.
  */
-import { canonicalFieldName } from "../resources/recipients/declared";
-import type { Position } from "./problem";
+import { canonicalFieldName } from "../declared";
+
+/** A place in a text, 1-based. */
+export type Position = { line: number; column: number };
 
 /**
  * Where the wanted elements (1-based rows) of a JSON array file start, and where their keys are

@@ -2,7 +2,7 @@
  * Declared recipients as the service sees them: the wire shape sent, the identity value carried in
  * the identity field, and what can be told from a recipient as the service lists it back.
  */
-import { newOrderRecipient, type OrderRecipientInput, orderRecipientJson } from "../../api/recipients";
+import { newOrderRecipient, type OrderRecipientInput, orderRecipientJson } from "../api/recipients";
 // The service standardizes addresses per USPS Publication 28; the rules live with the wire schemas,
 // shared with the sandbox.
 import {
@@ -10,11 +10,12 @@ import {
   standardizeLine,
   standardizeState,
   standardizeUnitLine,
-} from "../../api/schemas/address-standard";
-import { type OrderRecipient, RecipientAddress, RecipientPersonal } from "../../api/schemas/recipient";
+} from "../api/schemas/address-standard";
+import { type OrderRecipient, RecipientAddress, RecipientPersonal } from "../api/schemas/recipient";
 import { DECLARED_FIELDS, type DeclaredRecipient, type IdentityField } from "./declared";
-import { UNKNOWN_CONTENT } from "./index-codec";
-import { KEY_HEX_LENGTH, type LoadedRecipient } from "./source";
+import { UNKNOWN_CONTENT } from "./identity/index-codec";
+import { KEY_HEX_LENGTH } from "./identity/table";
+import type { LoadedRecipient } from "./survey";
 
 // A declared field goes in the wire group that has it (declared names are wire names); the rest
 // are metadata.

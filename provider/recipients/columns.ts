@@ -5,7 +5,7 @@
  * `-` ignored), so `keyColumn: customerId` is the column "Customer ID" of a spreadsheet export, as
  * "Zip Code" is zipCode.
  */
-import { shown } from "../../text";
+import { shown } from "../text";
 import { DECLARED_FIELDS, type DeclaredRecipient, fieldOfFolded, foldedName } from "./declared";
 
 /** How a list names its columns: its key column, and the columns it does not send. */

@@ -4,10 +4,10 @@
  * counts against maxDroppedPercent before a change is merged. Reasons are redacted as the service's
  * are where they are read (api/reasons.ts): they name fields, never the values.
  */
-import { addressNotValidReason, checkAddress } from "../../api/address-rules";
-import { type ReasonCount, reasonCode, redactReason, sumReasons } from "../../api/reasons";
-import type { OrderRecipient } from "../../api/schemas/recipient";
-import { rowsText } from "../../text";
+import { addressNotValidReason, checkAddress } from "../api/address-rules";
+import { type ReasonCount, reasonCode, redactReason, sumReasons } from "../api/reasons";
+import type { OrderRecipient } from "../api/schemas/recipient";
+import { rowsText } from "../text";
 import type { DeclaredRecipient } from "./declared";
 
 /** Rows a message names; the rest are counted. */

@@ -2,8 +2,8 @@
  * What an update does to an order's recipients, worked out from the declared set and the index of
  * what is on the order, before anything is sent.
  */
-import { type IndexEntry, idOf, RecipientIndex, UNKNOWN_CONTENT } from "./index-codec";
-import type { DeclaredKey, DeclaredSet } from "./table";
+import { type IndexEntry, idOf, RecipientIndex, UNKNOWN_CONTENT } from "./identity/index-codec";
+import type { DeclaredKey, DeclaredSet } from "./identity/table";
 
 export interface SyncPlan {
   /**

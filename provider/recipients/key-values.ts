@@ -7,12 +7,12 @@
  * (provider/files/).
  */
 import * as path from "node:path";
-import { type CsvRecord, csvReader } from "../../files/csv";
-import { jsonArrayOf, jsonLinesOf } from "../../files/json";
-import { textOf } from "../../files/text";
-import { type MemoryBudget, memoryBudget } from "../../memory-budget";
+import { type CsvRecord, csvReader } from "../files/csv";
+import { jsonArrayOf, jsonLinesOf } from "../files/json";
+import { textOf } from "../files/text";
+import { type MemoryBudget, memoryBudget } from "../memory-budget";
 import { ColumnRules } from "./columns";
-import { formatOf, type RecipientSource } from "./source";
+import { formatOf, type RecipientSource } from "./read/source";
 
 /**
  * Row → the key column's value (trimmed), for the `rows` asked for (every row when undefined) that
