@@ -3,7 +3,7 @@
  * `detailedDiff` in `preview --json`, the `diffs` of Automation API events) and matches
  * `replaceOnChanges` against them. Both doors answer with it: the provider plugin
  * (plugin/server.ts) and the dynamic provider (registry.ts, through the host's patch of
- * runtime/diff-names.ts). The engine's stored inputs also hold what `check` computed
+ * runtime/host-requests.ts). The engine's stored inputs also hold what `check` computed
  * under `__` names (resources/engine-inputs.ts); a change there is named by the declared property
  * it came from (a recipients file whose rows changed is a change of `file`).
  */
@@ -71,6 +71,12 @@ export function namedDiff(
 ): NamedDiff {
   if (result.changes === false) return { changes: false, replaces: [], detailed: {} };
   const detailed = detailedDiff(olds, news, result.replaces ?? []);
+  // Inputs alike, and yet a change: the list at the service is not the one declared (a refresh
+  // read a recipient changed elsewhere), which the next update puts back: a change of its source.
+  if (result.changes === true && Object.keys(detailed).length === 0) {
+    const source = SOURCES_OF_COMPUTED.find((key) => key in news);
+    if (source) detailed[source] = "UPDATE";
+  }
   const named = Object.keys(detailed);
   return {
     changes: result.changes === true || named.length > 0,

@@ -53,4 +53,19 @@ describe("namedDiff, what both doors send the engine", () => {
       detailed: { orderId: "UPDATE_REPLACE", recipients: "UPDATE" },
     });
   });
+
+  it("names a list's source when the kind finds a change the inputs do not show (drift read by refresh)", () => {
+    const inputs = { orderId: 7, file: "list.csv", __digest: "x" };
+    expect(namedDiff(inputs, { ...inputs }, { changes: true })).toEqual({
+      changes: true,
+      replaces: [],
+      detailed: { file: "UPDATE" },
+    });
+    // A kind without a list names nothing it cannot point to.
+    expect(namedDiff({ orderId: 7 }, { orderId: 7 }, { changes: true })).toEqual({
+      changes: true,
+      replaces: [],
+      detailed: {},
+    });
+  });
 });
