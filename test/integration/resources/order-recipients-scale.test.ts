@@ -56,7 +56,10 @@ describe("OrderRecipients at scale", () => {
       orderId,
       file: csv("12k-changed.csv", [...range(1, 12_000), 50_000]),
     });
-    expect(await recipients.diff(String(orderId), outs, after.inputs)).toEqual({ changes: true });
+    expect(await recipients.diff(String(orderId), outs, after.inputs)).toEqual({
+      changes: true,
+      deleteBeforeReplace: true,
+    });
     const { result, requests } = await countingRequests(() =>
       recipients.update(String(orderId), outs, after.inputs),
     );
