@@ -156,4 +156,19 @@ describe("the provider's memory budget for long recipient lists", () => {
     expect(Math.max(...withPretenuring)).toBeGreaterThan(0);
     expect([tenuredSites(true), tenuredSites(true)]).toEqual([0, 0]);
   });
+
+  it("does not settle again a hook whose only collection was at its start (the plugin's hooks between its components' growth)", () => {
+    hookEnded();
+    // Over anything an earlier test left: the request's garbage is collected once, at the start.
+    hookStarted(() => 64 * BUDGET);
+    expect(collectionsInHook()).toBe(1);
+    settle();
+    expect(collectionsInHook()).toBe(1);
+    // A collection on the way (a long list's rows) is still settled before the answer.
+    rowsHandled(CHECK_EVERY_ROWS, () => 128 * BUDGET);
+    expect(collectionsInHook()).toBe(2);
+    settle();
+    expect(collectionsInHook()).toBe(3);
+    hookEnded();
+  });
 });
