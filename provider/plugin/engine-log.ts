@@ -10,12 +10,26 @@ import type * as engineProto from "@pulumi/pulumi/proto/engine_pb";
 import { showProgressWith } from "../resources/progress";
 import { sdkModule } from "./sdk";
 
-/** The resource whose call is running, for the lines it writes. */
-const resourceOfCall = new AsyncLocalStorage<string>();
+/** The resource whose call is running, for the lines it writes, and those lines still on their way. */
+interface CallOfResource {
+  urn: string;
+  sending: Set<Promise<void>>;
+}
+const resourceOfCall = new AsyncLocalStorage<CallOfResource>();
 
-/** Runs one call of the engine's with the URN it names (none for a call about no resource). */
-export function asResource<T>(urn: string | undefined, work: () => Promise<T>): Promise<T> {
-  return urn ? resourceOfCall.run(urn, work) : work();
+/**
+ * Runs one call of the engine's with the URN it names (none for a call about no resource). The call
+ * answers once its lines reached the engine: they show before the step's end, in the order of the
+ * steps, never after the next resource's.
+ */
+export async function asResource<T>(urn: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!urn) return work();
+  const call: CallOfResource = { urn, sending: new Set() };
+  try {
+    return await resourceOfCall.run(call, work);
+  } finally {
+    await Promise.all(call.sending);
+  }
 }
 
 /** The URN a request of the ResourceProvider contract names, if it has one. */
@@ -41,12 +55,20 @@ export function showProgressThroughEngine(engineAddress: string): void {
   }>("@pulumi/pulumi/proto/engine_grpc_pb");
   const engine = new EngineClient(engineAddress, grpcJs.credentials.createInsecure());
   showProgressWith((line) => {
+    const call = resourceOfCall.getStore();
     const request = new proto.LogRequest()
       .setSeverity(proto.LogSeverity.INFO)
       .setMessage(line)
-      .setUrn(resourceOfCall.getStore() ?? "");
-    engine.log(request, (error) => {
-      if (error) process.stderr.write(`${line}\n`);
-    });
+      .setUrn(call?.urn ?? "");
+    const sent = new Promise<void>((resolve) =>
+      engine.log(request, (error) => {
+        if (error) process.stderr.write(`${line}\n`);
+        resolve();
+      }),
+    );
+    if (call) {
+      call.sending.add(sent);
+      void sent.then(() => call.sending.delete(sent));
+    }
   });
 }
