@@ -189,11 +189,19 @@ describe("a Python campaign repository made by `directmail init --python` from t
     });
 
     const destroy = await pulumi("destroy", "--yes", "--skip-preview");
-    expect(diagnostics(destroy)).toEqual([
-      "directmail:index:OrderRecipients (welcome-postcard-recipients):",
-      `[directmail] Recipients of order ${orderId}: removed 3 recipients`,
-      "directmail:index:Order (welcome-postcard):",
-      `[directmail] Order ${orderId}: deleted`,
+    // Each resource's lines under its own heading; the display orders the two headings either way.
+    const byResource = (lines: string[]) =>
+      lines.reduce<string[][]>((groups, line) => {
+        if (!line.startsWith("[directmail]")) groups.push([line]);
+        else groups.at(-1)?.push(line);
+        return groups;
+      }, []);
+    expect(byResource(diagnostics(destroy)).sort()).toEqual([
+      ["directmail:index:Order (welcome-postcard):", `[directmail] Order ${orderId}: deleted`],
+      [
+        "directmail:index:OrderRecipients (welcome-postcard-recipients):",
+        `[directmail] Recipients of order ${orderId}: removed 3 recipients`,
+      ],
     ]);
     expect(destroy).toContain("    - 5 deleted\n");
     expect(await client.getOrder(orderId)).toBeUndefined();
