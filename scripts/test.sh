@@ -21,6 +21,10 @@ echo "== object store for the shared-state tests (SeaweedFS, built once per mach
 DIRECTMAIL_WEED="$(bash scripts/ensure-seaweedfs.sh)"
 export DIRECTMAIL_WEED
 echo "== tests (vitest; pulumi $(pulumi version))"
+# Every Node.js process the tests start (Pulumi programs, providers, the CLI, npm) keeps its
+# compiled code in one cache of this checkout: a program's SDK and TypeScript load faster from the
+# second run on.
+export NODE_COMPILE_CACHE="$PWD/node_modules/.cache/node-compile-cache"
 mkdir -p test-results
 # The reliability parts add their figures to what is there: each run starts from none.
 rm -rf test-results/soak

@@ -28,6 +28,7 @@ import {
 import { execFileAsync, packPackage } from "../support/package";
 import { controlClient } from "../support/sandbox";
 import { type RunResult, runWorkflow } from "../support/workflow-runner";
+import { withDiagnosticsSorted } from "./support/output";
 
 const REPOSITORY = "acme/campaigns";
 const PASSPHRASE = "installed-yaml-project";
@@ -68,7 +69,7 @@ const directmail = (...args: string[]) =>
  * sits beside the CLI, the plugin is found through the project's plugins section).
  */
 function asRead(output: string): string {
-  return output
+  return withDiagnosticsSorted(output)
     .split("\n")
     .filter((line) => !line.startsWith("@ "))
     .map((line) =>
