@@ -224,7 +224,8 @@ function stepOutput(result: RunResult, job: string, step: string): string {
 }
 
 beforeAll(async () => {
-  // On disk, not in /dev/shm: the scripts execute the installed `directmail` through npx.
+  // In the temporary folder, not scratchDir (whose /dev/shm may forbid executing files): the
+  // scripts execute the installed `directmail` through npx.
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-gitops-attacks-"));
   exfil = path.join(tmp, "exfiltrated");
   origin = path.join(tmp, "acme-campaigns");

@@ -70,7 +70,8 @@ function git(...args: string[]) {
 }
 
 beforeAll(async () => {
-  // On disk, not in /dev/shm: the scripts execute the installed `directmail` through npx.
+  // In the temporary folder, not scratchDir (whose /dev/shm may forbid executing files): the
+  // scripts execute the installed `directmail` through npx.
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-gitops-"));
   const { tarball } = await packPackage(tmp);
   dir = path.join(tmp, "campaign-repo");

@@ -80,7 +80,8 @@ beforeAll(async () => {
   // What pip needs besides the SDK (pulumi and its dependencies, pip, setuptools), downloaded from
   // PyPI once for the Python tests and cached.
   const python = await pythonEnvironment();
-  // On disk, not in /dev/shm: Pulumi executes the plugin from node_modules/.bin.
+  // In the temporary folder, not scratchDir (whose /dev/shm may forbid executing files): Pulumi
+  // executes the plugin from node_modules/.bin.
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-python-project-"));
   dir = path.join(tmp, "campaigns-py");
   fs.mkdirSync(dir);

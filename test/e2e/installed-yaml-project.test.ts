@@ -107,7 +107,8 @@ async function deployedOrderId(): Promise<number> {
 }
 
 beforeAll(async () => {
-  // On disk, not in /dev/shm: Pulumi executes the plugin from node_modules/.bin.
+  // In the temporary folder, not scratchDir (whose /dev/shm may forbid executing files): Pulumi
+  // executes the plugin from node_modules/.bin.
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-yaml-project-"));
   dir = path.join(tmp, "acme-campaigns");
   fs.mkdirSync(path.join(dir, "vendor"), { recursive: true });
