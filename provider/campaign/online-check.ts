@@ -12,7 +12,7 @@ import {
   type DeclaredRow,
   type FieldPresence,
 } from "../lookups/order-check";
-import { DEFAULT_IDENTITY_FIELD, loadRecipients } from "../recipients/index";
+import { DEFAULT_IDENTITY_FIELD, recipientList } from "../recipients/index";
 import { type LoadedCampaign, recipientListOf } from "./loader";
 import type { CampaignProblem, Path } from "./problem";
 import { type ParsedDocument, parseFile, positionOf } from "./yaml-document";
@@ -69,7 +69,7 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | F
     ...(recipients.keyColumn !== undefined ? { keyColumn: recipients.keyColumn } : {}),
     ...(recipients.ignoreColumns !== undefined ? { ignoreColumns: recipients.ignoreColumns } : {}),
   };
-  const loaded = await loadRecipients(
+  const loaded = await recipientList(
     campaign.recipientsFile !== undefined
       ? {
           file: campaign.recipientsFile,
@@ -77,7 +77,7 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | F
         }
       : { inline: (recipients.inline ?? []) as unknown[] },
     options,
-  );
+  ).load();
   return [...loaded.byKey.values()]
     .sort((a, b) => a.row - b.row)
     .map(({ row, recipient }) => ({ row, fields: recipient as Record<string, string | undefined> }));

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadCampaignFiles, recipientListOf } from "../../../provider/campaign/loader";
-import { type RecipientSourceOptions, surveyRecipients } from "../../../provider/recipients/index";
+import { type RecipientSourceOptions, recipientList } from "../../../provider/recipients/index";
 import { fileCampaign, tempDir } from "./fixtures";
 
 const folder = tempDir("directmail-content-digests-");
@@ -21,7 +21,7 @@ const row = (key: string, variant: number, bad = false) =>
 async function bothWays(file: string, options: RecipientSourceOptions) {
   const read = async (contentDigests: boolean) => {
     const handed: number[] = [];
-    const found = await surveyRecipients({ file }, { ...options, contentDigests }, ({ row }) => {
+    const found = await recipientList({ file }, { ...options, contentDigests }).survey(({ row }) => {
       handed.push(row);
       return 0;
     });
