@@ -71,6 +71,16 @@ describe("a read without content digests", () => {
     expect(without.problemCount).toBe(5);
   });
 
+  it("gives no digest: its content digests are its keys, so the set's would not show a change", async () => {
+    const file = folder.write("no-digest.csv", HEADER + row("C1", 1) + row("C2", 2));
+    const options = { identityField: "custom6" as const, keyColumn: "customerId" };
+    const without = await recipientList({ file }, { ...options, contentDigests: false }).survey();
+    expect(without.set.size).toBe(2);
+    expect(() => without.digest).toThrow("a list surveyed without content digests has no digest");
+    const withDigests = await recipientList({ file }, options).survey();
+    expect(withDigests.digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it("finds the same for any list of repeated keys, details and bad rows", async () => {
     let n = 0;
     await fc.assert(
