@@ -19,7 +19,8 @@ import {
   type DeclaredRecipient,
   DeclaredSet,
   type RecipientSource,
-  recipientsAtRows,
+  type RowFields,
+  recipientList,
 } from "../../provider/recipients/index";
 import { shown } from "../../provider/text";
 
@@ -44,9 +45,6 @@ export interface RecipientsSide {
   /** The rows a comparison lists of this side, kept as the loader read it (BaseRowsKept): not read again. */
   rowsKept?: BaseRowsKept | undefined;
 }
-
-/** A row as a comparison lists it: its fields and its key column's value. */
-type ListedRow = { recipient: DeclaredRecipient; keyValue: string | undefined };
 
 export interface RecipientEntry {
   /** The key column's value; undefined when recipients are matched by content. */
@@ -116,8 +114,8 @@ class FirstRows<T extends { row: number }> {
  */
 export class BaseRowsKept {
   readonly #head: DeclaredSet;
-  readonly #removed = new FirstRows<{ row: number; read: ListedRow }>();
-  readonly #changed = new FirstRows<{ row: number; before: number; read: ListedRow }>();
+  readonly #removed = new FirstRows<{ row: number; read: RowFields }>();
+  readonly #changed = new FirstRows<{ row: number; before: number; read: RowFields }>();
 
   constructor(head: DeclaredSet) {
     this.#head = head;
@@ -133,8 +131,8 @@ export class BaseRowsKept {
   };
 
   /** The rows kept, by their row at the base. */
-  rows(): Map<number, ListedRow> {
-    const rows = new Map<number, ListedRow>();
+  rows(): Map<number, RowFields> {
+    const rows = new Map<number, RowFields>();
     for (const { row, read } of this.#removed.items) rows.set(row, read);
     for (const { before, read } of this.#changed.items) rows.set(before, read);
     return rows;
@@ -196,7 +194,7 @@ export async function compareRecipients(
     if (!side || !(needFields || keyed)) return undefined;
     const kept = side.rowsKept?.rows();
     if (kept && rows.every((row) => kept.has(row))) return kept;
-    return recipientsAtRows(side.source, side, new Set(rows));
+    return listOf(side).fieldsAt(new Set(rows));
   };
   const [headRows, baseRows] = await Promise.all([
     wanted(
@@ -210,7 +208,7 @@ export async function compareRecipients(
       options.showPersonalData || changed.count > 0,
     ),
   ]);
-  const entry = (row: number, rows: ReadonlyMap<number, ListedRow> | undefined) => {
+  const entry = (row: number, rows: ReadonlyMap<number, RowFields> | undefined) => {
     const read = rows?.get(row);
     return {
       // A key is user text of any length: shown short, its control characters escaped.
@@ -238,6 +236,16 @@ export async function compareRecipients(
   };
 }
 
+/** How a side's list is read: its identity field, key column and columns left out. */
+const optionsOf = (side: RecipientsSide) => ({
+  identityField: side.identityField ?? DEFAULT_IDENTITY_FIELD,
+  ...(side.keyColumn !== undefined ? { keyColumn: side.keyColumn } : {}),
+  ...(side.ignoreColumns !== undefined ? { ignoreColumns: side.ignoreColumns } : {}),
+});
+
+/** A side's list, for its rows read again. */
+const listOf = (side: RecipientsSide) => recipientList(side.source, optionsOf(side));
+
 /** A side's recipients as the loader read them, or read here; undefined (with a note) when they have problems. */
 async function read(
   side: RecipientsSide,
@@ -246,11 +254,7 @@ async function read(
 ): Promise<DeclaredSet | undefined> {
   if (side.list?.set) return side.list.set;
   try {
-    const { loaded } = await surveyList(side.source, {
-      identityField: side.identityField ?? DEFAULT_IDENTITY_FIELD,
-      ...(side.keyColumn !== undefined ? { keyColumn: side.keyColumn } : {}),
-      ...(side.ignoreColumns !== undefined ? { ignoreColumns: side.ignoreColumns } : {}),
-    });
+    const { loaded } = await surveyList(side.source, optionsOf(side));
     if (loaded.problemCount > 0) {
       notes.push(`the recipients at the ${label} (${side.shownAs}) have problems; they are not compared`);
       return undefined;

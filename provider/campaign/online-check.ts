@@ -12,7 +12,7 @@ import {
   type DeclaredRow,
   type FieldPresence,
 } from "../lookups/order-check";
-import { DEFAULT_IDENTITY_FIELD, loadRecipients } from "../recipients/index";
+import { DEFAULT_IDENTITY_FIELD, recipientList } from "../recipients/index";
 import { type LoadedCampaign, recipientListOf } from "./loader";
 import type { CampaignProblem, Path } from "./problem";
 import { type ParsedDocument, parseFile, positionOf } from "./yaml-document";
@@ -26,7 +26,7 @@ export async function checkCampaignsOnline(
   const documents = new Map<string, Promise<ParsedDocument[]>>();
   for (const campaign of campaigns) {
     const { order, recipients } = campaign.document.spec;
-    const findings = await checkOrderOnline(order, await declaredRows(campaign), facts);
+    const findings = await checkOrderOnline(order, await declaredFieldsOf(campaign), facts);
     if (findings.length === 0) continue;
     let parsed = documents.get(campaign.file);
     if (!parsed) {
@@ -60,7 +60,7 @@ function pathOf(field: CheckedField, fromFile: boolean): Path {
  * What the loader read of the campaign's recipients (it checked them): the fields they fill in,
  * told as it read them once; read again only for a campaign loaded without them.
  */
-async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | FieldPresence> {
+async function declaredFieldsOf(campaign: LoadedCampaign): Promise<DeclaredRow[] | FieldPresence> {
   const fields = recipientListOf(campaign)?.fields;
   if (fields) return fields;
   const { recipients } = campaign.document.spec;
@@ -69,7 +69,7 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | F
     ...(recipients.keyColumn !== undefined ? { keyColumn: recipients.keyColumn } : {}),
     ...(recipients.ignoreColumns !== undefined ? { ignoreColumns: recipients.ignoreColumns } : {}),
   };
-  const loaded = await loadRecipients(
+  const loaded = await recipientList(
     campaign.recipientsFile !== undefined
       ? {
           file: campaign.recipientsFile,
@@ -77,7 +77,7 @@ async function declaredRows(campaign: LoadedCampaign): Promise<DeclaredRow[] | F
         }
       : { inline: (recipients.inline ?? []) as unknown[] },
     options,
-  );
+  ).load();
   return [...loaded.byKey.values()]
     .sort((a, b) => a.row - b.row)
     .map(({ row, recipient }) => ({ row, fields: recipient as Record<string, string | undefined> }));

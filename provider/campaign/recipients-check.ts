@@ -25,9 +25,9 @@ import {
   type RecipientFormat,
   type RecipientSource,
   type RecipientSourceOptions,
-  type ScannedRecipients,
+  type RecipientSurvey,
+  recipientList,
   type SurveyedRecipient,
-  surveyRecipients,
   writtenKeys,
 } from "../recipients/index";
 import { shown } from "../text";
@@ -94,7 +94,7 @@ export type RecipientsSeen = (recipient: SurveyedRecipient) => void;
 const willDrop = (what: string, reason: string) => `the service will drop this ${what}: ${reason}`;
 
 /**
- * A recipient list read once (surveyRecipients), told as it goes by: the recipients the service
+ * A recipient list read once (RecipientList.survey), told as it goes by: the recipients the service
  * will drop (predicted-drops.ts), the first MAX_RECIPIENT_PROBLEMS of them kept with their rows
  * and the others counted (`more`), and the fields the recipients fill in. Without `checks`, for a
  * list read only to be compared with another: neither (no drop is predicted, `fields` is unset);
@@ -106,7 +106,7 @@ export async function surveyList(
   seen?: RecipientsSeen,
   checks = true,
 ): Promise<{
-  loaded: Omit<ScannedRecipients, "digest">;
+  loaded: RecipientSurvey;
   list: RecipientList;
   drops: { rows: { row: number; reason: string }[]; more: number; predicted: PredictedDrops | undefined };
 }> {
@@ -119,31 +119,24 @@ export async function surveyList(
   // It holds about 50 MB at a million recipients: a lower budget than the provider's (runtime/memory.ts).
   const memory = memoryBudget("campaign-checks");
   memory.listStarted();
-  const loaded = await surveyRecipients(
-    source,
-    {
-      ...options,
-      memory,
-    },
-    (surveyed) => {
-      seen?.(surveyed);
-      if (!checks) return 0;
-      const { row, recipient } = surveyed;
-      fields.add(row, recipient);
-      const reason = predictedDropReason(recipient);
-      tally.add(row, reason);
-      if (reason === undefined) return 0;
-      // In row order: the survey hands recipients on in the list's order.
-      if (rows.length < MAX_RECIPIENT_PROBLEMS) rows.push({ row, reason });
-      else more += 1;
-      let id = reasonIds.get(reason);
-      if (id === undefined) {
-        id = dropReasons.push(reason);
-        reasonIds.set(reason, id);
-      }
-      return id;
-    },
-  );
+  const loaded = await recipientList(source, { ...options, memory }).survey((surveyed) => {
+    seen?.(surveyed);
+    if (!checks) return 0;
+    const { row, recipient } = surveyed;
+    fields.add(row, recipient);
+    const reason = predictedDropReason(recipient);
+    tally.add(row, reason);
+    if (reason === undefined) return 0;
+    // In row order: the survey hands recipients on in the list's order.
+    if (rows.length < MAX_RECIPIENT_PROBLEMS) rows.push({ row, reason });
+    else more += 1;
+    let id = reasonIds.get(reason);
+    if (id === undefined) {
+      id = dropReasons.push(reason);
+      reasonIds.set(reason, id);
+    }
+    return id;
+  });
   return {
     loaded,
     list: {

@@ -8,8 +8,9 @@
  * - `identity/`: each recipient's key and content digest, a set's digest, the key table and the
  *   index codec the state keeps;
  * - the fields a recipient declares and how a file's columns map to them (`declared.ts`,
- *   `columns.ts`), the survey of a list (`survey.ts`), the plan of a sync (`plan.ts`), the wire
- *   form (`wire.ts`), the drops the service is predicted to make (`predicted-drops.ts`).
+ *   `columns.ts`), the list and its reads (`list.ts`, over `survey.ts`: recipientList), the plan
+ *   of a sync (`plan.ts`), the wire form (`wire.ts`), the drops the service is predicted to make
+ *   (`predicted-drops.ts`).
  */
 export * from "./columns";
 export * from "./declared";
@@ -18,6 +19,7 @@ export * from "./identity/index-codec";
 export { columnKey, contentKey, hashKey } from "./identity/keys";
 export * from "./identity/table";
 export * from "./key-values";
+export { type RecipientList, type RecipientSurvey, type RowFields, recipientList } from "./list";
 export * from "./plan";
 export * from "./predicted-drops";
 export { csvRecordBatches, jsonRowBatches } from "./read/batches";
@@ -33,5 +35,12 @@ export {
   type RecipientSource,
   type RowProblem,
 } from "./read/source";
-export * from "./survey";
+export {
+  describeProblems,
+  type LoadedRecipient,
+  type LoadedRecipients,
+  type RecipientProblem,
+  type RecipientSourceOptions,
+  type SurveyedRecipient,
+} from "./survey";
 export * from "./wire";

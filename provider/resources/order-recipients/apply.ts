@@ -6,7 +6,7 @@ import { reasonCounts, redactReason, sumReasons } from "../../api/reasons";
 import { isEditable, type OrderSummary } from "../../api/schemas/order";
 import { SAMPLE_SIZE } from "../../limits";
 import { memoryBudget } from "../../memory-budget";
-import type { DeclaredSet, ScannedRecipients } from "../../recipients/index";
+import type { DeclaredSet, RecipientSurvey } from "../../recipients/index";
 import {
   changesKnown,
   decodeIndex,
@@ -60,7 +60,7 @@ export function figuresOf(
 /** The figures of a scanned list that its outputs record. */
 type ScannedFigures = Pick<OrderRecipientsOutputs, "digest" | "declaredCount" | "duplicateRows">;
 
-const scannedFigures = (scanned: ScannedRecipients): ScannedFigures => ({
+const scannedFigures = (scanned: RecipientSurvey): ScannedFigures => ({
   digest: scanned.digest,
   declaredCount: scanned.set.size,
   duplicateRows: scanned.duplicateRows,

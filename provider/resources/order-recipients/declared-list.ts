@@ -8,13 +8,12 @@ import { chosenRoot, resolveInside } from "../../file-root";
 import { memoryBudget } from "../../memory-budget";
 import { projectRoot } from "../../project";
 import {
-  declaredRows,
   describeProblems,
   fileSignature,
   type RecipientSource,
   type RecipientSourceOptions,
-  type ScannedRecipients,
-  scanRecipients,
+  type RecipientSurvey,
+  recipientList,
 } from "../../recipients/index";
 import { UserError } from "../user-error";
 import { listChangedMidway, refusalOf } from "./guards";
@@ -26,7 +25,7 @@ import type { Declared } from "./sync";
  * file read is kept, keyed by its path, size, modification time and the options, so a large list
  * is read once per deployment rather than twice.
  */
-let lastFileRead: { signature: string; loaded: ScannedRecipients } | undefined;
+let lastFileRead: { signature: string; loaded: RecipientSurvey } | undefined;
 
 /** Where the declared recipients are, and how they are read. */
 export function sourceOf(inputs: OrderRecipientsInputs): {
@@ -50,14 +49,14 @@ export function sourceOf(inputs: OrderRecipientsInputs): {
   return { source, options };
 }
 
-/** The declared list scanned, or the last read of its file if the file is as it was then. */
-export async function load(inputs: OrderRecipientsInputs): Promise<ScannedRecipients> {
+/** The declared list surveyed, or the last read of its file if the file is as it was then. */
+export async function load(inputs: OrderRecipientsInputs): Promise<RecipientSurvey> {
   memoryBudget().listStarted();
   const { source, options } = sourceOf(inputs);
-  if ("inline" in source) return scanRecipients(source, options);
+  if ("inline" in source) return recipientList(source, options).survey();
   const signature = await signatureOf(inputs);
   if (signature !== undefined && lastFileRead?.signature === signature) return lastFileRead.loaded;
-  const loaded = await scanRecipients(source, options);
+  const loaded = await recipientList(source, options).survey();
   lastFileRead = signature !== undefined ? { signature, loaded } : undefined;
   return loaded;
 }
@@ -88,12 +87,13 @@ export async function programFigures(inputs: OrderRecipientsInputs): Promise<Pro
   return read !== undefined && read.signature === (await signatureOf(inputs)) ? read : undefined;
 }
 
-/** The scanned list, with its rows to be read again where they are compared or sent. */
-function declaredOf(inputs: OrderRecipientsInputs, scanned: ScannedRecipients): Declared {
+/** The surveyed list, with its rows to be read again where they are compared or sent. */
+function declaredOf(inputs: OrderRecipientsInputs, scanned: RecipientSurvey): Declared {
   const { source, options } = sourceOf(inputs);
+  const list = recipientList(source, options);
   return {
     scanned,
-    rows: (only) => declaredRows(source, options, scanned.set, () => listChangedMidway(inputs), only),
+    rows: (only) => list.readAgain(scanned.set, () => listChangedMidway(inputs), only),
   };
 }
 

@@ -15,7 +15,7 @@ import {
   idOf,
   isAccepted,
   planSync,
-  type ScannedRecipients,
+  type RecipientSurvey,
 } from "../../recipients/index";
 import { checkInputs, isUnknown, UNKNOWN } from "../check";
 import type { ProviderContext, ResourceImplementation } from "../context";
@@ -51,7 +51,7 @@ export function orderRecipientsImplementation(
       if (orderUnknown) inputs.orderId = UNKNOWN as unknown as number;
       // What the program read is for this check only, never recorded.
       const { programRead: _, ...declaration } = inputs;
-      let loaded: ScannedRecipients;
+      let loaded: RecipientSurvey;
       try {
         // The file's place is judged first, whatever the program read of it.
         const figures = await programFigures(inputs);

@@ -10,7 +10,7 @@ import type { OrderSummary } from "../../api/schemas/order";
 import { MAX_RECIPIENTS_PER_REQUEST, type OrderRecipient } from "../../api/schemas/recipient";
 import { SAMPLE_SIZE } from "../../limits";
 import { memoryBudget } from "../../memory-budget";
-import type { IdentityField, LoadedRecipient, ScannedRecipients } from "../../recipients/index";
+import type { IdentityField, LoadedRecipient, RecipientSurvey } from "../../recipients/index";
 import {
   countsOf,
   identityOf,
@@ -52,8 +52,8 @@ export interface Identity {
  * stream, when they are compared or sent. `changed` is the error for a source edited since.
  */
 export interface Declared {
-  scanned: ScannedRecipients;
-  /** The set's recipients read again, in the list's order; with `only`, those rows alone (declaredRows). */
+  scanned: RecipientSurvey;
+  /** The set's recipients read again (RecipientList.readAgain), in the list's order; with `only`, those rows alone. */
   rows: (only?: ReadonlySet<number>) => AsyncIterable<LoadedRecipient>;
 }
 

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadCampaignFiles, recipientListOf } from "../../../provider/campaign/loader";
-import { type RecipientSourceOptions, surveyRecipients } from "../../../provider/recipients/index";
+import { type RecipientSourceOptions, recipientList } from "../../../provider/recipients/index";
 import { fileCampaign, tempDir } from "./fixtures";
 
 const folder = tempDir("directmail-content-digests-");
@@ -21,7 +21,7 @@ const row = (key: string, variant: number, bad = false) =>
 async function bothWays(file: string, options: RecipientSourceOptions) {
   const read = async (contentDigests: boolean) => {
     const handed: number[] = [];
-    const found = await surveyRecipients({ file }, { ...options, contentDigests }, ({ row }) => {
+    const found = await recipientList({ file }, { ...options, contentDigests }).survey(({ row }) => {
       handed.push(row);
       return 0;
     });
@@ -69,6 +69,16 @@ describe("a read without content digests", () => {
     // A batch's rows are judged against earlier rows after its other problems are found.
     expect(without.problems.map((p) => p.row)).toEqual([4, 5, 6]);
     expect(without.problemCount).toBe(5);
+  });
+
+  it("gives no digest: its content digests are its keys, so the set's would not show a change", async () => {
+    const file = folder.write("no-digest.csv", HEADER + row("C1", 1) + row("C2", 2));
+    const options = { identityField: "custom6" as const, keyColumn: "customerId" };
+    const without = await recipientList({ file }, { ...options, contentDigests: false }).survey();
+    expect(without.set.size).toBe(2);
+    expect(() => without.digest).toThrow("a list surveyed without content digests has no digest");
+    const withDigests = await recipientList({ file }, options).survey();
+    expect(withDigests.digest).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it("finds the same for any list of repeated keys, details and bad rows", async () => {

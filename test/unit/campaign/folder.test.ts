@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { campaignArgs } from "../../../provider/campaign/folder";
 import { loadCampaignFiles } from "../../../provider/campaign/loader";
-import { DEFAULT_IDENTITY_FIELD, fileSignature, scanRecipients } from "../../../provider/recipients/index";
+import { DEFAULT_IDENTITY_FIELD, fileSignature, recipientList } from "../../../provider/recipients/index";
 import { fileCampaign, GOOD_CSV, inlineCampaign, tempDir } from "./fixtures";
 
 const dirs: { remove: () => void }[] = [];
@@ -35,7 +35,7 @@ describe("campaignArgs", () => {
     const file = path.join(root, "campaigns", "lists", "people.csv");
     const options = { identityField: DEFAULT_IDENTITY_FIELD, keyColumn: "customerId" };
     // What the load read, for the provider's check: the figures its own scan of the file gives.
-    const { digest, set, duplicateRows } = await scanRecipients({ file }, options);
+    const { digest, set, duplicateRows } = await recipientList({ file }, options).survey();
     expect(campaignArgs(loaded, root, path.join(root, "campaigns"))).toEqual({
       order: { templateId: 10002 },
       recipients: {

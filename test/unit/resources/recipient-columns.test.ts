@@ -13,8 +13,8 @@ import {
   describeProblems,
   fileSignature,
   keyValuesByRow,
-  loadRecipients,
   type RecipientSourceOptions,
+  recipientList,
 } from "../../../provider/recipients/index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-columns-"));
@@ -36,7 +36,7 @@ const keyed: RecipientSourceOptions = { identityField: "custom6", keyColumn: "cu
 
 /** The recipients of a load by row, and its problems as lines. */
 async function read(csv: string, options: RecipientSourceOptions) {
-  const loaded = await loadRecipients({ file: csv }, options);
+  const loaded = await recipientList({ file: csv }, options).load();
   const rows = [...loaded.byKey.values()].sort((a, b) => a.row - b.row);
   return { loaded, rows, problems: describeProblems("export.csv", loaded) };
 }
@@ -93,7 +93,7 @@ describe("the key column, named as the headers are", () => {
         },
       ]),
     );
-    const loaded = await loadRecipients({ file: json }, keyed);
+    const loaded = await recipientList({ file: json }, keyed).load();
     expect(describeProblems("export.json", loaded)).toEqual([]);
     expect([...loaded.byKey.keys()]).toEqual([columnKey("C-1")]);
     expect(await keyValuesByRow({ file: json }, "customerId")).toEqual(new Map([[1, "C-1"]]));
@@ -155,10 +155,10 @@ describe("columns left out with ignoreColumns", () => {
         { firstName: "Ada", address1: "1 A St", city: "X", state: "NY", zipCode: "10001", Phone: "1" },
       ]),
     );
-    const loaded = await loadRecipients(
+    const loaded = await recipientList(
       { file: json },
       { identityField: "custom6", ignoreColumns: ["PHONE"] },
-    );
+    ).load();
     expect(loaded.problemCount).toBe(0);
     expect([...loaded.byKey.values()][0]?.recipient).toEqual({
       firstName: "Ada",

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { keyValuesByRow, loadRecipients, type RecipientSource } from "../../../provider/recipients/index";
+import { keyValuesByRow, type RecipientSource, recipientList } from "../../../provider/recipients/index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-key-values-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -57,7 +57,7 @@ describe("key column values by row", () => {
     "in %s, each value is the one whose hash is the loader's key of that row",
     async (_what, make) => {
       const source = make();
-      const loaded = await loadRecipients(source, { identityField: "custom6", keyColumn: "id" });
+      const loaded = await recipientList(source, { identityField: "custom6", keyColumn: "id" }).load();
       expect(loaded.problemCount).toBe(0);
       expect(loaded.byKey.size).toBe(ids.length);
       const values = await keyValuesByRow(source, "id");
@@ -72,7 +72,7 @@ describe("key column values by row", () => {
 
   it.each(sources)("in %s, only the rows asked for are read", async (_what, make) => {
     const source = make();
-    const loaded = await loadRecipients(source, { identityField: "custom6", keyColumn: "id" });
+    const loaded = await recipientList(source, { identityField: "custom6", keyColumn: "id" }).load();
     const [first, , third] = [...loaded.byKey.values()].map((r) => r.row);
     const values = await keyValuesByRow(source, "id", new Set([first as number, third as number]));
     expect([...values.values()]).toEqual(["C-1", "C 3, west"]);

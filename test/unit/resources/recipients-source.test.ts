@@ -9,16 +9,16 @@ import { SourceFileError } from "../../../provider/files/text";
 import {
   ColumnRules,
   contentKey,
-  declaredRows,
   decodeIndex,
   describeProblems,
   digestOf,
   encodeIndex,
   keyValuesByRow,
-  loadRecipients,
   otherDelimiter,
   RecipientIndex,
-  scanRecipients,
+  type RecipientList,
+  type RecipientSurvey,
+  recipientList,
   UNKNOWN_CONTENT,
 } from "../../../provider/recipients/index";
 import { indexRecords } from "../../support/index-records";
@@ -42,7 +42,7 @@ describe("loading declared recipients", () => {
         "Ada,Lovelace,,12 Analytical St,London,KY,40741,vip\n" +
         "Grace,Hopper,Navy,1 Compiler Way,Arlington,VA,22202,\n",
     );
-    const loaded = await loadRecipients({ file: csv }, opts);
+    const loaded = await recipientList({ file: csv }, opts).load();
     expect(loaded.problems).toEqual([]);
     expect(loaded.byKey.size).toBe(2);
     const rows = [...loaded.byKey.values()].sort((a, b) => a.row - b.row);
@@ -66,7 +66,7 @@ describe("loading declared recipients", () => {
         "Ada,Lovelace,12 Analytical St,London,KY,,blue\n" +
         ",,1 Nowhere,Springfield,IL,62701,\n",
     );
-    const loaded = await loadRecipients({ file: csv }, opts);
+    const loaded = await recipientList({ file: csv }, opts).load();
     const lines = describeProblems("bad.csv", loaded);
     expect(lines).toContain(
       'bad.csv row 1: unknown column "favouriteColour": not a recipient field; rename it if it is misspelled, ' +
@@ -83,7 +83,7 @@ describe("loading declared recipients", () => {
       "late-header.csv",
       "\n\nfirstName,address1,city,state,zipCode,colour\nAda,1 Main St,X,NY,10001,red\n",
     );
-    const loaded = await loadRecipients({ file: csv }, opts);
+    const loaded = await recipientList({ file: csv }, opts).load();
     expect(describeProblems("late-header.csv", loaded)).toEqual([
       'late-header.csv row 3: unknown column "colour": not a recipient field; rename it if it is misspelled, ' +
         'or leave it out with ignoreColumns: ["colour"] (an option of the recipients, beside file)',
@@ -109,14 +109,16 @@ describe("loading declared recipients", () => {
         "Eve,1 Way,Springfield,IL,62701,extra", // line 8: a value too many
       ];
       const csv = file(`multi-line-${what}.csv`.replaceAll(" ", ""), lines.join(end) + end);
-      const error = await loadRecipients({ file: csv }, opts).catch((e: unknown) => e);
+      const error = await recipientList({ file: csv }, opts)
+        .load()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SourceFileError);
       expect((error as SourceFileError).line).toBe(8);
       const valid = file(
         `multi-line-valid-${what}.csv`.replaceAll(" ", ""),
         lines.slice(0, -1).join(end) + end,
       );
-      const loaded = await loadRecipients({ file: valid }, opts);
+      const loaded = await recipientList({ file: valid }, opts).load();
       expect(loaded.problems.map((p) => `${p.row}: ${p.message}`)).toEqual([
         "4: zipCode is required",
         "5: zipCode is required",
@@ -127,7 +129,9 @@ describe("loading declared recipients", () => {
         `multi-line-unclosed-${what}.csv`.replaceAll(" ", ""),
         [...lines.slice(0, 3), '"never closed,1 Way,X,IL,62701', "Zed,1 Way,X,IL,62701"].join(end) + end,
       );
-      const quote = await loadRecipients({ file: unclosed }, opts).catch((e: unknown) => e);
+      const quote = await recipientList({ file: unclosed }, opts)
+        .load()
+        .catch((e: unknown) => e);
       expect(quote).toMatchObject({
         line: 4,
         reason: 'a quoted value starts here and is never closed (a " is missing)',
@@ -135,30 +139,33 @@ describe("loading declared recipients", () => {
     },
   );
   it("refuses data in the identity field, naming the way out", async () => {
-    const loaded = await loadRecipients(
+    const loaded = await recipientList(
       {
         inline: [
           { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001", custom6: "x" },
         ],
       },
       opts,
-    );
+    ).load();
     expect(loaded.problems[0]?.field).toBe("custom6");
     expect(loaded.problems[0]?.message).toMatch(/choose another identityField/);
-    const other = await loadRecipients(
+    const other = await recipientList(
       {
         inline: [
           { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001", custom6: "x" },
         ],
       },
       { identityField: "custom5" },
-    );
+    ).load();
     expect(other.problems).toEqual([]);
   });
 
   it("sends identical rows once and counts the duplicates", async () => {
     const row = { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" };
-    const loaded = await loadRecipients({ inline: [row, { ...row }, { ...row, firstName: "B" }] }, opts);
+    const loaded = await recipientList(
+      { inline: [row, { ...row }, { ...row, firstName: "B" }] },
+      opts,
+    ).load();
     expect(loaded.byKey.size).toBe(2);
     expect(loaded.duplicateRows).toBe(1);
   });
@@ -182,11 +189,11 @@ describe("loading declared recipients", () => {
       state: "NY",
       zipCode: "10001",
     };
-    const before = await loadRecipients({ inline: [base] }, { ...opts, keyColumn: "customerId" });
-    const after = await loadRecipients(
+    const before = await recipientList({ inline: [base] }, { ...opts, keyColumn: "customerId" }).load();
+    const after = await recipientList(
       { inline: [{ ...base, address1: "9 Other Rd" }] },
       { ...opts, keyColumn: "customerId" },
-    );
+    ).load();
     expect([...before.byKey.keys()]).toEqual([...after.byKey.keys()]);
     const [was] = before.byKey.values();
     const [now] = after.byKey.values();
@@ -195,41 +202,43 @@ describe("loading declared recipients", () => {
     expect(now?.content).not.toBe(was?.content);
     expect(now?.content).not.toBe(now?.key);
     expect(after.digest).not.toBe(before.digest);
-    const clash = await loadRecipients(
+    const clash = await recipientList(
       { inline: [base, { ...base, firstName: "Z" }] },
       { ...opts, keyColumn: "customerId" },
-    );
+    ).load();
     expect(clash.problems[0]?.message).toBe('customerId "C-1" is used by row 1 too, with different details');
   });
 
   it("reads JSON arrays and JSON Lines, with line numbers for broken lines", async () => {
     const rec = { firstName: "A", address1: "1 Main St", city: "X", state: "NY", zipCode: "10001" };
-    const json = await loadRecipients({ file: file("r.json", JSON.stringify([rec])) }, opts);
+    const json = await recipientList({ file: file("r.json", JSON.stringify([rec])) }, opts).load();
     expect(json.byKey.size).toBe(1);
-    const jsonl = await loadRecipients(
+    const jsonl = await recipientList(
       { file: file("r.jsonl", `${JSON.stringify(rec)}\n\n{"firstName": oops}\n`) },
       opts,
-    );
+    ).load();
     expect(jsonl.byKey.size).toBe(1);
     expect(jsonl.problems[0]?.row).toBe(3);
     expect(jsonl.problems[0]?.message).toMatch(/^not valid JSON/);
-    await expect(loadRecipients({ file: file("r.txt", "") }, opts)).rejects.toThrow(/use .csv, .json/);
+    await expect(recipientList({ file: file("r.txt", "") }, opts).load()).rejects.toThrow(/use .csv, .json/);
   });
 
   it("a missing file is one clear error naming it, never a hang", async () => {
     for (const name of ["gone.csv", "gone.json", "gone.jsonl"]) {
-      await expect(loadRecipients({ file: path.join(dir, name) }, opts)).rejects.toThrow(
+      await expect(recipientList({ file: path.join(dir, name) }, opts).load()).rejects.toThrow(
         `${path.join(dir, name)}: no such file`,
       );
     }
-    await expect(loadRecipients({ file: file("broken.json", "[{") }, opts)).rejects.toThrow(
+    await expect(recipientList({ file: file("broken.json", "[{") }, opts).load()).rejects.toThrow(
       /broken.json: not valid JSON/,
     );
   });
 
   it("throws a SourceFileError for a file whose format is broken, with its line and column when it has one", async () => {
     const failure = async (name: string, text: string) => {
-      const error = await loadRecipients({ file: file(name, text) }, opts).catch((e: unknown) => e);
+      const error = await recipientList({ file: file(name, text) }, opts)
+        .load()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SourceFileError);
       const { line, column, reason, message } = error as SourceFileError;
       return { line, column, reason, message };
@@ -291,9 +300,9 @@ describe("loading declared recipients", () => {
       "firstName,address1,city,state,zipCode\nAda,12 Analytical St,London,KY,40741\n",
     );
     const project = path.join(dir, "project");
-    const loaded = await loadRecipients({ file: "lists/people.csv", relativeTo: project }, opts);
+    const loaded = await recipientList({ file: "lists/people.csv", relativeTo: project }, opts).load();
     expect([...loaded.byKey.values()].map((r) => r.recipient.firstName)).toEqual(["Ada"]);
-    await expect(loadRecipients({ file: "lists/gone.csv", relativeTo: project }, opts)).rejects.toThrow(
+    await expect(recipientList({ file: "lists/gone.csv", relativeTo: project }, opts).load()).rejects.toThrow(
       `lists/gone.csv: no such file (paths are relative to ${project})`,
     );
   });
@@ -317,7 +326,7 @@ describe("loading declared recipients", () => {
       state: "NY",
       zipCode: "10001",
     }));
-    const loaded = await loadRecipients({ inline: rows }, opts);
+    const loaded = await recipientList({ inline: rows }, opts).load();
     // The former digest: sha256 over the identity field and the sorted keys.
     const former = createHash("sha256").update("identity:custom6\n");
     for (const key of [...loaded.byKey.keys()].sort()) former.update(`${key}\n`);
@@ -333,7 +342,7 @@ describe("a CSV separated by another character than `,`", () => {
   const keyed = { ...opts, keyColumn: "customerId" };
 
   it("read with its delimiter: rows, keys and key values as a comma-separated copy gives them", async () => {
-    const commas = await loadRecipients(
+    const commas = await recipientList(
       {
         file: file(
           "commas.csv",
@@ -341,13 +350,13 @@ describe("a CSV separated by another character than `,`", () => {
         ),
       },
       keyed,
-    );
+    ).load();
     for (const [name, delimiter, text] of [
       ["semi.csv", ";", semicolons],
       ["tabs.csv", "\t", semicolons.replace(/;/g, "\t")],
     ] as const) {
       const source = { file: file(name, text), delimiter };
-      const loaded = await loadRecipients(source, keyed);
+      const loaded = await recipientList(source, keyed).load();
       expect(loaded.problems).toEqual([]);
       expect(loaded.digest).toBe(commas.digest);
       expect(await keyValuesByRow(source, "customerId")).toEqual(
@@ -365,7 +374,7 @@ describe("a CSV separated by another character than `,`", () => {
       ["tabs.csv", semicolons.replace(/;/g, "\t"), '"\\t"'],
     ] as const) {
       const csv = file(name, text);
-      const attempt = loadRecipients({ file: csv }, keyed);
+      const attempt = recipientList({ file: csv }, keyed).load();
       await expect(attempt).rejects.toThrow(SourceFileError);
       await expect(attempt).rejects.toMatchObject({
         line: 1,
@@ -377,7 +386,7 @@ describe("a CSV separated by another character than `,`", () => {
       "commas.csv",
       semicolons.replace(/;/g, ",").replace("Springfield, IL", "Springfield"),
     );
-    await expect(loadRecipients({ file: commas, delimiter: ";" }, keyed)).rejects.toMatchObject({
+    await expect(recipientList({ file: commas, delimiter: ";" }, keyed).load()).rejects.toMatchObject({
       reason:
         'this file looks separated by ","; remove delimiter: ";" (commas are the default) or save it separated by ";"',
     });
@@ -413,7 +422,7 @@ describe("a CSV separated by another character than `,`", () => {
 
   it("a header line longer than is looked at is read as it is: one unknown column, at its line", async () => {
     const long = file("long.csv", `${"x".repeat(100_000)};firstName\nAda;Ada\n`);
-    const loaded = await loadRecipients({ file: long }, opts);
+    const loaded = await recipientList({ file: long }, opts).load();
     expect(loaded.problems[0]).toMatchObject({ row: 1 });
     expect(loaded.problems[0]?.message).toMatch(/^unknown column "x+…": not a recipient field; /);
   });
@@ -422,15 +431,9 @@ describe("a CSV separated by another character than `,`", () => {
 describe("scanning a list, then reading its rows again as they are sent", () => {
   const header = "firstName,lastName,address1,city,state,zipCode,customerId\n";
   const row = (n: number, city = "Springfield") => `Ada${n},Lovelace,${n} Main St,${city},IL,62701,C-${n}\n`;
-  const read = async (
-    scanned: Awaited<ReturnType<typeof scanRecipients>>,
-    source: { file: string },
-    keyed: boolean,
-  ) => {
+  const read = async (list: RecipientList, scanned: RecipientSurvey) => {
     const rows = [];
-    const options = { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) };
-    for await (const r of declaredRows(source, options, scanned.set, () => new Error("changed")))
-      rows.push(r);
+    for await (const r of list.readAgain(scanned.set, () => new Error("changed"))) rows.push(r);
     return rows;
   };
 
@@ -443,15 +446,16 @@ describe("scanning a list, then reading its rows again as they are sent", () => 
     };
     for (const keyed of [false, true]) {
       const options = { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) };
-      const scanned = await scanRecipients(source, options);
-      const loaded = await loadRecipients(source, options);
+      const list = recipientList(source, options);
+      const scanned = await list.survey();
+      const loaded = await list.load();
       expect(scanned.digest).toBe(loaded.digest);
       expect(scanned.duplicateRows).toBe(1);
       expect([...scanned.set.values()]).toEqual(
         [...loaded.byKey.values()].map(({ key, content, row: r }) => ({ key, content, row: r })),
       );
       // The second read gives each recipient once, first row, trimmed as the schema trims.
-      const rows = await read(scanned, source, keyed);
+      const rows = await read(list, scanned);
       expect(rows.map((r) => [r.row, r.recipient])).toEqual(
         [...loaded.byKey.values()].map((r) => [r.row, r.recipient]),
       );
@@ -462,10 +466,8 @@ describe("scanning a list, then reading its rows again as they are sent", () => 
     const name = "edited.csv";
     for (const keyed of [false, true]) {
       const source = { file: file(name, header + row(1) + row(2)) };
-      const scanned = await scanRecipients(source, {
-        ...opts,
-        ...(keyed ? { keyColumn: "customerId" } : {}),
-      });
+      const list = recipientList(source, { ...opts, ...(keyed ? { keyColumn: "customerId" } : {}) });
+      const scanned = await list.survey();
       for (const edited of [
         row(1) + row(2, "Shelbyville"),
         row(1),
@@ -473,7 +475,7 @@ describe("scanning a list, then reading its rows again as they are sent", () => 
         row(1) + row(2) + row(3),
       ]) {
         file(name, header + edited);
-        await expect(read(scanned, source, keyed)).rejects.toThrow("changed");
+        await expect(read(list, scanned)).rejects.toThrow("changed");
       }
     }
   });
@@ -483,30 +485,20 @@ describe("reading some rows of a scanned list again (the rows a change appends)"
   const header = "firstName,lastName,address1,city,state,zipCode,customerId\n";
   const row = (n: number, city = "Springfield") => `Ada${n},Lovelace,${n} Main St,${city},IL,62701,C-${n}\n`;
   const options = { ...opts, keyColumn: "customerId" };
-  const rowsAt = async (
-    scanned: Awaited<ReturnType<typeof scanRecipients>>,
-    file: string,
-    only: number[],
-  ) => {
+  const rowsAt = async (list: RecipientList, scanned: RecipientSurvey, only: number[]) => {
     const rows = [];
-    for await (const r of declaredRows(
-      { file },
-      options,
-      scanned.set,
-      () => new Error("changed"),
-      new Set(only),
-    ))
+    for await (const r of list.readAgain(scanned.set, () => new Error("changed"), new Set(only)))
       rows.push(r);
     return rows;
   };
 
   it("gives those rows alone, as the whole read gives them, in the list's order", async () => {
     const name = file("some.csv", header + row(1) + row(2) + row(1) + row(3) + row(4));
-    const scanned = await scanRecipients({ file: name }, options);
+    const list = recipientList({ file: name }, options);
+    const scanned = await list.survey();
     const all = [];
-    for await (const r of declaredRows({ file: name }, options, scanned.set, () => new Error("changed")))
-      all.push(r);
-    const some = await rowsAt(scanned, name, [5, 2]);
+    for await (const r of list.readAgain(scanned.set, () => new Error("changed"))) all.push(r);
+    const some = await rowsAt(list, scanned, [5, 2]);
     expect(some.map((r) => r.row)).toEqual([2, 5]);
     expect(some).toEqual(all.filter((r) => r.row === 2 || r.row === 5));
   });
@@ -521,9 +513,10 @@ describe("reading some rows of a scanned list again (the rows a change appends)"
     }));
     const json = file("some.json", JSON.stringify(inline));
     for (const source of [{ inline }, { file: json }]) {
-      const scanned = await scanRecipients(source, opts);
+      const list = recipientList(source, opts);
+      const scanned = await list.survey();
       const rows = [];
-      for await (const r of declaredRows(source, opts, scanned.set, () => new Error("changed"), new Set([2])))
+      for await (const r of list.readAgain(scanned.set, () => new Error("changed"), new Set([2])))
         rows.push(r);
       expect(rows.map((r) => [r.row, r.recipient.firstName])).toEqual([[2, "Ada2"]]);
     }
@@ -532,13 +525,14 @@ describe("reading some rows of a scanned list again (the rows a change appends)"
   it("fails with the caller's error when one of those rows is no longer as scanned, or gone", async () => {
     const name = "picked.csv";
     const source = file(name, header + row(1) + row(2) + row(3));
-    const scanned = await scanRecipients({ file: source }, options);
+    const list = recipientList({ file: source }, options);
+    const scanned = await list.survey();
     file(name, header + row(1) + row(2, "Shelbyville") + row(3));
     // Rows are lines: the header is line 1, Ada2 line 3.
-    await expect(rowsAt(scanned, source, [4])).resolves.toHaveLength(1);
-    await expect(rowsAt(scanned, source, [4, 3])).rejects.toThrow("changed");
+    await expect(rowsAt(list, scanned, [4])).resolves.toHaveLength(1);
+    await expect(rowsAt(list, scanned, [4, 3])).rejects.toThrow("changed");
     file(name, header + row(1) + row(2));
-    await expect(rowsAt(scanned, source, [4])).rejects.toThrow("changed");
+    await expect(rowsAt(list, scanned, [4])).rejects.toThrow("changed");
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Rows of a CSV file read again at their lines (recipientsAtRows, recordsAtLines): found without
+ * Rows of a CSV file read again at their lines (RecipientList.fieldsAt, recordsAtLines): found without
  * parsing the rows between, they are what a whole read finds at those lines, whatever the quotes,
  * the line ends inside values, the empty lines and the line ends of the file.
  */
@@ -9,7 +9,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { memoryBudget } from "../../../provider/memory-budget";
-import { recipientsAtRows, recordsAtLines, surveyRecipients } from "../../../provider/recipients/index";
+import { recipientList, recordsAtLines } from "../../../provider/recipients/index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-records-at-lines-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -51,13 +51,14 @@ describe("rows read again at their lines", () => {
         fs.writeFileSync(csv, text);
         const whole = new Map<number, unknown>();
         const options = { identityField: "custom6" as const, keyColumn: "customerId" };
-        await surveyRecipients({ file: csv }, options, ({ row, recipient, keyValue }) => {
+        const list = recipientList({ file: csv }, options);
+        await list.survey(({ row, recipient, keyValue }) => {
           whole.set(row, { recipient, keyValue });
           return 0;
         });
         expect(whole.size).toBe(rows.length);
         const at = new Set([...wanted, ...[...whole.keys()].filter((_, i) => i % 3 === 0)]);
-        const found = await recipientsAtRows({ file: csv }, { keyColumn: "customerId" }, at);
+        const found = await list.fieldsAt(at);
         const expected = new Map([...whole].filter(([row]) => at.has(row)));
         expect(new Map([...found].sort(([a], [b]) => a - b))).toEqual(expected);
       }),
@@ -77,12 +78,13 @@ describe("rows read again at their lines", () => {
         `customerId,firstName,address1,city,state,zipCode${lineEnd}${rows.join(lineEnd)}`,
       );
       const whole = new Map<number, unknown>();
-      await surveyRecipients({ file: csv }, { identityField: "custom6", keyColumn: "customerId" }, (r) => {
+      const list = recipientList({ file: csv }, { identityField: "custom6", keyColumn: "customerId" });
+      await list.survey((r) => {
         whole.set(r.row, { recipient: r.recipient, keyValue: r.keyValue });
         return 0;
       });
       const at = new Set([...whole.keys()].filter((_, i) => i % 7 === 3));
-      const found = await recipientsAtRows({ file: csv }, { keyColumn: "customerId" }, at);
+      const found = await list.fieldsAt(at);
       expect(found.size).toBe(at.size);
       for (const [row, read] of found) expect(read).toEqual(whole.get(row));
     }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BaseRowsKept, compareRecipients, type RecipientsSide } from "../../../../cli/review/recipients";
 import { surveyList } from "../../../../provider/campaign/recipients-check";
 import type { DeclaredSet } from "../../../../provider/recipients/index";
-import { keyValuesByRow, loadRecipients } from "../../../../provider/recipients/index";
+import { keyValuesByRow, recipientList } from "../../../../provider/recipients/index";
 import { tempDir } from "../../campaign/fixtures";
 
 const tmp = tempDir("directmail-review-recipients-");
@@ -159,7 +159,10 @@ describe("recipient changes", () => {
       { inline: rows },
     ];
     for (const source of sources) {
-      const loaded = await loadRecipients(source, { identityField: "custom6", keyColumn: "customerId" });
+      const loaded = await recipientList(source, {
+        identityField: "custom6",
+        keyColumn: "customerId",
+      }).load();
       const values = await keyValuesByRow(source, "customerId");
       const byRow = [...loaded.byKey.values()].map((r) => values.get(r.row));
       expect(
