@@ -23,6 +23,7 @@ import {
 } from "../support/installed-project";
 import { execFileAsync, packPackage, repoRoot } from "../support/package";
 import { controlClient } from "../support/sandbox";
+import { withDiagnosticsSorted } from "./support/output";
 import { pythonEnvironment } from "./support/python";
 
 const PASSPHRASE = "installed-python-project";
@@ -54,12 +55,14 @@ async function pulumi(...args: string[]): Promise<string> {
 
 /**
  * The Diagnostics section of a pulumi command's output, as the user reads it: each resource that
- * spoke, then its messages; trimmed lines, without the blank lines between resources.
+ * spoke, then its messages; trimmed lines, without the blank lines between resources. Resources
+ * in the order of their headings (Pulumi's display prints them in no fixed order).
  */
 function diagnostics(output: string): string[] {
-  const start = output.lastIndexOf("Diagnostics:\n");
+  const sorted = withDiagnosticsSorted(output);
+  const start = sorted.lastIndexOf("Diagnostics:\n");
   if (start < 0) return [];
-  const section = output.slice(start + "Diagnostics:\n".length);
+  const section = sorted.slice(start + "Diagnostics:\n".length);
   const end = section.search(/^(Outputs|Resources):$/m);
   return section
     .slice(0, end < 0 ? undefined : end)
@@ -190,19 +193,11 @@ describe("a Python campaign repository made by `directmail init --python` from t
     });
 
     const destroy = await pulumi("destroy", "--yes", "--skip-preview");
-    // Each resource's lines under its own heading; the display orders the two headings either way.
-    const byResource = (lines: string[]) =>
-      lines.reduce<string[][]>((groups, line) => {
-        if (!line.startsWith("[directmail]")) groups.push([line]);
-        else groups.at(-1)?.push(line);
-        return groups;
-      }, []);
-    expect(byResource(diagnostics(destroy)).sort()).toEqual([
-      ["directmail:index:Order (welcome-postcard):", `[directmail] Order ${orderId}: deleted`],
-      [
-        "directmail:index:OrderRecipients (welcome-postcard-recipients):",
-        `[directmail] Recipients of order ${orderId}: removed 3 recipients`,
-      ],
+    expect(diagnostics(destroy)).toEqual([
+      "directmail:index:Order (welcome-postcard):",
+      `[directmail] Order ${orderId}: deleted`,
+      "directmail:index:OrderRecipients (welcome-postcard-recipients):",
+      `[directmail] Recipients of order ${orderId}: removed 3 recipients`,
     ]);
     expect(destroy).toContain("    - 5 deleted\n");
     expect(await client.getOrder(orderId)).toBeUndefined();

@@ -24,21 +24,26 @@ export function diagnostics(output: string): Record<string, string[]> {
 }
 
 /**
- * `output` with its "Diagnostics:" section's resource groups in the order of their headings.
+ * `output` with each "Diagnostics:" section's resource groups in the order of their headings.
  * Pulumi's display walks its resources in map order there, so two groups come either way round;
- * each group's lines, and everything outside the section, are left as printed.
+ * each group's lines, and everything outside the sections, are left as printed.
  */
 export function withDiagnosticsSorted(output: string): string {
   const marker = "\nDiagnostics:\n";
-  const start = output.indexOf(marker);
-  if (start < 0) return output;
-  const bodyStart = start + marker.length;
-  const bodyLength = output.slice(bodyStart).search(/^\S/m);
-  const bodyEnd = bodyLength < 0 ? output.length : bodyStart + bodyLength;
-  // A group is its heading (two spaces in) and every line up to the next heading.
-  const groups = output.slice(bodyStart, bodyEnd).split(/(?=^ {2}\S)/m);
-  groups.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return output.slice(0, bodyStart) + groups.join("") + output.slice(bodyEnd);
+  let sorted = "";
+  let rest = output;
+  for (let start = rest.indexOf(marker); start >= 0; start = rest.indexOf(marker)) {
+    const bodyStart = start + marker.length;
+    // The section ends at the next heading (Outputs:, Resources:), a line that starts in column one.
+    const bodyLength = rest.slice(bodyStart).search(/^\S/m);
+    const bodyEnd = bodyLength < 0 ? rest.length : bodyStart + bodyLength;
+    // A group is its heading (two spaces in) and every line up to the next heading.
+    const groups = rest.slice(bodyStart, bodyEnd).split(/(?=^ {2}\S)/m);
+    groups.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    sorted += rest.slice(0, bodyStart) + groups.join("");
+    rest = rest.slice(bodyEnd);
+  }
+  return sorted + rest;
 }
 
 /**
