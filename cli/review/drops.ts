@@ -52,7 +52,7 @@ export async function predictDraft(
     // An index this version cannot read: every recipient is judged by the rules alone.
   }
   const tally = new DropTally();
-  // The reason the rules give each recipient was found as the list was read (RecipientList).
+  // The reason the rules give each recipient was found as the list was read (RecipientList.survey).
   for (const { row, key, content, tag } of set.tagged()) {
     const reason = tag > 0 ? list.dropReasons[tag - 1] : undefined;
     const now = index?.get(key);

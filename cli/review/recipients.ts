@@ -9,7 +9,7 @@
  * row, never a name or an address, unless `showPersonalData` is asked for.
  */
 import {
-  type RecipientList,
+  type KeptRecipientList,
   type RecipientsSeen,
   surveyList,
 } from "../../provider/campaign/recipients-check";
@@ -41,7 +41,7 @@ export interface RecipientsSide {
   ignoreColumns?: readonly string[] | undefined;
   identityField: IdentityField | undefined;
   /** What the loader read of them, when it did: they are then not read again but for the rows listed. */
-  list?: RecipientList | undefined;
+  list?: KeptRecipientList | undefined;
   /** The rows a comparison lists of this side, kept as the loader read it (BaseRowsKept): not read again. */
   rowsKept?: BaseRowsKept | undefined;
 }

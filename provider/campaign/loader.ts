@@ -27,7 +27,7 @@ import { checkDocument, kindOf, nameOf } from "./document-check";
 import { type CampaignProblem, displayPath, fileError, type Position } from "./problem";
 import {
   checkRecipients,
-  type RecipientList,
+  type KeptRecipientList,
   type RecipientsCheck,
   type RecipientsSeen,
 } from "./recipients-check";
@@ -35,7 +35,7 @@ import { CampaignDocument, DOCUMENT_KINDS, type ResourceDocument } from "./schem
 import { type ParsedDocument, parseFile, positionOf, valueAt } from "./yaml-document";
 
 export type { CampaignProblem } from "./problem";
-export { MAX_RECIPIENT_PROBLEMS, type RecipientList } from "./recipients-check";
+export { type KeptRecipientList, MAX_RECIPIENT_PROBLEMS } from "./recipients-check";
 export { MAX_ALIAS_VALUES, MAX_NESTING } from "./yaml-document";
 /** Problems formatProblems prints per file; the rest are counted in one more line. */
 export { MAX_PRINTED_PROBLEMS };
@@ -58,14 +58,14 @@ export interface LoadedCampaign {
  * What the loader read of each campaign's recipients (recipientListOf), kept beside the campaign
  * rather than in it: LoadedCampaign is public, its recipients' keys are not.
  */
-const recipientLists = new WeakMap<LoadedCampaign, RecipientList>();
+const recipientLists = new WeakMap<LoadedCampaign, KeptRecipientList>();
 
 /**
  * What the loader read of a campaign's recipients (their keys, rows and the fields they fill in,
  * never their rows), so that nothing reads them again for that; undefined for a campaign the
  * loader did not make.
  */
-export const recipientListOf = (campaign: LoadedCampaign): RecipientList | undefined =>
+export const recipientListOf = (campaign: LoadedCampaign): KeptRecipientList | undefined =>
   recipientLists.get(campaign);
 
 /** A document of another kind than Campaign (`Conversions`, `Automation`), checked. */

@@ -45,7 +45,7 @@ export const MAX_RECIPIENT_PROBLEMS = MAX_PRINTED_PROBLEMS;
  * `dropReasons`, 0 when it will not), and which fields the recipients fill in. Never their rows:
  * a million recipients take about 50 MB here.
  */
-export interface RecipientList {
+export interface KeptRecipientList {
   /** Unset for a list read without content digests (RecipientSourceOptions.contentDigests). */
   set?: DeclaredSet;
   /** Rows identical to (or with the same key as) an earlier row. */
@@ -74,14 +74,14 @@ export interface RecipientsCheck {
     predicted?: PredictedDrops | undefined;
   };
   /** The list; undefined when the file has problems. */
-  list?: RecipientList;
+  list?: KeptRecipientList;
 }
 
 /** What the recipients of a document are: their file, and the drops predicted when they are valid. */
 export interface CheckedRecipients {
   file?: string;
   predicted?: PredictedDrops;
-  list?: RecipientList;
+  list?: KeptRecipientList;
 }
 
 /**
@@ -107,7 +107,7 @@ export async function surveyList(
   checks = true,
 ): Promise<{
   loaded: RecipientSurvey;
-  list: RecipientList;
+  list: KeptRecipientList;
   drops: { rows: { row: number; reason: string }[]; more: number; predicted: PredictedDrops | undefined };
 }> {
   const tally = new DropTally();
