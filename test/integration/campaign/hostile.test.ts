@@ -25,7 +25,7 @@ import { tempDir } from "../../unit/campaign/fixtures";
 const tmp = tempDir("directmail-hostile-");
 afterAll(tmp.remove);
 
-/** Loading a hostile file must take less than this. */
+/** Loading a hostile file must take less than this much CPU time (a busy machine stretches the wall clock, not this). */
 const BUDGET_MS = 20_000;
 /** Per test: writing the files and checking the result take time too. */
 const TIMEOUT_MS = 120_000;
@@ -44,9 +44,10 @@ function write(files: HostileFiles | Record<string, string | Uint8Array>): (name
 /** Loads the case's campaign.yaml, within the time budget. */
 async function load(files: HostileFiles | Record<string, string | Uint8Array>) {
   const file = write(files);
-  const started = performance.now();
+  const started = process.cpuUsage();
   const result = await loadCampaignFiles([file("campaign.yaml")]);
-  expect(performance.now() - started).toBeLessThan(BUDGET_MS);
+  const { user, system } = process.cpuUsage(started);
+  expect((user + system) / 1000).toBeLessThan(BUDGET_MS);
   return { ...result, file };
 }
 

@@ -104,12 +104,14 @@ describe("checkOrderOnline", () => {
       row: i + 1,
       fields: { custom1: i % 2 ? "x" : "" },
     }));
-    const started = performance.now();
+    // CPU time, which a busy machine does not stretch as it stretches the wall clock.
+    const started = process.cpuUsage();
     const found = await checkOrderOnline({ templateId: 10 }, many, facts());
     expect(found[0]?.message).toMatch(
       /^50000 of 100000 recipients have no custom1 \(rows 1, 3, 5, 7, 9 and 49995 more\)/,
     );
-    expect(performance.now() - started).toBeLessThan(2000);
+    const { user, system } = process.cpuUsage(started);
+    expect((user + system) / 1000).toBeLessThan(2000);
   });
 });
 
