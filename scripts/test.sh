@@ -8,15 +8,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== lint (biome)"
-npx biome ci .
-echo "== build (tsc)"
+# Two steps at a time where neither needs the other: each uses one core, and the machine has two.
+# `beside LABEL COMMAND...` starts COMMAND with its output kept aside; `joined` waits for it, prints
+# that output under its label and fails when it failed.
+beside() {
+  beside_label="$1" && shift
+  beside_out="$(mktemp)"
+  "$@" >"$beside_out" 2>&1 &
+  beside_pid=$!
+}
+joined() {
+  local status=0
+  wait "$beside_pid" || status=$?
+  echo "== $beside_label"
+  cat "$beside_out" && rm -f "$beside_out"
+  return "$status"
+}
+
 rm -rf dist
-npx tsc -p tsconfig.json
-echo "== the Python SDK's wheel (dist/python: the package ships it, \`init --python\` copies it)"
-bash scripts/build-python-wheel.sh >/dev/null
+beside "lint (biome)" npx biome ci .
+echo "== build (tsc)"
+npx tsc -p tsconfig.json || { joined; exit 1; }
+joined
+beside "the Python SDK's wheel (dist/python: the package ships it, \`init --python\` copies it)" \
+  bash scripts/build-python-wheel.sh
 echo "== type-check of tests, examples and programs (they import the built package)"
-npx tsc -p test/tsconfig.json
+npx tsc -p test/tsconfig.json || { joined; exit 1; }
+joined
 echo "== object store for the shared-state tests (SeaweedFS, built once per machine)"
 DIRECTMAIL_WEED="$(bash scripts/ensure-seaweedfs.sh)"
 export DIRECTMAIL_WEED
