@@ -170,6 +170,9 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
   });
 
   it("whoami, status and report with a key the service refuses name the stack's key and the command that sets it", async () => {
+    // Put back afterwards as it was, by the stack file's text: no second pulumi command.
+    const stackFile = path.join(t.workDir, "Pulumi.e2e.yaml");
+    const settings = fs.readFileSync(stackFile, "utf8");
     await t.stack.setConfig("directmail:apiKey", { value: "sbx_wrong_key", secret: true });
     try {
       const fix =
@@ -190,7 +193,7 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
         expect(result.stderr.split("\n")).toHaveLength(2);
       }
     } finally {
-      await t.stack.setConfig("directmail:apiKey", { value: KEY, secret: true });
+      fs.writeFileSync(stackFile, settings);
     }
   });
 
