@@ -80,8 +80,8 @@ async function orderOf(client: DirectMailClient, templateId: number) {
 }
 
 /*
- * The tests of a describe run in order on one stack: each starts where the one before it ended, so
- * that the stack, its account and its first `up` are made once.
+ * Tests run in order, and a test that says so starts where the one before it ended (its stack, its
+ * account and their refused draft): a stack and its first `up` serve two tests.
  */
 describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI", {
   timeout: 300_000,
