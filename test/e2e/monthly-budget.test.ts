@@ -4,7 +4,8 @@ import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import { type LedgerResult, startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignStack } from "./support/campaign-stack";
-import { createTestStack } from "./support/pulumi";
+import { createTestStack, type TestStack, writePlainConfig } from "./support/pulumi";
+import { pulumiIn } from "./support/yaml-program";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -62,45 +63,37 @@ async function campaign(
 
 const budget = (value: string) => ({ "directmail:monthlyBudget": { value } });
 
+/**
+ * `pulumi up --yes` as its user runs it (`--skip-preview` among `flags` skips the plan), which must
+ * succeed: what it printed. Unlike the Automation API's up, it reads no outputs and no history after.
+ */
+async function up(t: TestStack, ...flags: string[]) {
+  const result = await pulumiIn(t, "up", "--yes", ...flags);
+  expect(result.code, result.output).toBe(0);
+  return result.output;
+}
+
+/** The stack's one order, as the service lists it (each campaign() has a template of its own). */
+async function orderOf(client: DirectMailClient, templateId: number) {
+  const [order] = (await client.listOrders()).orders.filter((o) => o.templateId === templateId);
+  return order?.orderId as number;
+}
+
+/*
+ * Tests run in order, and a test that says so starts where the one before it ended (its stack, its
+ * account and their refused draft): a stack and its first `up` serve two tests.
+ */
 describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI", {
   timeout: 300_000,
 }, () => {
-  it("the preview fails one cent above the budget with each figure; exactly at the budget the preview and the up pass", async () => {
-    const { apiKey, t, paidElsewhere } = await campaign();
-    const orderId = (await t.stack.up()).outputs.orderId?.value as number;
-    const elsewhere = await paidElsewhere();
-
-    await t.stack.setAllConfig({ checkout: { value: "true" }, ...budget("9.99") });
-    await expect(t.stack.preview()).rejects.toThrow(
-      `Checkout of order ${orderId} would take the account above directmail:monthlyBudget: spent this month ` +
-        `5.00 USD (${await month()}), planned by this change 5.00 USD, budget 9.99 USD, left -0.01 USD; nothing ` +
-        "was charged. Raise directmail:monthlyBudget if that spending is intended, or check out fewer orders or " +
-        "fewer recipients this month.",
-    );
-    expect(charges(await sb.control.ledger(apiKey))).toEqual([[elsewhere, 5]]);
-
-    await t.stack.setAllConfig(budget("10"));
-    const preview = await t.stack.preview();
-    expect(preview.stdout).toContain(
-      `Checkout of order ${orderId}: within directmail:monthlyBudget: spent this month 5.00 USD ` +
-        `(${await month()}), planned by this change 5.00 USD, budget 10.00 USD, left 0.00 USD`,
-    );
-    const up = await t.stack.up();
-    expect(up.summary.result).toBe("succeeded");
-    expect(up.stdout).toContain(
-      `Checkout of order ${orderId}: within directmail:monthlyBudget: spent this month 5.00 USD ` +
-        `(${await month()}), this checkout 5.00 USD, budget 10.00 USD, left 0.00 USD`,
-    );
-    expect(charges(await sb.control.ledger(apiKey))).toEqual([
-      [elsewhere, 5],
-      [orderId, 5],
-    ]);
-  });
+  /** A draft whose checkout was refused, of an account that paid 5.00 USD elsewhere this month. */
+  let refused: { apiKey: string; t: TestStack; orderId: number; elsewhere: number };
 
   it("up checks again just before the send: a charge elsewhere since the plan stops it, and nothing is sent", async () => {
-    const { apiKey, client, t, paidElsewhere } = await campaign();
-    const orderId = (await t.stack.up()).outputs.orderId?.value as number;
-    await t.stack.setAllConfig({ checkout: { value: "true" }, ...budget("5") });
+    const { apiKey, templateId, client, t, paidElsewhere } = await campaign();
+    await up(t, "--skip-preview");
+    const orderId = await orderOf(client, templateId);
+    writePlainConfig(t, { checkout: "true", "directmail:monthlyBudget": "5" });
     // The provider asks /v1/me once when it starts (is the key good?), the plan reads the service's
     // clock from it, then the send again: held at that third one, another campaign is paid.
     const held = await sb.control.addFault({
@@ -111,14 +104,14 @@ describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI
       times: 3,
     });
     let output = "";
-    const up = t.stack.up({ onOutput: (text) => (output += text) }).then(
+    const upping = t.stack.up({ onOutput: (text) => (output += text) }).then(
       () => undefined,
       (error: Error) => error,
     );
     const fired = async () => (await sb.control.listFaults()).faults.find((f) => f.id === held.id)?.fired;
     while ((await fired()) !== 3) await setTimeout(50);
     const elsewhere = await paidElsewhere();
-    const failure = await up;
+    const failure = await upping;
     await sb.control.clearFaults();
 
     expect(output).toContain(
@@ -133,13 +126,12 @@ describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI
     expect(output).not.toContain("charging 5.00 USD");
     expect(charges(await sb.control.ledger(apiKey))).toEqual([[elsewhere, 5]]);
     expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
+    refused = { apiKey, t, orderId, elsewhere };
   });
 
   it("after a month change (the sandbox's clock) last month's charges no longer count", async () => {
-    const { apiKey, t, paidElsewhere } = await campaign();
-    const orderId = (await t.stack.up()).outputs.orderId?.value as number;
-    const elsewhere = await paidElsewhere();
-    await t.stack.setAllConfig({ checkout: { value: "true" }, ...budget("5") });
+    // The draft refused above: 5.00 USD spent elsewhere this month, a budget of 5.00 USD.
+    const { apiKey, t, orderId, elsewhere } = refused;
     await expect(t.stack.preview()).rejects.toThrow(
       `spent this month 5.00 USD (${await month()}), planned by this change 5.00 USD, budget 5.00 USD, left -5.00 USD`,
     );
@@ -151,12 +143,11 @@ describe("directmail:monthlyBudget against the ledger, under the real pulumi CLI
     const nextMonth = await month();
     expect(nextMonth).not.toBe(`${now.toISOString().slice(0, 7)} (UTC)`);
 
-    const preview = await t.stack.preview();
-    expect(preview.stdout).toContain(
+    // `pulumi up` with its preview: the plan passes, then the up.
+    expect(await up(t)).toContain(
       `within directmail:monthlyBudget: spent this month 0.00 USD (${nextMonth}), planned by this change 5.00 USD, ` +
         "budget 5.00 USD, left 0.00 USD",
     );
-    expect((await t.stack.up()).summary.result).toBe("succeeded");
     expect(charges(await sb.control.ledger(apiKey))).toEqual([
       [elsewhere, 5],
       [orderId, 5],
@@ -173,6 +164,8 @@ describe("directmail:monthlyBudget counts the checkouts sent and not yet settled
     `5.00 USD (${await month()}, 5.00 USD of it not yet settled), planned by this change 5.00 USD, budget ` +
     "6.00 USD, left -4.00 USD; nothing was charged. Raise directmail:monthlyBudget if that spending is " +
     "intended, or check out fewer orders or fewer recipients this month.";
+  /** The second campaign's refused draft, and the first's order, charged 5.00 USD at the end. */
+  let refused: { apiKey: string; t: TestStack; orderId: number; elsewhere: number };
 
   it("a checkout still in Payment Needed counts in the next up of another campaign: it is refused, and one charge settles", async () => {
     // The payment processor does not answer until the account's behaviour changes: settlement waits.
@@ -180,10 +173,10 @@ describe("directmail:monthlyBudget counts the checkouts sent and not yet settled
       { checkout: "true", settlementWaitSeconds: "1", "directmail:monthlyBudget": "6" },
       { account: { payment: "hang" } },
     );
-    const firstUp = await first.t.stack.up();
-    expect(firstUp.summary.result).toBe("succeeded");
-    expect(firstUp.outputs.checkoutStatus?.value).toBe("Payment Needed");
-    const firstOrder = firstUp.outputs.orderId?.value as number;
+    await up(first.t, "--skip-preview");
+    const outputs = JSON.parse((await pulumiIn(first.t, "stack", "output", "--json")).stdout);
+    expect(outputs.checkoutStatus).toBe("Payment Needed");
+    const firstOrder = outputs.orderId as number;
 
     const second = await campaign(
       { checkout: "true", settlementWaitSeconds: "1", "directmail:monthlyBudget": "6" },
@@ -193,9 +186,7 @@ describe("directmail:monthlyBudget counts the checkouts sent and not yet settled
       () => undefined,
       (error: Error) => error,
     );
-    const [secondOrder] = (await second.client.listOrders()).orders
-      .filter((o) => o.templateId === second.templateId)
-      .map((o) => o.orderId) as [number];
+    const secondOrder = await orderOf(second.client, second.templateId);
     expect(failure?.message).toContain(await aboveWithUnsettled(secondOrder));
     expect((await second.client.getOrder(secondOrder))?.orderStatus).toBe("Draft");
 
@@ -203,6 +194,37 @@ describe("directmail:monthlyBudget counts the checkouts sent and not yet settled
     await sb.control.updateAccount({ apiKey: first.apiKey, payment: "succeed" });
     await sb.control.advanceClock(5);
     expect(charges(await sb.control.ledger(first.apiKey))).toEqual([[firstOrder, 5]]);
+    refused = { apiKey: first.apiKey, t: second.t, orderId: secondOrder, elsewhere: firstOrder };
+  });
+
+  it("then, that charge settled: the preview fails one cent above the budget with each figure; exactly at the budget the preview and the up pass", async () => {
+    // The second campaign's draft, of an account that paid 5.00 USD for the first this month; the
+    // up waits for its payment to settle, as by default.
+    const { apiKey, t, orderId, elsewhere } = refused;
+    writePlainConfig(t, { settlementWaitSeconds: undefined, "directmail:monthlyBudget": "9.99" });
+    await expect(t.stack.preview()).rejects.toThrow(
+      `Checkout of order ${orderId} would take the account above directmail:monthlyBudget: spent this month ` +
+        `5.00 USD (${await month()}), planned by this change 5.00 USD, budget 9.99 USD, left -0.01 USD; nothing ` +
+        "was charged. Raise directmail:monthlyBudget if that spending is intended, or check out fewer orders or " +
+        "fewer recipients this month.",
+    );
+    expect(charges(await sb.control.ledger(apiKey))).toEqual([[elsewhere, 5]]);
+
+    writePlainConfig(t, { "directmail:monthlyBudget": "10" });
+    // `pulumi up` with its preview: what the plan says, then what the send says.
+    const output = await up(t);
+    expect(output).toContain(
+      `Checkout of order ${orderId}: within directmail:monthlyBudget: spent this month 5.00 USD ` +
+        `(${await month()}), planned by this change 5.00 USD, budget 10.00 USD, left 0.00 USD`,
+    );
+    expect(output).toContain(
+      `Checkout of order ${orderId}: within directmail:monthlyBudget: spent this month 5.00 USD ` +
+        `(${await month()}), this checkout 5.00 USD, budget 10.00 USD, left 0.00 USD`,
+    );
+    expect(charges(await sb.control.ledger(apiKey))).toEqual([
+      [elsewhere, 5],
+      [orderId, 5],
+    ]);
   });
 
   it("two new Checkouts in one up whose sum is above the budget: one is sent, the other refused by its plan", async () => {

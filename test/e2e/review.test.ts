@@ -14,7 +14,6 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Review } from "../../cli/review/model";
 import { DirectMailClient } from "../../provider/api/client";
@@ -23,7 +22,7 @@ import { usd } from "../../provider/money";
 import { HOSTILE_FONT } from "../support/markdown-safety";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn, gitIn } from "./support/commands";
-import { createTestStack, pulumiCommand, type TestStack } from "./support/pulumi";
+import { createTestStack, type TestStack, writePlainConfig } from "./support/pulumi";
 
 const HEADER = "customerId,firstName,lastName,address1,city,state,zipCode";
 const BASE_CSV = [
@@ -148,8 +147,10 @@ beforeAll(async () => {
   await git("init", "-q", "-b", "main");
   await git("add", "-A");
   await git("commit", "-q", "-m", "two campaigns as drafts");
-  const up = await t.stack.up();
-  for (const [name, value] of Object.entries(up.outputs)) orders[name] = value.value.orderId;
+  // The pulumi CLI itself, then its outputs once: the Automation API's up would read them twice, and the history.
+  await pulumi("up", "--yes", "--skip-preview");
+  const outputs = JSON.parse((await pulumi("stack", "output", "--json")).stdout);
+  for (const [name, value] of Object.entries(outputs)) orders[name] = (value as { orderId: number }).orderId;
   // The head: one recipients file changed, a checkout added to each campaign.
   write("campaigns/spring.csv", HEAD_CSV);
   write(
@@ -272,10 +273,52 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     expect(await serviceState()).toEqual(before);
   });
 
-  it("shows names and addresses only with --show-personal-data", async () => {
-    const run = await directmail("review", "--base", "main", "--out", "review-2", "--show-personal-data");
-    expect(run.code).toBe(1);
-    const { markdown } = report("review-2");
+  /*
+   * One review serves the three tests below: the head with both checkouts within their maxTotal and
+   * within directmail:monthlyBudget, run with --show-personal-data.
+   */
+  let within: { before: Awaited<ReturnType<typeof serviceState>>; markdown: string; planned: number };
+  const month = async () => `${(await sb.control.clock()).now.slice(0, 7)} (UTC)`;
+  /** What a review plans: autumn's checkout (spring's list changes, so its price is known only once applied). */
+  const plannedOf = (json: Review) => {
+    const autumnPrice = json.campaigns.find((c) => c.name === "autumn")?.price;
+    return autumnPrice?.kind === "quote" ? autumnPrice.quote.total : 0;
+  };
+
+  it("exit code 3 when every checkout is within its maxTotal and directmail:monthlyBudget, with a budget line: spent this month, planned by this change, left", async () => {
+    const before = await serviceState();
+    // The head of beforeAll, both checkouts within their maxTotal.
+    write(
+      "campaigns/autumn.yaml",
+      autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 50"]),
+    );
+    writePlainConfig(t, { "directmail:monthlyBudget": "1000" });
+    const spends = await directmail("review", "--base", "main", "--out", "review-3", "--show-personal-data");
+    expect(spends.code).toBe(3);
+    expect(spends.stdout.split("\n")[0]).toBe(
+      "2 campaigns of stack e2e: the change spends money or has a step that cannot be undone: it needs approval (exit code 3)",
+    );
+    const { markdown, json } = report("review-3");
+    expect(markdown).toContain(
+      "**⚠ Needs approval: this change spends money or cannot be undone** (exit code 3).",
+    );
+    expect(markdown).not.toContain("### ❌ Problems");
+
+    const planned = plannedOf(json);
+    expect(planned).toBeGreaterThan(0);
+    expect(json.budget).toMatchObject({ spent: 0, planned, budget: 1000, above: false });
+    expect(markdown).toContain(
+      `Budget (directmail:monthlyBudget): spent this month 0.00 USD (${await month()}), planned by this change ` +
+        `${planned.toFixed(2)} USD, budget 1,000.00 USD, left ${usd(1000 - planned)}. Not counted: 1 checkout ` +
+        "priced only once applied (a new draft, or recipients this change alters); `pulumi up` holds each " +
+        "against the budget just before it is sent.",
+    );
+    within = { before, markdown, planned };
+  });
+
+  it("shows names and addresses only with --show-personal-data", () => {
+    // The review above ran with the flag; the first test's, without it, showed none.
+    const { markdown } = within;
     expect(markdown).toContain("`C-1005` (row 5) Hedy Lamarr, 5 Frequency Way, Boulder, CO 80302");
     expect(markdown).toContain(
       "`C-1003` (row 3: address1, zipCode) Katherine Johnson, 3 Orbit Drive, Madison, WI 53703 → " +
@@ -284,91 +327,10 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
     expect(markdown).not.toContain(apiKey);
   });
 
-  it("exit code 3 when every checkout is within its maxTotal, 0 when the change spends nothing", async () => {
-    const before = await serviceState();
-    write(
-      "campaigns/autumn.yaml",
-      autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 50"]),
-    );
-    const spends = await directmail("review", "--base", "main", "--out", "review-3");
-    expect(spends.code).toBe(3);
-    expect(spends.stdout.split("\n")[0]).toBe(
-      "2 campaigns of stack e2e: the change spends money or has a step that cannot be undone: it needs approval (exit code 3)",
-    );
-    const needsApproval = report("review-3").markdown;
-    expect(needsApproval).toContain(
-      "**⚠ Needs approval: this change spends money or cannot be undone** (exit code 3).",
-    );
-    expect(needsApproval).not.toContain("### ❌ Problems");
-
-    await git("checkout", "--", "campaigns");
-    const quiet = await directmail("review", "--base", "main", "--out", "review-4");
-    expect(quiet.code).toBe(0);
-    const { markdown } = report("review-4");
-    expect(markdown).toContain(
-      "**✅ This change spends nothing and has no step that cannot be undone** (exit code 0).",
-    );
-    expect(summaryRows(markdown)).toEqual([
-      "| **autumn** | no change | +0 −0 ~0 | 2 / 0 after the change; now 2 / 0 | — |  |",
-      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (unchanged since dropped 1) after the change; now 3 / 1 (DO_NOT_MAIL 1) | — |  |",
-    ]);
-    expect(markdown).not.toContain("Needs approval");
-    expect(await serviceState()).toEqual(before);
-  });
-
-  it("with directmail:monthlyBudget, a budget line: spent this month (a checkout still settling included), planned by this change, left; one cent above is a problem", async () => {
-    const before = await serviceState();
+  it("with directmail:monthlyBudget, a checkout still settling counts as spent this month; one cent above the budget is a problem with exit code 1", async () => {
+    const { before, planned } = within;
     let elsewhere: number | undefined;
-    // The head of beforeAll, both checkouts within their maxTotal.
-    write("campaigns/spring.csv", HEAD_CSV);
-    write(
-      "campaigns/spring.yaml",
-      spring(["postageType: Standard", "productionSpeed: Normal", "maxTotal: 50"]),
-    );
-    write(
-      "campaigns/autumn.yaml",
-      autumn(["postageType: FirstClass", "productionSpeed: Normal", "maxTotal: 50"]),
-    );
-    const month = `${(await sb.control.clock()).now.slice(0, 7)} (UTC)`;
-    // The plan counts autumn's checkout; spring's list changes in this change, so its price is known
-    // only once applied, as the plan says too.
-    const quoted = async (out: string) => {
-      const { json, markdown } = report(out);
-      const autumnPrice = json.campaigns.find((c) => c.name === "autumn")?.price;
-      return { json, markdown, planned: autumnPrice?.kind === "quote" ? autumnPrice.quote.total : 0 };
-    };
     try {
-      await t.stack.setConfig("directmail:monthlyBudget", { value: "1000" });
-      expect((await directmail("review", "--base", "main", "--out", "review-budget")).code).toBe(3);
-      const within = await quoted("review-budget");
-      expect(within.planned).toBeGreaterThan(0);
-      expect(within.json.budget).toMatchObject({
-        spent: 0,
-        planned: within.planned,
-        budget: 1000,
-        above: false,
-      });
-      const planned = within.planned.toFixed(2);
-      expect(within.markdown).toContain(
-        `Budget (directmail:monthlyBudget): spent this month 0.00 USD (${month}), planned by this change ` +
-          `${planned} USD, budget 1,000.00 USD, left ${usd(1000 - within.planned)}. Not counted: 1 checkout ` +
-          "priced only once applied (a new draft, or recipients this change alters); `pulumi up` holds each " +
-          "against the budget just before it is sent.",
-      );
-
-      // One cent below what the change plans: the preview fails, and the review says so.
-      const below = (within.planned - 0.01).toFixed(2);
-      await t.stack.setConfig("directmail:monthlyBudget", { value: below });
-      expect((await directmail("review", "--base", "main", "--out", "review-budget-above")).code).toBe(1);
-      const above = await quoted("review-budget-above");
-      expect(above.json.budget).toMatchObject({ left: -0.01, above: true });
-      expect(above.markdown).toContain(
-        "❌ above the budget: `pulumi up` refuses the checkout that would go above it. Budget " +
-          `(directmail:monthlyBudget): spent this month 0.00 USD (${month}), planned by this change ${planned} USD, ` +
-          `budget ${below} USD, left -0.01 USD.`,
-      );
-      expect(above.markdown).toContain("would take the account above directmail:monthlyBudget");
-
       // A checkout of another campaign of the account, sent and not settled (the payment processor
       // does not answer): the ledger holds nothing yet, and the review counts it all the same.
       await sb.control.updateAccount({ apiKey, payment: "hang" });
@@ -388,16 +350,21 @@ describe("directmail review against the sandbox", { timeout: 240_000 }, () => {
         holdUntilDate: null,
       });
       await sb.control.advanceClock(5);
-      await t.stack.setConfig("directmail:monthlyBudget", { value: "1000" });
-      expect((await directmail("review", "--base", "main", "--out", "review-budget-unsettled")).code).toBe(3);
-      const unsettled = await quoted("review-budget-unsettled");
-      expect(unsettled.json.budget).toMatchObject({ spent: 5, unsettled: 5, above: false });
-      expect(unsettled.markdown).toContain(
-        `Budget (directmail:monthlyBudget): spent this month 5.00 USD (${month}, 5.00 USD of it not yet settled), ` +
-          `planned by this change ${planned} USD, budget 1,000.00 USD, left ${usd(995 - within.planned)}.`,
+      // One cent below what was spent and what the change plans: the preview fails, and the review says so.
+      const below = (5 + planned - 0.01).toFixed(2);
+      writePlainConfig(t, { "directmail:monthlyBudget": below });
+      expect((await directmail("review", "--base", "main", "--out", "review-budget-above")).code).toBe(1);
+      const above = report("review-budget-above");
+      expect(plannedOf(above.json)).toBe(planned);
+      expect(above.json.budget).toMatchObject({ spent: 5, unsettled: 5, left: -0.01, above: true });
+      expect(above.markdown).toContain(
+        "❌ above the budget: `pulumi up` refuses the checkout that would go above it. Budget " +
+          `(directmail:monthlyBudget): spent this month 5.00 USD (${await month()}, 5.00 USD of it not yet settled), ` +
+          `planned by this change ${planned.toFixed(2)} USD, budget ${below} USD, left -0.01 USD.`,
       );
+      expect(above.markdown).toContain("would take the account above directmail:monthlyBudget");
     } finally {
-      await t.stack.removeConfig("directmail:monthlyBudget");
+      writePlainConfig(t, { "directmail:monthlyBudget": undefined });
       await git("checkout", "--", "campaigns");
       if (elsewhere !== undefined) {
         // Back to a draft before the processor answers: that payment never settles, nothing is charged.
@@ -569,11 +536,8 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
   });
 
   it("falls back to the environment for what the stack does not set, and refuses a stack that does not exist", async () => {
-    await LocalWorkspace.createStack(
-      { stackName: "bare", workDir: t.workDir },
-      { envVars: t.env, pulumiCommand: await pulumiCommand() },
-    );
-    await t.stack.workspace.selectStack("e2e");
+    // Not selected: the selection stays "e2e".
+    await pulumi("stack", "init", "bare", "--no-select");
     const saved = env;
     env = { ...env, DIRECTMAIL_BASE_URL: sb.url };
     try {
@@ -588,60 +552,92 @@ describe("directmail whoami in a Pulumi project", { timeout: 120_000 }, () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('directmail: stack "nope" does not exist in the Pulumi project');
   });
-
-  it("review --stack and status --stack read that stack and leave the selected one selected, with or without PULUMI_STACK", async () => {
-    // The files as deployed: the change spends nothing.
-    await git("checkout", "--", "campaigns");
-    const selected = async () => (await pulumi("stack", "--show-name")).stdout;
-    // A stack of the user's own, selected.
-    await pulumi("stack", "init", "mine");
-    try {
-      expect(await selected()).toBe("mine\n");
-      // PULUMI_STACK names the selection as the pulumi CLI reads it (a pipeline sets it to --stack's value).
-      for (const variable of [{ PULUMI_STACK: "e2e" }, { PULUMI_STACK: "mine" }, {}]) {
-        const withVariable = (...args: string[]) =>
-          directmailIn({ cwd: t.workDir, env: { ...env, ...variable } }, ...args);
-        const run = await withVariable("review", "--stack", "e2e", "--out", "review-6");
-        expect(run.code, run.stderr).toBe(0);
-        expect(run.stdout.split("\n")[0]).toBe(
-          "2 campaigns of stack e2e: the change spends nothing and has no step that cannot be undone (exit code 0)",
-        );
-        expect(report("review-6").json).toMatchObject({ stack: "e2e", base: null, exitCode: 0 });
-        expect(await selected()).toBe("mine\n");
-        const status = await withVariable("status", "--stack", "e2e", "--json");
-        expect(status.code, status.stderr).toBe(0);
-        expect(status.stdout).toContain(`"orderId": ${orders.spring}`);
-        expect(await selected()).toBe("mine\n");
-      }
-    } finally {
-      await pulumi("stack", "select", "e2e");
-    }
-  });
 });
 
-describe("directmail review of a new stack whose service cannot be asked", { timeout: 240_000 }, () => {
-  /** A new stack of the project with these settings, reviewed with the working tree's campaigns. */
-  async function reviewNewStack(name: string, baseUrl: string, key: string) {
+/*
+ * A stack of the user's own is selected ("mine"): every command below names another with --stack,
+ * with PULUMI_STACK naming that stack, the selected one, or unset (as a pipeline sets it to
+ * --stack's value, or not); none may change the selection.
+ */
+describe("directmail review --stack and status --stack with another stack selected", {
+  timeout: 240_000,
+}, () => {
+  const selected = async () => (await pulumi("stack", "--show-name")).stdout;
+  const withVariable = (variable: Record<string, string>, ...args: string[]) =>
+    directmailIn({ cwd: t.workDir, env: { ...env, ...variable } }, ...args);
+
+  beforeAll(async () => {
+    // The files as deployed: the change spends nothing.
     await git("checkout", "--", "campaigns");
-    const fresh = await LocalWorkspace.createStack(
-      { stackName: name, workDir: t.workDir },
-      { envVars: t.env, pulumiCommand: await pulumiCommand() },
-    );
-    try {
-      await fresh.setAllConfig({
-        "directmail:baseUrl": { value: baseUrl },
-        "directmail:apiKey": { value: key, secret: true },
-        campaignsDir: { value: "campaigns" },
-      });
-      const run = await directmail("review", "--stack", name, "--out", `review-${name}`);
-      return { run, json: report(`review-${name}`).json };
-    } finally {
-      await t.stack.workspace.selectStack("e2e");
+    await pulumi("stack", "init", "mine");
+    expect(await selected()).toBe("mine\n");
+  }, 120_000);
+
+  it("status --stack reads that stack and leaves the selected one selected, with or without PULUMI_STACK", async () => {
+    for (const variable of [{ PULUMI_STACK: "e2e" }, { PULUMI_STACK: "mine" }, {}]) {
+      const status = await withVariable(variable, "status", "--stack", "e2e", "--json");
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toContain(`"orderId": ${orders.spring}`);
+      expect(await selected()).toBe("mine\n");
     }
+  });
+
+  it("review --stack reads that stack and leaves the selected one selected; a change that spends nothing: exit code 0", async () => {
+    const before = await serviceState();
+    // Without PULUMI_STACK here; with it set to the reviewed stack and to the selected one in the two tests below.
+    const quiet = await withVariable({}, "review", "--stack", "e2e", "--base", "main", "--out", "review-4");
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout.split("\n")[0]).toBe(
+      "2 campaigns of stack e2e: the change spends nothing and has no step that cannot be undone (exit code 0)",
+    );
+    const { markdown, json } = report("review-4");
+    expect(json).toMatchObject({ stack: "e2e", base: { ref: "main" }, exitCode: 0 });
+    expect(await selected()).toBe("mine\n");
+    expect(markdown).toContain(
+      "**✅ This change spends nothing and has no step that cannot be undone** (exit code 0).",
+    );
+    expect(summaryRows(markdown)).toEqual([
+      "| **autumn** | no change | +0 −0 ~0 | 2 / 0 after the change; now 2 / 0 | — |  |",
+      "| **spring** | no change | +0 −0 ~0 | 3 / 1 (unchanged since dropped 1) after the change; now 3 / 1 (DO_NOT_MAIL 1) | — |  |",
+    ]);
+    expect(markdown).not.toContain("Needs approval");
+    expect(await serviceState()).toEqual(before);
+  });
+
+  /**
+   * A new stack of the project with these settings (not selected), reviewed with the working tree's
+   * campaigns and PULUMI_STACK set to `variable`; the selection stays "mine".
+   */
+  async function reviewNewStack(name: string, baseUrl: string, key: string, variable: string) {
+    await pulumi("stack", "init", name, "--no-select");
+    await pulumi(
+      "config",
+      "set-all",
+      "--stack",
+      name,
+      "--plaintext",
+      `directmail:baseUrl=${baseUrl}`,
+      "--secret",
+      `directmail:apiKey=${key}`,
+      "--plaintext",
+      "campaignsDir=campaigns",
+    );
+    const run = await withVariable(
+      { PULUMI_STACK: variable },
+      "review",
+      "--stack",
+      name,
+      "--out",
+      `review-${name}`,
+    );
+    const json = report(`review-${name}`).json;
+    expect(json).toMatchObject({ stack: name, base: null });
+    expect(await selected()).toBe("mine\n");
+    return { run, json };
   }
 
-  it("a wrong API key: exit code 1 and the problem names directmail:apiKey and the command that sets it", async () => {
-    const { run, json } = await reviewNewStack("wrongkey", sb.url, "sbx_wrong_key");
+  it("review --stack of a new stack with a wrong API key (PULUMI_STACK names it): exit code 1 and the problem names directmail:apiKey and the command that sets it", async () => {
+    const { run, json } = await reviewNewStack("wrongkey", sb.url, "sbx_wrong_key", "wrongkey");
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout.split("\n")[0]).toBe(
       "2 campaigns of stack wrongkey: the change has problems (exit code 1)",
@@ -653,13 +649,13 @@ describe("directmail review of a new stack whose service cannot be asked", { tim
     ]);
   });
 
-  it("a service that does not answer: exit code 1 and the problem names the service and how to start it", async () => {
+  it("review --stack of a new stack whose service does not answer (PULUMI_STACK names the selected one): exit code 1 and the problem names the service and how to start it", async () => {
     const server = net.createServer().listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const { port } = server.address() as net.AddressInfo;
     await new Promise((resolve) => server.close(resolve));
     const url = `http://127.0.0.1:${port}`;
-    const { run, json } = await reviewNewStack("silent", url, apiKey);
+    const { run, json } = await reviewNewStack("silent", url, apiKey, "mine");
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout.split("\n")[0]).toBe(
       "2 campaigns of stack silent: the change has problems (exit code 1)",

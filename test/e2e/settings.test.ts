@@ -16,7 +16,8 @@ import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
 import { directmailIn } from "./support/commands";
 import { diagnostics, run } from "./support/output";
-import { createTestStack, type TestStack } from "./support/pulumi";
+import { createTestStack, type TestStack, writePlainConfig } from "./support/pulumi";
+import { pulumiIn } from "./support/yaml-program";
 
 /** One key in both sandboxes, as the demo key is in every sandbox started with --seed demo. */
 const KEY = "sbx_same_key_in_both_sandboxes";
@@ -95,7 +96,9 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
     );
     // The environment names the other sandbox, with the same key.
     env = { ...t.env, DIRECTMAIL_BASE_URL: otherSandbox.url, DIRECTMAIL_API_KEY: KEY };
-    await t.stack.up();
+    // The pulumi CLI itself: the Automation API's up would read the outputs and the history after.
+    const up = await pulumiIn(t, "up", "--yes", "--skip-preview");
+    expect(up.code, up.output).toBe(0);
     const client = new DirectMailClient({ baseUrl: stackSandbox.url, apiKey: KEY });
     orderId = (await client.listOrders()).orders[0]?.orderId as number;
     await client.close();
@@ -167,6 +170,9 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
   });
 
   it("whoami, status and report with a key the service refuses name the stack's key and the command that sets it", async () => {
+    // Put back afterwards as it was, by the stack file's text: no second pulumi command.
+    const stackFile = path.join(t.workDir, "Pulumi.e2e.yaml");
+    const settings = fs.readFileSync(stackFile, "utf8");
     await t.stack.setConfig("directmail:apiKey", { value: "sbx_wrong_key", secret: true });
     try {
       const fix =
@@ -187,14 +193,14 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
         expect(result.stderr.split("\n")).toHaveLength(2);
       }
     } finally {
-      await t.stack.setConfig("directmail:apiKey", { value: KEY, secret: true });
+      fs.writeFileSync(stackFile, settings);
     }
   });
 
   it("whoami, status and report with the stack's sandbox stopped name the address's setting and how to start it", async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}`;
-    await t.stack.setConfig("directmail:baseUrl", { value: url });
+    writePlainConfig(t, { "directmail:baseUrl": url });
     try {
       const fix =
         `Nothing answers at ${url}, the address from directmail:baseUrl of stack "e2e": start the local sandbox ` +
@@ -211,7 +217,7 @@ describe("the stack's sandbox, and no other", { timeout: 400_000 }, () => {
         expect(result.stderr.endsWith(fix)).toBe(true);
       }
     } finally {
-      await t.stack.setConfig("directmail:baseUrl", { value: stackSandbox.url });
+      writePlainConfig(t, { "directmail:baseUrl": stackSandbox.url });
     }
   });
 });
@@ -239,16 +245,30 @@ describe("a setting that cannot be used, under pulumi preview and up", { timeout
     "remove it with `pulumi config rm directmail:monthlybudget --stack e2e` and set directmail:monthlyBudget instead. " +
     "Its settings are directmail:apiKey, directmail:baseUrl and directmail:monthlyBudget.";
 
-  it("a CampaignFolder's program fails the preview and the up in one line naming the key and its fix", async () => {
-    for (const [key, value, message] of [
+  /** Each setting that cannot be used, alone, with the message that names it and its fix. */
+  const unusable = () =>
+    [
       ["directmail:baseUrl", noScheme(), baseUrlMessage()],
       ["directmail:monthlyBudget", "4.000,00", budgetMessage],
       ["directmail:monthlybudget", "5", misspeltMessage],
-    ] as const) {
-      const t = await folderStack(
-        { "directmail:baseUrl": stackSandbox.url, "directmail:apiKey": apiKey, [key]: value },
-        campaignYaml("spring", templateId, { pay: true }),
-      );
+    ] as const;
+  /** The stack's settings: good ones, but for `key` set to `value` (written to its Pulumi.e2e.yaml). */
+  const setOnly = (t: TestStack, key: string, value: string) =>
+    writePlainConfig(t, {
+      "directmail:baseUrl": stackSandbox.url,
+      "directmail:monthlyBudget": undefined,
+      "directmail:monthlybudget": undefined,
+      [key]: value,
+    });
+
+  it("a CampaignFolder's program fails the preview and the up in one line naming the key and its fix", async () => {
+    // One stack, each unusable setting in turn.
+    const t = await folderStack(
+      { "directmail:baseUrl": stackSandbox.url, "directmail:apiKey": apiKey },
+      campaignYaml("spring", templateId, { pay: true }),
+    );
+    for (const [key, value, message] of unusable()) {
+      setOnly(t, key, value);
       for (const command of [
         (onOutput: (text: string) => void) => t.stack.preview({ onOutput }),
         (onOutput: (text: string) => void) => t.stack.up({ onOutput }),
@@ -265,33 +285,30 @@ describe("a setting that cannot be used, under pulumi preview and up", { timeout
   });
 
   it("resources declared without a folder fail at the provider's configure, once, naming the key and its fix", async () => {
-    for (const [key, value, message] of [
-      ["directmail:baseUrl", noScheme(), baseUrlMessage()],
-      ["directmail:monthlyBudget", "4.000,00", budgetMessage],
-      ["directmail:monthlybudget", "5", misspeltMessage],
-    ] as const) {
-      const t = await createTestStack("orders", {
-        config: {
-          "directmail:baseUrl": { value: stackSandbox.url },
-          "directmail:apiKey": { value: apiKey, secret: true },
-          templateId: { value: String(templateId) },
-          recipients: {
-            value: JSON.stringify([
-              {
-                firstName: "Ada",
-                lastName: "L",
-                address1: "1 Main St",
-                city: "Springfield",
-                state: "IL",
-                zipCode: "62701",
-              },
-            ]),
-          },
-          orders: { value: "3" },
-          [key]: { value },
+    // One stack, each unusable setting in turn.
+    const t = await createTestStack("orders", {
+      config: {
+        "directmail:baseUrl": { value: stackSandbox.url },
+        "directmail:apiKey": { value: apiKey, secret: true },
+        templateId: { value: String(templateId) },
+        recipients: {
+          value: JSON.stringify([
+            {
+              firstName: "Ada",
+              lastName: "L",
+              address1: "1 Main St",
+              city: "Springfield",
+              state: "IL",
+              zipCode: "62701",
+            },
+          ]),
         },
-      });
-      stacks.push(t);
+        orders: { value: "3" },
+      },
+    });
+    stacks.push(t);
+    for (const [key, value, message] of unusable()) {
+      setOnly(t, key, value);
       for (const command of [
         (onOutput: (text: string) => void) => t.stack.preview({ onOutput }),
         (onOutput: (text: string) => void) => t.stack.up({ onOutput }),

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { type ConfigMap, LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
+import { parseDocument } from "yaml";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 
@@ -119,6 +120,27 @@ export async function createTestStack(
       for (const dir of [runDir, stateDir, homeDir]) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Sets plain configuration values of the stack (undefined removes one) by editing its
+ * Pulumi.<stack>.yaml as its user can, instead of a `pulumi config` command (a CLI start each):
+ * the next pulumi command reads the file. A key without a namespace is the project's, as
+ * `pulumi config set` reads it. Secrets still go through `stack.setConfig`, which encrypts them.
+ */
+export function writePlainConfig(
+  t: Pick<TestStack, "stack" | "workDir">,
+  values: Record<string, string | undefined>,
+): void {
+  const project = parseDocument(fs.readFileSync(path.join(t.workDir, "Pulumi.yaml"), "utf8")).get("name");
+  const file = path.join(t.workDir, `Pulumi.${t.stack.name}.yaml`);
+  const doc = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "{}");
+  for (const [key, value] of Object.entries(values)) {
+    const name = key.includes(":") ? key : `${project}:${key}`;
+    if (value === undefined) doc.deleteIn(["config", name]);
+    else doc.setIn(["config", name], value);
+  }
+  fs.writeFileSync(file, String(doc));
 }
 
 /**
