@@ -49,7 +49,10 @@ export const benchSizes = {
     smoke: { n: 500, runs: 1, fastMs: 0, warmUps: 0, budgetMs: 0, maxRuns: 1 },
   }),
   big: sized({
-    /** Rows; rows changed and rows added; a first, untimed `directmail --version`; previews of the engine floor (the best counts). */
+    /**
+     * Rows; rows changed and rows added; a first, untimed `directmail --version`; previews of the
+     * engine floor (the best counts).
+     */
     full: { rows: 1_000_000, changes: 1_000, warmUp: true, floorPreviews: 2 },
     smoke: { rows: 2_000, changes: 20, warmUp: false, floorPreviews: 1 },
   }),

@@ -19,8 +19,9 @@ import { sizesOf } from "./sizes";
 /**
  * The best time in ms at each of `sizes`, after `warmUps` loads, of at least `runs` runs, and of
  * more for a fast case (until `budgetMs` were spent, at most `maxRuns` runs; 2 s and 30 in the full
- * run): a case of a few ms is otherwise mostly noise, and its ratio too. The sizes take turns within each run, so a change of load on the machine falls on
- * all of them. With the last result's problem count.
+ * run): a case of a few ms is otherwise mostly noise, and its ratio too. The sizes take turns
+ * within each run, so a change of load on the machine falls on all of them. With the last
+ * result's problem count.
  */
 async function measure(
   kind: HostileCase,
