@@ -3,10 +3,12 @@
  * own process, prints one table of figures with their floors, ratios and targets, and writes the
  * same figures to `bench-results.json` (a flat object, one key a figure, and beside each figure measured
  * against a floor, `<figure>Floor`: the floor of the same run). Not a test: CI runs only
- * the smoke run of each part (test/bench). Parts: pass names to run some, `--smoke` for tiny sizes.
+ * the smoke run of each part (test/bench). Parts: pass names to run some, `--smoke` for tiny sizes
+ * (scripts/bench/sizes.ts), each figure measured once, several parts at once.
  */
-import { execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { type BenchFigure, floorKey, parseFigures } from "./bench/result";
 
@@ -27,34 +29,62 @@ export const benchParts: string[] = [
   "object-store",
 ];
 
-function main() {
+/** Runs a part's script in its own process, its stderr shown as it comes: what it printed on stdout. */
+function runPart(part: string, script: string, smoke: boolean): Promise<string> {
+  const child = spawn(process.execPath, ["--expose-gc", script, "--json", ...(smoke ? ["--smoke"] : [])], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(
+            new Error(`bench: part ${part} failed (${signal ?? `exit code ${code}`}); its output is above`),
+          ),
+    );
+  });
+}
+
+/**
+ * Runs `parts`, each in its own process, and gives their figures in the order of `parts`; a part
+ * this checkout lacks goes into `skipped`. The full run runs one part at a time, on a machine left
+ * to it, as its times need; the smoke run, whose times mean nothing, runs as many at once as the
+ * machine has cores.
+ */
+async function runParts(parts: string[], smoke: boolean, skipped: string[]): Promise<BenchFigure[]> {
+  const figuresOf = new Map<string, BenchFigure[]>();
+  const queue = [...parts];
+  const lane = async () => {
+    for (let part = queue.shift(); part !== undefined; part = queue.shift()) {
+      const script = path.join(__dirname, "bench", `${part}.js`);
+      if (!fs.existsSync(script)) {
+        // A part this checkout does not have (yet): said in the summary, never silently dropped.
+        process.stderr.write(`bench: no part ${part} (${path.relative(process.cwd(), script)}); skipped\n`);
+        skipped.push(part);
+        continue;
+      }
+      process.stderr.write(`bench: ${part}…\n`);
+      figuresOf.set(part, parseFigures(await runPart(part, script, smoke)));
+    }
+  };
+  const lanes = smoke ? Math.min(os.availableParallelism(), parts.length) : 1;
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return parts.flatMap((part) => figuresOf.get(part) ?? []);
+}
+
+async function main() {
   const args = process.argv.slice(2);
   const smoke = args.includes("--smoke");
   const chosen = args.filter((a) => !a.startsWith("--"));
   const parts = chosen.length > 0 ? chosen : benchParts;
-  const figures: BenchFigure[] = [];
   const skipped: string[] = [];
   const started = performance.now();
-  for (const part of parts) {
-    const script = path.join(__dirname, "bench", `${part}.js`);
-    if (!fs.existsSync(script)) {
-      // A part this checkout does not have (yet): said in the summary, never silently dropped.
-      process.stderr.write(`bench: no part ${part} (${path.relative(process.cwd(), script)}); skipped\n`);
-      skipped.push(part);
-      continue;
-    }
-    process.stderr.write(`bench: ${part}…\n`);
-    const stdout = execFileSync(
-      process.execPath,
-      ["--expose-gc", script, "--json", ...(smoke ? ["--smoke"] : [])],
-      {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
-    figures.push(...parseFigures(stdout));
-  }
+  const figures = await runParts(parts, smoke, skipped);
   const rows = figures.map((f) => [
     f.key,
     `${f.value} ${f.unit}`,
@@ -80,4 +110,8 @@ function main() {
   if (missed > 0 && !smoke) process.exitCode = 1;
 }
 
-if (require.main === module) main();
+if (require.main === module)
+  main().catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  });

@@ -15,7 +15,7 @@
  * - bigReviewRatio: `directmail review --base HEAD` of a change of that list (1,000 rows added,
  *   1,000 changed), deployed, / the `pulumi preview` of the same change, which the review runs too.
  * Each is one run (they are long: the part takes about two and a half minutes); the engine floor is
- * the best of two. `--smoke`: 2,000 rows.
+ * the best of two. `--smoke`: 2,000 rows, the engine floor once, no warm-up (sizes.ts).
  *
  *   npm run build && node dist/scripts/bench/big.js [--json] [--smoke]
  */
@@ -27,6 +27,7 @@ import { CAMPAIGN_API_VERSION } from "../../provider/campaign/schema";
 import { campaignText } from "./engine-stack";
 import { offlinePulumiEnv, peaksOf, programFolders, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 const directmail = path.join(repoRoot, "bin", "directmail.js");
@@ -154,8 +155,9 @@ async function main(): Promise<void> {
   }
   if (!fs.existsSync("/proc/self/status")) throw new Error("peak RSS is read from /proc (Linux)");
   const options = benchOptions(args);
-  const count = options.smoke ? 2_000 : 1_000_000;
-  const changes = options.smoke ? 20 : 1_000;
+  const sizes = sizesOf("big", options);
+  const { changes } = sizes;
+  const count = sizes.rows;
   const log = (text: string) => process.stderr.write(`big: ${text}\n`);
   const started = await startSandbox();
   // An account of its own, with a template that prints no merge field.
@@ -212,7 +214,7 @@ async function main(): Promise<void> {
     git("-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "-m", "base");
 
     // Warm-up: node's compile cache and the disk cache hold the CLI and the file for both.
-    await timed(process.execPath, [directmail, "--version"], dir, env);
+    if (sizes.warmUp) await timed(process.execPath, [directmail, "--version"], dir, env);
     const bare = await timed(process.execPath, [__filename, "--bare", file], dir, env);
     log(`bare csv-parse read ${said(bare)}`);
     const validate = await timed(process.execPath, [directmail, "validate", "campaigns"], dir, env);
@@ -220,9 +222,12 @@ async function main(): Promise<void> {
 
     const trivial = project("bench-trivial", "module.exports = {};\n");
     await pulumi(trivial, ["stack", "init", "bench"]);
-    const floors = [await pulumi(trivial, ["preview"]), await pulumi(trivial, ["preview"])];
+    const floors: Run[] = [];
+    for (let i = 0; i < sizes.floorPreviews; i++) floors.push(await pulumi(trivial, ["preview"]));
     const engineFloor = Math.min(...floors.map((r) => r.seconds));
-    log(`engine floor (preview of a trivial program) ${engineFloor.toFixed(1)} s; ${said(floors[1] as Run)}`);
+    log(
+      `engine floor (preview of a trivial program) ${engineFloor.toFixed(1)} s; ${said(floors.at(-1) as Run)}`,
+    );
 
     await pulumi(dir, ["stack", "init", "bench"]);
     const preview = await pulumi(dir, ["preview"]);

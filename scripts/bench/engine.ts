@@ -24,6 +24,7 @@ import {
   type Times,
 } from "./engine-stack";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
 /** The no-change ratios' target, at 20 campaigns as at 500. */
 export const ENGINE_RATIO_TARGET = 1.1;
@@ -93,8 +94,9 @@ export function noChangeFigures(
 async function main(): Promise<void> {
   const options = benchOptions();
   const args = process.argv.slice(2);
-  const count = options.smoke ? 1 : 20;
-  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 5;
+  const sizes = sizesOf("engine", options);
+  const count = sizes.campaigns;
+  const rounds = options.smoke ? sizes.rounds : Number(args[args.indexOf("--rounds") + 1]) || sizes.rounds;
   const stacks = await engineStacks("engine", benchCampaigns(count, 1));
   try {
     const { campaigns, plugin, noop } = stacks;

@@ -15,7 +15,8 @@
  *   report` send to the service for the stack's 500 orders (the sandbox's request log). Entries 12
  *   and 13 take many ids a request; a request per order would be 1,000 of them.
  *
- * Deploying takes most of the part's time (both programs, once). `--smoke`: 4 campaigns, one changed.
+ * Deploying takes most of the part's time (both programs, once). `--smoke`: 2 campaigns, one paid,
+ * the other changed (sizes.ts).
  *
  *   node dist/scripts/bench/engine500.js [--json] [--smoke] [--rounds 1]
  */
@@ -37,6 +38,7 @@ import {
   type Times,
 } from "./engine-stack";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
 /** `directmail review` over `pulumi preview` of the same change. */
 const REVIEW_RATIO_TARGET = 1.3;
@@ -51,13 +53,14 @@ const say = (line: string) => process.stderr.write(`engine500: ${line}\n`);
 async function main(): Promise<void> {
   const options = benchOptions();
   const args = process.argv.slice(2);
-  const count = options.smoke ? 4 : 500;
-  const changed = options.smoke ? 1 : 5;
-  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 1;
+  const sizes = sizesOf("engine500", options);
+  const { changed } = sizes;
+  const count = sizes.campaigns;
+  const rounds = options.smoke ? sizes.rounds : Number(args[args.indexOf("--rounds") + 1]) || sizes.rounds;
   // The review and its preview are timed twice (their means): a single pair moved by a fifth
   // between runs of the same code, a pair of these 30-second commands costs about a minute.
-  const reviewRounds = options.smoke ? 1 : Math.max(rounds, 2);
-  const stacks = await engineStacks("engine500", benchCampaigns(count, options.smoke ? 2 : 10));
+  const reviewRounds = Math.max(rounds, sizes.minReviewRounds);
+  const stacks = await engineStacks("engine500", benchCampaigns(count, sizes.paidEvery));
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-review-"));
   try {
     const { campaigns, plugin, noop, sandbox } = stacks;

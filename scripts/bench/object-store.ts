@@ -19,6 +19,7 @@ import { startObjectStore } from "../object-store-process";
 import { benchCampaigns, campaignFile, median, type Program, repoRoot, timed } from "./engine-stack";
 import { offlinePulumiEnv, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
 const TARGET = 1.3;
 
@@ -28,8 +29,9 @@ const timedPulumi = (program: Program, args: string[]) =>
 async function main(): Promise<void> {
   const options = benchOptions();
   const args = process.argv.slice(2);
-  const count = options.smoke ? 0 : 20;
-  const rounds = options.smoke ? 1 : Number(args[args.indexOf("--rounds") + 1]) || 3;
+  const sizes = sizesOf("object-store", options);
+  const count = sizes.campaigns;
+  const rounds = options.smoke ? sizes.rounds : Number(args[args.indexOf("--rounds") + 1]) || sizes.rounds;
   // The store starts (about 7 s, most of it SeaweedFS's first volume allocation) while the file
   // backend's stack is deployed.
   const storeStarting = startObjectStore();

@@ -10,7 +10,7 @@
  *   syncing 100,000 and 1,000,000 recipients;
  * - peakRssMiB1M: peak RSS of the dynamic-provider process the `pulumi` CLI starts, syncing
  *   1,000,000 recipients in a `pulumi up` (the hooks, and the Pulumi SDK's gRPC around them).
- * `--smoke`: 2,000 and 10,000 recipients, one run each.
+ * `--smoke`: 1,000 and 6,000 recipients, one run each (sizes.ts).
  *
  *   npm run build && node dist/scripts/bench/recipients.js [--json] [--smoke]
  */
@@ -25,6 +25,7 @@ import type { OrderRecipient } from "../../provider/api/schemas";
 import { observeRequests, providerFor } from "../../provider/resources/implementation";
 import { offlinePulumiEnv, peaksOf, startSandbox } from "./processes";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 
@@ -249,9 +250,7 @@ async function main() {
     return;
   }
   const options = benchOptions(args);
-  const count = options.smoke ? 2_000 : 100_000;
-  const large = options.smoke ? 10_000 : 1_000_000;
-  const runs = options.smoke ? 1 : 5;
+  const { count, large, runs } = sizesOf("recipients", options);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-recipients-"));
   const sandbox = await startSandbox();
   const log = (text: string) => process.stderr.write(`recipients: ${text}\n`);

@@ -18,8 +18,8 @@ import * as path from "node:path";
 import { Sandbox } from "../../sandbox/sandbox";
 import { seedCheckedOutOrders } from "./paid-orders";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
-const ORDERS = 5000;
 const TARGET_MS = 100;
 const DAY_S = 86_400;
 
@@ -80,7 +80,7 @@ async function slowestProbe(
 
 async function main(): Promise<void> {
   const options = benchOptions();
-  const orders = options.smoke ? 200 : ORDERS;
+  const { orders, idleProbes } = sizesOf("sandbox-time", options);
   const child = fork(__filename, ["--serve", String(orders)], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   });
   try {
     const { url } = serving;
-    const idle = await slowestProbe(url, serving.delivered, options.smoke ? 5 : 100);
+    const idle = await slowestProbe(url, serving.delivered, idleProbes);
     let started = performance.now();
     const duringDeliver = await slowestProbe(
       url,

@@ -23,8 +23,7 @@ import { newOrderRecipient } from "../../provider/api/recipients";
 import { AppendRecipientsRequest, type OrderRecipient } from "../../provider/api/schemas";
 import { Sandbox } from "../../sandbox/sandbox";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
-
-const BATCH = 5000;
+import { sizesOf } from "./sizes";
 
 /** What the server process tells the parent once both servers listen. */
 interface Serving {
@@ -132,10 +131,12 @@ const perCpuSecond = (m: Measured) => m.requests / m.cpuSeconds;
 async function main(): Promise<void> {
   const options = benchOptions();
   const args = process.argv.slice(2);
-  const seconds = options.smoke ? 1 : Number(args[args.indexOf("--seconds") + 1]) || 5;
+  const sizes = sizesOf("sandbox", options);
+  const seconds = options.smoke
+    ? sizes.seconds
+    : Number(args[args.indexOf("--seconds") + 1]) || sizes.seconds;
   // The sandbox and its floor take turns, so a change of load on the machine falls on both.
-  const rounds = options.smoke ? 1 : 5;
-  const batch = options.smoke ? 50 : BATCH;
+  const { rounds, batch } = sizes;
   const child = fork(__filename, ["--serve"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const next = <T>() =>
     new Promise<T>((resolve, reject) => {
@@ -178,10 +179,12 @@ async function main(): Promise<void> {
       sandbox: { requests: 0, wallSeconds: 0, cpuSeconds: 0 },
       floor: { requests: 0, wallSeconds: 0, cpuSeconds: 0 },
     };
-    // A round not counted first: the first requests also compile and optimize the code they run.
+    // Rounds not counted first: the first requests also compile and optimize the code they run.
     const warmUp = { requests: 0, wallSeconds: 0, cpuSeconds: 0 };
-    await once(`sandbox ${name}`, sandbox, warmUp);
-    await once(`floor ${name}`, floor, warmUp);
+    for (let round = 0; round < sizes.warmUpRounds; round++) {
+      await once(`sandbox ${name}`, sandbox, warmUp);
+      await once(`floor ${name}`, floor, warmUp);
+    }
     for (let round = 0; round < rounds; round++) {
       await once(`sandbox ${name}`, sandbox, result.sandbox);
       await once(`floor ${name}`, floor, result.floor);
@@ -213,7 +216,7 @@ async function main(): Promise<void> {
     // A round's CPU time also holds a fixed part besides its appends (connections, the idle process
     // between requests): about 30 ms, fitted from rounds of 4 and of 16 requests. 16 requests make it
     // under 5% of a round. A round takes about a second of wall time either way, autocannon's shortest.
-    const amount = options.smoke ? 2 : 16;
+    const amount = sizes.appends;
     const append = await pair(
       `PUT recipients x${batch}`,
       {
@@ -242,7 +245,7 @@ async function main(): Promise<void> {
         body,
       },
     );
-    const storeTimes = options.smoke ? 2 : 20;
+    const storeTimes = sizes.storeAppends;
     child.send({ store: { batch, times: storeTimes } });
     const storeCpuSeconds = (await next<{ cpuMicros: number }>()).cpuMicros / 1e6;
     const storePerSec = Math.round((storeTimes * batch) / storeCpuSeconds);

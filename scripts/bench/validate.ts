@@ -14,17 +14,19 @@ import * as path from "node:path";
 import { loadCampaignFiles } from "../../provider/campaign/loader";
 import { type HostileCase, hostile } from "../hostile-files";
 import { type BenchFigure, benchOptions, reportFigures } from "./result";
+import { sizesOf } from "./sizes";
 
 /**
- * The best time in ms at each of `sizes`, of at least `runs` runs, and of more for a fast case
- * (until 2 s were spent, at most 30 runs): a case of a few ms is otherwise mostly noise, and its
- * ratio too. The sizes take turns within each run, so a change of load on the machine falls on
- * all of them. With the last result's problem count.
+ * The best time in ms at each of `sizes`, after `warmUps` loads, of at least `runs` runs, and of
+ * more for a fast case (until `budgetMs` were spent, at most `maxRuns` runs; 2 s and 30 in the full
+ * run): a case of a few ms is otherwise mostly noise, and its ratio too. The sizes take turns
+ * within each run, so a change of load on the machine falls on all of them. With the last
+ * result's problem count.
  */
 async function measure(
   kind: HostileCase,
   sizes: number[],
-  runs: number,
+  repeat: { runs: number; warmUps: number; budgetMs: number; maxRuns: number },
 ): Promise<{ ms: number; problems: number }[]> {
   const dirs = sizes.map((size) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "directmail-bench-validate-"));
@@ -36,10 +38,10 @@ async function measure(
     const results = sizes.map(() => ({ ms: Number.POSITIVE_INFINITY, problems: 0 }));
     // Warm-up at the smallest size: the loader's first runs, not yet compiled, take more stack
     // (a 4N of deep nesting then overflows it) and more time.
-    for (let run = 0; run < 3; run++)
+    for (let run = 0; run < repeat.warmUps; run++)
       await loadCampaignFiles([path.join(dirs[0] as string, "campaign.yaml")]);
     let spent = 0;
-    for (let run = 0; run < runs || (spent < 2000 && run < 30); run++) {
+    for (let run = 0; run < repeat.runs || (spent < repeat.budgetMs && run < repeat.maxRuns); run++) {
       for (const [i, dir] of dirs.entries()) {
         const started = performance.now();
         const loaded = await loadCampaignFiles([path.join(dir, "campaign.yaml")]);
@@ -59,15 +61,17 @@ async function measure(
 async function main() {
   const options = benchOptions();
   const args = process.argv.slice(2);
-  const n = options.smoke ? 500 : Number(args[args.indexOf("--n") + 1]) || 10_000;
-  const runs = options.smoke ? 1 : 3;
+  const sizes = sizesOf("validate", options);
+  const n = options.smoke ? sizes.n : Number(args[args.indexOf("--n") + 1]) || sizes.n;
+  const { runs } = sizes;
   // A case this fast at N is measured at 4 times N (deeper nesting than 16N overflows the stack of
   // the YAML parser, which is what `deepFlow` tests): its ratio is otherwise noise.
-  const fastMs = options.smoke ? 0 : 100;
+  const { fastMs } = sizes;
   const growth = async (kind: HostileCase) => {
     let size = n;
-    while (size < 4 * n && ((await measure(kind, [size], 1))[0]?.ms ?? 0) < fastMs) size *= 4;
-    const [small, large] = (await measure(kind, [size, 4 * size], runs)) as [
+    while (size < 4 * n && ((await measure(kind, [size], { ...sizes, runs: 1 }))[0]?.ms ?? 0) < fastMs)
+      size *= 4;
+    const [small, large] = (await measure(kind, [size, 4 * size], sizes)) as [
       { ms: number; problems: number },
       { ms: number; problems: number },
     ];

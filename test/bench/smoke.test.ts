@@ -2,8 +2,10 @@
  * The benchmark suite at smoke sizes (`npm run bench` is not a test: CI does not time anything):
  * `node dist/scripts/bench.js --smoke` runs every part in its own process, as the full run does,
  * and each part reports its figures with numeric values, into the table and bench-results.json.
- * Whether the targets are met is not asserted: tiny sizes say nothing about them. About two and a
- * half minutes, most of it the pulumi commands of the engine, big and object-store parts.
+ * Whether the targets are met is not asserted: tiny sizes say nothing about them. The sizes are
+ * scripts/bench/sizes.ts's smoke sizes, each figure measured once, the parts as many at once as the
+ * machine has cores. About two CPU-minutes, most of it the pulumi commands of the engine, engine500
+ * and big parts (about a dozen each, 2 CPU-s apiece, which smaller sizes no longer cut).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
