@@ -3,7 +3,8 @@
  * The Automation API follows an update with `stack output` twice and `stack history` (and a
  * refresh or destroy with `stack history`), each a CLI start; here the change counts come from
  * the command's own engine events (`--event-log`) and the outputs from the state file the command
- * wrote. A failed command throws the Automation API's CommandError, as `stack.up()` does.
+ * wrote. A failed command throws, its message holding the exit code and what it printed, as
+ * `stack.up()` does.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -53,12 +54,13 @@ function pulumiIn(
   });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-    onOutput?.(chunk.toString());
+  // Decoded as a stream, so a character split between two chunks stays whole.
+  child.stdout.setEncoding("utf8").on("data", (text: string) => {
+    stdout += text;
+    onOutput?.(text);
   });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
+  child.stderr.setEncoding("utf8").on("data", (text: string) => {
+    stderr += text;
   });
   return new Promise((resolve, reject) => {
     child.on("error", reject);
