@@ -1,6 +1,7 @@
 /**
  * A recipient list keyed by a column under the real pulumi CLI: a changed address, name or merge
- * field of a customer (same key) shows in `pulumi preview` and is applied by `pulumi up`, alone
+ * field of a customer (same key) shows in the preview `pulumi up` prints before it updates (one
+ * command: the engine's preview, as `pulumi preview` runs it) and is applied by that `up`, alone
  * and together with rows added or removed in the same edit; after each `up` the sandbox's
  * listing equals the file. Then a recipient changed elsewhere is noticed by `pulumi refresh` and
  * put back by the next `up`.
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { newOrderRecipient } from "../../provider/api/recipients";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { previewOnce, refreshOnce, upOnce } from "./support/one-command";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 interface Customer {
@@ -68,23 +70,33 @@ const fileRows = () =>
     .sort();
 
 /**
- * `pulumi preview`, which must plan exactly one update, of the recipients; and what it printed. The
- * list's digest and counts are inputs the engine does not show (provider/resources/engine-inputs.ts):
+ * The plan of a preview, which must be exactly one update, of the recipients; and what it printed.
+ * The list's digest and counts are inputs the engine does not show (provider/resources/engine-inputs.ts):
  * the provider's "planned" line says what changes.
  */
-async function preview(): Promise<string> {
-  const result = await t.stack.preview();
-  expect(result.changeSummary).toEqual({ same: 2, update: 1 });
-  expect(result.stdout).toMatch(
+function expectOneUpdatePlanned(plan: { changeSummary: object; stdout: string }): string {
+  expect(plan.changeSummary).toEqual({ same: 2, update: 1 });
+  expect(plan.stdout).toMatch(
     / ~ {2}pulumi-nodejs:dynamic\/directmail:OrderRecipients recipients update \[diff: ~file\]\n/,
   );
-  return result.stdout;
+  return plan.stdout;
 }
 
-async function up() {
-  const result = await t.stack.up();
+/**
+ * `pulumi up` showing its preview first, in one command: the preview must plan exactly one update
+ * (what it printed is returned), and the update applies it: the sandbox's listing equals the file.
+ */
+async function previewThenUp(): Promise<string> {
+  const result = await upOnce(t, { preview: true });
+  const updating = result.stdout.indexOf("\nUpdating (e2e):\n");
+  expect(updating).toBeGreaterThan(0);
+  const plan = expectOneUpdatePlanned({
+    changeSummary: result.changeSummary,
+    stdout: result.stdout.slice(0, updating + 1),
+  });
   expect(result.summary.resourceChanges).toEqual({ same: 2, update: 1 });
   expect(await listing()).toEqual(fileRows());
+  return plan;
 }
 
 const planned = (counts: string) => `[directmail] Recipients of order ${orderId}: planned: ${counts}\n`;
@@ -114,7 +126,7 @@ afterAll(async () => {
 
 describe("a list keyed by customerId under the real pulumi CLI", { timeout: 240_000 }, () => {
   it("up sends the file", async () => {
-    const result = await t.stack.up();
+    const result = await upOnce(t);
     orderId = result.outputs.orderId?.value;
     expect(result.outputs.accepted?.value).toBe(6);
     expect(await listing()).toEqual(fileRows());
@@ -141,8 +153,7 @@ describe("a list keyed by customerId under the real pulumi CLI", { timeout: 240_
     ],
   ])("changing %s shows in preview and is applied by up", async (_what, change, counts) => {
     write(change());
-    expect(await preview()).toContain(planned(counts));
-    await up();
+    expect(await previewThenUp()).toContain(planned(counts));
   });
 
   it("refresh notices a recipient changed elsewhere, and the next up puts the file's one back", async () => {
@@ -157,14 +168,13 @@ describe("a list keyed by customerId under the real pulumi CLI", { timeout: 240_
         metadata: { custom1: target.metadata.custom1, custom6: target.metadata.custom6 },
       }),
     ]);
-    const refresh = await t.stack.refresh();
+    const refresh = await refreshOnce(t);
     expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
-    expect(await preview()).toContain(
+    expect(await previewThenUp()).toContain(
       planned(
         "0 added, 0 removed, 0 changed, 1 whose content was not recorded (compared with the order's listing when applied)",
       ),
     );
-    await up();
-    expect((await t.stack.preview()).changeSummary).toEqual({ same: 3 });
+    expect((await previewOnce(t)).changeSummary).toEqual({ same: 3 });
   });
 });

@@ -5,6 +5,7 @@ import { newOrderRecipient } from "../../provider/api/recipients";
 import { type LedgerResult, startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignStack } from "./support/campaign-stack";
 import { directmailIn } from "./support/commands";
+import { refreshOnce, upOnce } from "./support/one-command";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -65,7 +66,7 @@ describe("maxTotal against the ledger, under the real pulumi CLI", { timeout: 24
       times: 1,
     });
     let output = "";
-    const up = t.stack.up({ onOutput: (text) => (output += text) }).then(
+    const up = upOnce(t, { onOutput: (text) => (output += text) }).then(
       () => undefined,
       (error: Error) => error,
     );
@@ -92,12 +93,12 @@ describe("maxTotal against the ledger, under the real pulumi CLI", { timeout: 24
     expect(checkoutState().outputs).toMatchObject({ totalCharges: charged, recordedExisting: false });
 
     // Every later up fails the same way until maxTotal accepts the charge; nothing is charged again.
-    await expect(t.stack.up()).rejects.toThrow(
+    await expect(upOnce(t)).rejects.toThrow(
       `Checkout of order ${orderId} charged 55.00 USD for 22 pieces, more than maxTotal 10.00 USD: the state ` +
         "recorded that charge when the order was checked out.",
     );
     await t.stack.setConfig("maxTotal", { value: "55" });
-    const accepted = await t.stack.up();
+    const accepted = await upOnce(t);
     expect(accepted.summary.result).toBe("succeeded");
     expect(accepted.stdout).not.toMatch(/more than maxTotal/);
     expect(accepted.outputs.totalCharges?.value).toBe(charged);
@@ -108,20 +109,20 @@ describe("maxTotal against the ledger, under the real pulumi CLI", { timeout: 24
 
   it("recipients appended before the checkout is sent: nothing is sent; after a refresh the plan prices them and the outputs are the ledger's charge", async () => {
     const { apiKey, client, t } = await campaign({ maxTotal: "100" });
-    const draft = await t.stack.up();
+    const draft = await upOnce(t);
     const orderId = draft.outputs.orderId?.value as number;
     await appendElsewhere(client, orderId, 1);
 
     await t.stack.setConfig("checkout", { value: "true" });
-    await expect(t.stack.up()).rejects.toThrow(
+    await expect(upOnce(t)).rejects.toThrow(
       `Checkout of order ${orderId} was not sent: the order holds 3 recipients at the service, and this stack's ` +
         "OrderRecipients holds 2; nothing was charged.",
     );
     expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
     expect((await sb.control.ledger(apiKey)).entries).toEqual([]);
 
-    await t.stack.refresh();
-    const paid = await t.stack.up();
+    await refreshOnce(t);
+    const paid = await upOnce(t);
     const charged = ledgerCharged(await sb.control.ledger(apiKey), orderId);
     expect(charged).toBe(7.5);
     expect(paid.stdout).toContain(`Checkout of order ${orderId}: charging 7.50 USD (3 recipients)`);
@@ -135,7 +136,7 @@ describe("maxTotal against the ledger, under the real pulumi CLI", { timeout: 24
 describe("directmail report against the ledger", { timeout: 240_000 }, () => {
   it("counts only paid orders as printed, spends what the transactions charged, and lists drafts apart: for a stack and for ids", async () => {
     const { apiKey, client, templateId, t } = await campaign();
-    const draft = (await t.stack.up()).outputs.orderId?.value as number;
+    const draft = (await upOnce(t)).outputs.orderId?.value as number;
     // Two more drafts of the account, with three and two recipients, and one paid order of two.
     const drafts = [draft];
     for (const count of [3, 2]) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignStack } from "./support/campaign-stack";
+import { destroyOnce, refreshOnce, upOnce } from "./support/one-command";
 import type { TestStack } from "./support/pulumi";
 
 let sb: TestSandbox;
@@ -66,14 +67,15 @@ function upKilledAt(t: TestStack, marker: RegExp): Promise<string> {
 describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
   it("a failed payment fails the up with guidance; after fixing it the next up pays exactly once", async () => {
     const { apiKey, client, t } = await campaign({ payment: "fail" }, { checkout: "true" });
-    await expect(t.stack.up()).rejects.toThrow(/Payment for order \d+ failed/);
-    const orderId =
-      (await t.stack.outputs()).orderId?.value ?? (await client.listOrders()).orders[0]?.orderId;
+    await expect(upOnce(t)).rejects.toThrow(/Payment for order \d+ failed/);
+    const { orders, totalCount } = await client.listOrders();
+    expect(totalCount).toBe(1);
+    const orderId = orders[0]?.orderId as number;
     expect((await client.getOrder(orderId))?.orderStatus).toBe("Draft");
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(0);
 
     await sb.control.updateAccount({ apiKey, payment: "succeed" });
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.summary.resourceChanges).toMatchObject({ create: 1 });
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
   });
@@ -89,8 +91,8 @@ describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
     // create; `pulumi cancel` removes the lock, `pulumi refresh --clear-pending-creates` the pending
     // create, and `pulumi up` finds the order checked out and records it.
     await t.stack.cancel();
-    await t.stack.refresh({ clearPendingCreates: true });
-    const up = await t.stack.up();
+    await refreshOnce(t, { clearPendingCreates: true });
+    const up = await upOnce(t);
     expect(up.outputs.checkoutStatus?.value).toMatch(/Paid|Ready For Production|Payment Needed/);
     // The recovery may finish before the payment settles (6 s): let it settle, then count charges.
     await sb.control.advanceClock(10);
@@ -111,14 +113,14 @@ describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
       after: true,
       times: 1,
     });
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     const orderId = up.outputs.orderId?.value;
     expect(up.summary.result).toBe("succeeded");
     expect((await sb.control.listFaults()).faults.find((f) => f.path === "/v1/order/*/checkout")?.fired).toBe(
       1,
     );
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
-    const again = await t.stack.up();
+    const again = await upOnce(t);
     expect(Object.keys(again.summary.resourceChanges ?? {}).filter((op) => op !== "same")).toEqual([]);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
     await sb.control.clearFaults();
@@ -129,12 +131,12 @@ describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
     const { apiKey, client, templateId, t } = await campaign();
     const existing = await client.createOrder({ templateId });
     await t.stack.setConfig("existingOrderId", { value: String(existing.orderId) });
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.outputs.orderId?.value).toBe(existing.orderId);
     expect((await client.listOrders()).totalCount).toBe(1);
     expect((await client.getOrder(existing.orderId))?.recipientCount).toBe(5);
 
-    const destroy = await t.stack.destroy();
+    const destroy = await destroyOnce(t);
     expect(destroy.summary.result).toBe("succeeded");
     expect(await client.getOrder(existing.orderId)).toBeUndefined();
     expect((await sb.control.ledger(apiKey)).entries.filter((e) => e.kind === "charge")).toEqual([]);

@@ -152,11 +152,21 @@ beforeAll(async () => {
     fs.cpSync(path.join(repoRoot, item), path.join(origin.dir, item), { recursive: true });
   fs.mkdirSync(path.join(origin.dir, "campaigns"));
   fs.writeFileSync(path.join(origin.dir, "campaigns", "spring.yaml"), pay("spring"));
+  // One `config set-all` for the three values: each pulumi command is a CLI start.
   for (const args of [
     ["stack", "init", STACK],
-    ["config", "set", "--stack", STACK, "directmail:baseUrl", sb.url],
-    ["config", "set", "--stack", STACK, "--secret", "directmail:apiKey", apiKey],
-    ["config", "set", "--stack", STACK, "campaignsDir", "campaigns"],
+    [
+      "config",
+      "set-all",
+      "--stack",
+      STACK,
+      "--plaintext",
+      `directmail:baseUrl=${sb.url}`,
+      "--secret",
+      `directmail:apiKey=${apiKey}`,
+      "--plaintext",
+      "campaignsDir=campaigns",
+    ],
   ]) {
     const done = await pulumi(origin, ...args);
     if (done.code !== 0) throw new Error(`pulumi ${args.join(" ")}: ${done.stderr}`);

@@ -14,6 +14,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { NotFoundError } from "../../provider/api/errors";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { PROXIMITY_SEARCH as SEARCH } from "./support/campaign";
+import { destroyOnce, previewOnce, refreshOnce, stateOutputs, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -34,11 +35,15 @@ const ROWS = [
   "C-2,Alan,Turing,14 Main St,Springfield,IL,62701,80.00,alan@example.com",
   "C-3,Grace,Hopper,16 Main St,Springfield,IL,62701,55.00,not-an-email",
 ];
-const setJson = (key: string, value: unknown) => t.stack.setConfig(key, { value: JSON.stringify(value) });
-const up = () => run((onOutput) => t.stack.up({ onOutput }));
+/** Sets configuration values, each as JSON, in one `pulumi config set-all`. */
+const setJson = (values: Record<string, unknown>) =>
+  t.stack.setAllConfig(
+    Object.fromEntries(Object.entries(values).map(([key, value]) => [key, { value: JSON.stringify(value) }])),
+  );
+const up = () => run((onOutput) => upOnce(t, { onOutput }));
 /** An up that goes on after a resource fails, so that every resource's refusal is shown. */
-const upEach = () => run((onOutput) => t.stack.up({ onOutput, continueOnError: true }));
-const preview = () => run((onOutput) => t.stack.preview({ onOutput }));
+const upEach = () => run((onOutput) => upOnce(t, { onOutput, continueOnError: true }));
+const preview = () => run((onOutput) => previewOnce(t, { onOutput }));
 const exists = async (conversionId: number) =>
   client.getConversionStatus(conversionId).then(
     () => true,
@@ -48,13 +53,13 @@ const exists = async (conversionId: number) =>
     },
   );
 const uploads = async (): Promise<{ conversionId: number; records: number; status: string }[]> =>
-  ((await t.stack.outputs()).conversionUploads?.value ?? []) as never;
+  (stateOutputs(t).conversionUploads?.value ?? []) as never;
 /** The lines of the stack's diagnostics that start with `[directmail] <subject>:`, in order. */
 const said = (output: string, subject: string) =>
   (diagnostics(output)[STACK] ?? []).filter((line) => line.startsWith(`[directmail] ${subject}:`));
 /** A resource's outputs as the stack's state holds them (refresh updates them, not the stack outputs). */
 const stateOf = async (name: string): Promise<Record<string, any>> => {
-  const { deployment } = await t.stack.exportStack();
+  const deployment = t.readStateFile().checkpoint.checkpoint.latest;
   return deployment.resources.find((r: { urn: string }) => r.urn.endsWith(`::${name}`))?.outputs;
 };
 const queued = async () => (await sb.control.integrationRecipients(apiKey, automationId)).recipients;
@@ -99,7 +104,6 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
 
   it("create uploads the records and mails each recipient once; each refusal is reported per record and per recipient", async () => {
     sales(ROWS);
-    await setJson("conversions", { file: "sales.csv", keyField: "uniqueId", deleteWaitSeconds: 20 });
     await sb.control.addDoNotMail({
       apiKey,
       address1: "104 Oak Ave",
@@ -107,16 +111,19 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       state: "IL",
       zip: "62704",
     });
-    await setJson("automation", {
-      integrationOrderId: automationId,
-      keyField: "customerId",
-      maxNew: 5,
-      recipients: [
-        person(1),
-        person(2),
-        person(3, { returnFirstName: "Shop" }),
-        person(4, { zipCode: "00000" }),
-      ],
+    await setJson({
+      conversions: { file: "sales.csv", keyField: "uniqueId", deleteWaitSeconds: 20 },
+      automation: {
+        integrationOrderId: automationId,
+        keyField: "customerId",
+        maxNew: 5,
+        recipients: [
+          person(1),
+          person(2),
+          person(3, { returnFirstName: "Shop" }),
+          person(4, { zipCode: "00000" }),
+        ],
+      },
     });
     const { output, failed } = await up();
     expect(failed, output).toBe(false);
@@ -143,7 +150,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       pendingDeletion: false,
     });
     expect((await queued()).map((r) => r.lastName)).toEqual(["Number1"]);
-    expect((await t.stack.outputs()).mailed?.value).toBe(1);
+    expect(stateOutputs(t).mailed?.value).toBe(1);
   });
 
   it("a preview with nothing changed changes nothing and says nothing", async () => {
@@ -161,27 +168,33 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       ROWS[2] as string,
       "C-4,Edsger,Dijkstra,18 Main St,Springfield,IL,62701,30.00,",
     ]);
-    await setJson("automation", {
-      integrationOrderId: automationId,
-      keyField: "customerId",
-      maxNew: 2,
-      recipients: [
-        person(5),
-        person(6),
-        person(2),
-        person(3, { returnFirstName: "Shop" }),
-        person(4, { zipCode: "00000" }),
-      ],
+    await setJson({
+      automation: {
+        integrationOrderId: automationId,
+        keyField: "customerId",
+        maxNew: 2,
+        recipients: [
+          person(5),
+          person(6),
+          person(2),
+          person(3, { returnFirstName: "Shop" }),
+          person(4, { zipCode: "00000" }),
+        ],
+      },
     });
-    const plan = await preview();
+    // One `pulumi up` that prints its preview first: the plan is what it printed before updating.
+    const { output: printed, failed } = await run((onOutput) => upOnce(t, { onOutput, preview: true }));
+    expect(failed, printed).toBe(false);
+    const updating = printed.indexOf("\nUpdating (e2e):\n");
+    expect(updating, printed).toBeGreaterThan(0);
+    const plan = { output: printed.slice(0, updating + 1) };
+    const output = printed.slice(updating);
     const conversionPlan =
       "[directmail] Conversions: 1 added, 0 removed, 1 changed: 1 upload deleted, 3 records uploaded";
     const automationPlan = `${io()} 2 recipients to mail (cannot be recalled); 1 recipient removed from the list is forgotten (mailed pieces cannot be recalled; nothing is sent to the service)`;
     expect(said(plan.output, "Conversions")).toEqual([conversionPlan]);
     expect(said(plan.output, `Integration order ${automationId}`)).toEqual([automationPlan]);
 
-    const { output, failed } = await up();
-    expect(failed, output).toBe(false);
     expect(said(output, "Conversions")).toEqual([
       conversionPlan,
       `[directmail] Conversions: deleting 1 upload (${firstUpload}); waiting up to 20 s for the service`,
@@ -202,11 +215,13 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
   });
 
   it("refused at preview, nothing sent: a plan over maxNew; a proximity search that breaks the spec's rules, each naming its field", async () => {
-    await setJson("automation", {
-      integrationOrderId: automationId,
-      keyField: "customerId",
-      maxNew: 1,
-      recipients: [person(5), person(6), person(7), person(8)],
+    await setJson({
+      automation: {
+        integrationOrderId: automationId,
+        keyField: "customerId",
+        maxNew: 1,
+        recipients: [person(5), person(6), person(7), person(8)],
+      },
     });
     const guarded = await preview();
     expect(guarded.failed).toBe(true);
@@ -217,12 +232,14 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
 
     // One refusal at a time: the engine stops a preview at the first resource that fails.
     await t.stack.removeConfig("automation");
-    await setJson("search", {
-      ...SEARCH,
-      integrationOrderId: automationId,
-      returnLastName: undefined,
-      returnAddress1: undefined,
-      yearBuiltFilter: { min: 2000, max: 1990 },
+    await setJson({
+      search: {
+        ...SEARCH,
+        integrationOrderId: automationId,
+        returnLastName: undefined,
+        returnAddress1: undefined,
+        yearBuiltFilter: { min: 2000, max: 1990 },
+      },
     });
     const { output, failed } = await preview();
     expect(failed).toBe(true);
@@ -237,25 +254,27 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
   });
 
   it("refresh after an upload was deleted elsewhere forgets it; the next up uploads its records again and sends the search once; refresh follows the discovery", async () => {
-    await setJson("automation", {
-      integrationOrderId: automationId,
-      keyField: "customerId",
-      maxNew: 2,
-      recipients: [
-        person(5),
-        person(6),
-        person(2),
-        person(3, { returnFirstName: "Shop" }),
-        person(4, { zipCode: "00000" }),
-      ],
+    await setJson({
+      automation: {
+        integrationOrderId: automationId,
+        keyField: "customerId",
+        maxNew: 2,
+        recipients: [
+          person(5),
+          person(6),
+          person(2),
+          person(3, { returnFirstName: "Shop" }),
+          person(4, { zipCode: "00000" }),
+        ],
+      },
+      search: { ...SEARCH, integrationOrderId: automationId },
     });
-    await setJson("search", { ...SEARCH, integrationOrderId: automationId });
     const [current] = await uploads();
     const id = current?.conversionId as number;
     await client.deleteConversion(id);
     await sb.control.advanceClock(10);
     expect(await exists(id)).toBe(false);
-    const refreshed = await run((onOutput) => t.stack.refresh({ onOutput }));
+    const refreshed = await run((onOutput) => refreshOnce(t, { onOutput }));
     expect(refreshed.failed, refreshed.output).toBe(false);
     // Refresh forgets the upload, and its diff says what the next up does.
     expect(said(refreshed.output, "Conversions")).toEqual([
@@ -275,20 +294,22 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
     expect(said(output, `Integration order ${automationId}`)).toEqual([
       `${io()} proximity search "Around the store" accepted; the service discovers addresses and mails them (\`pulumi refresh\` shows when it is complete)`,
     ]);
-    expect((await t.stack.outputs()).searchStatus?.value).toBe("Processing");
+    expect(stateOutputs(t).searchStatus?.value).toBe("Processing");
 
     await sb.control.advanceClock(10);
-    const followed = await run((onOutput) => t.stack.refresh({ onOutput }));
+    const followed = await run((onOutput) => refreshOnce(t, { onOutput }));
     expect(followed.failed, followed.output).toBe(false);
     expect(await stateOf("around-store")).toMatchObject({ searchStatus: "Complete", recipientCount: 5 });
     expect((await queued()).filter((r) => r.source !== "api")).toHaveLength(2);
   });
 
   it("a proximity search that ran cannot change: the plan is refused, naming what changed", async () => {
-    await setJson("search", {
-      ...SEARCH,
-      integrationOrderId: automationId,
-      addresses: [{ ...SEARCH.addresses[0], desiredCount: 5 }],
+    await setJson({
+      search: {
+        ...SEARCH,
+        integrationOrderId: automationId,
+        addresses: [{ ...SEARCH.addresses[0], desiredCount: 5 }],
+      },
     });
     const changed = await preview();
     expect(changed.failed).toBe(true);
@@ -303,11 +324,13 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
     await sb.control.updateAccount({ apiKey, tier: "basic" });
     await t.stack.removeConfig("search");
     sales([...ROWS, "C-5,Barbara,Liskov,20 Main St,Springfield,IL,62701,10.00,"]);
-    await setJson("automation", {
-      integrationOrderId: automationId,
-      keyField: "customerId",
-      maxNew: 2,
-      recipients: [person(5), person(6), person(7)],
+    await setJson({
+      automation: {
+        integrationOrderId: automationId,
+        keyField: "customerId",
+        maxNew: 2,
+        recipients: [person(5), person(6), person(7)],
+      },
     });
     const before = await queued();
     const { output, failed } = await upEach();
@@ -327,7 +350,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
     const ids = (await stateOf("sales")).uploads.map((u: { conversionId: number }) => u.conversionId);
     expect(ids.length).toBeGreaterThan(0);
     const mailedBefore = await queued();
-    const { output, failed } = await run((onOutput) => t.stack.destroy({ onOutput }));
+    const { output, failed } = await run((onOutput) => destroyOnce(t, { onOutput }));
     expect(failed, output).toBe(false);
     expect(output).toContain(`[directmail] Conversions: upload ${ids[0]} deleted (1 of 1)`);
     expect(output).toContain(
