@@ -117,7 +117,14 @@ async function run(
     vars: { PULUMI_STACK: "prod", PULUMI_BACKEND_URL: `file://${path.join(tmp, "state")}` },
     approve,
     resume,
-    runnerEnv: { ...runnerEnv, ...gh.env, PATH: `${gh.bin}:${runnerEnv.PATH}` },
+    runnerEnv: {
+      ...runnerEnv,
+      ...gh.env,
+      PATH: `${gh.bin}:${runnerEnv.PATH}`,
+      // The program the jobs run is main's, the template's own, which ts-node type-checks in
+      // gitops-template.test.ts (its deploy.sh): here it is only transpiled.
+      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    },
     pulumiBin,
     workDir,
     token: TOKEN,
@@ -258,6 +265,8 @@ beforeAll(async () => {
     npm_config_audit: "false",
     npm_config_fund: "false",
     EXFIL: exfil,
+    // The compile cache of the test run (scripts/test.sh), if any: npm and the CLI start faster.
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
   };
   gh = fakeGitHub(tmp, REPOSITORY, BOT);
 
@@ -272,8 +281,14 @@ beforeAll(async () => {
   const pulumi = (...args: string[]) =>
     execFileAsync("pulumi", [...args, "--non-interactive"], { cwd: origin, env: pulumiEnv });
   await pulumi("stack", "init", "prod");
-  await pulumi("config", "set", "directmail:baseUrl", sandbox.url);
-  await pulumi("config", "set", "--secret", "directmail:apiKey", apiKey);
+  await pulumi(
+    "config",
+    "set-all",
+    "--plaintext",
+    `directmail:baseUrl=${sandbox.url}`,
+    "--secret",
+    `directmail:apiKey=${apiKey}`,
+  );
 
   await git(origin, "init", "--quiet", "--initial-branch=main");
   await git(origin, "config", "user.email", "marketing@example.com");
@@ -390,37 +405,6 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     expect(await ledger()).toEqual(before);
     // Put main back as it was, for the next pull requests.
     await git(origin, "reset", "--quiet", "--hard", "HEAD~1");
-  });
-
-  it("an outsider's comment carrying the marker is left alone: the review is the workflow's own comment", {
-    timeout: 300_000,
-  }, async () => {
-    const forged = "<!-- directmail-review -->\n**✅ This change spends nothing** (approved by the review)";
-    // The outsider's comment comes first; the pipeline's own, of an earlier push, second.
-    gh.write([
-      { id: 1, issue: 14, body: forged, user: { login: "mallory" } },
-      { id: 2, issue: 14, body: "<!-- directmail-review -->\nan earlier push", user: { login: BOT } },
-    ]);
-    await branch("more-recipients", (dir) => {
-      addRecipient(dir, "C-2004,Katherine,Johnson,184 Elm Street,Springfield,IL,62701,Welcome aboard\n");
-    });
-    const before = await ledger();
-    const { result, comments, workDir } = await review("more-recipients", 14);
-    expect(jobsRan(result).review, failures(result)).toBe("success in campaigns-review");
-    expect(await ledger()).toEqual(before);
-    expect(revealed(result, workDir)).toEqual([]);
-    const [outsider, ours, ...more] = comments;
-    expect(more).toEqual([]);
-    expect(outsider).toEqual({ id: 1, issue: 14, body: forged, user: { login: "mallory" } });
-    expect(ours).toMatchObject({ id: 2, user: { login: BOT } });
-    expect(ours?.body.split("<!-- directmail-review -->")).toHaveLength(2);
-    expect(ours?.body.startsWith("<!-- directmail-review -->\n## directmail review: stack `prod`")).toBe(
-      true,
-    );
-    expect(ours?.body).toContain("| **welcome-postcard** | update | +1 −0 ~0 |");
-    expect(gh.read().calls.filter((call) => !call.startsWith("GET"))).toEqual([
-      `PATCH repos/${REPOSITORY}/issues/comments/2`,
-    ]);
   });
 
   it("a report committed in the branch is never posted: the comment is the review of this run, or its failure", {
@@ -586,21 +570,39 @@ describe("the GitOps workflow, attacked from a pull request", () => {
     await git(origin, "reset", "--quiet", "--hard", "HEAD~1");
   });
 
-  it("a campaign-only change with a checkout: priced in its review, then paid once after merge and approval", {
+  it("a campaign-only change with a checkout: priced in its review, whose comment is the workflow's own (an outsider's comment carrying the marker is left alone), then paid once after merge and approval", {
     timeout: 400_000,
   }, async () => {
+    const forged = "<!-- directmail-review -->\n**✅ This change spends nothing** (approved by the review)";
+    // The outsider's comment comes first; the pipeline's own, of an earlier push, second.
+    gh.write([
+      { id: 1, issue: 19, body: forged, user: { login: "mallory" } },
+      { id: 2, issue: 19, body: "<!-- directmail-review -->\nan earlier push", user: { login: BOT } },
+    ]);
     await branch("pay", (dir) => {
       addCheckout(dir);
     });
     const before = await ledger();
-    const { result, comments } = await review("pay", 19);
-    expect(jobsRan(result).review).toBe("success in campaigns-review");
+    const { result, comments, workDir } = await review("pay", 19);
+    expect(jobsRan(result).review, failures(result)).toBe("success in campaigns-review");
+    expect(await ledger()).toEqual(before);
+    expect(revealed(result, workDir)).toEqual([]);
+    const [outsider, ours, ...more] = comments;
+    expect(more).toEqual([]);
+    expect(outsider).toEqual({ id: 1, issue: 19, body: forged, user: { login: "mallory" } });
+    expect(ours).toMatchObject({ id: 2, user: { login: BOT } });
+    expect(ours?.body.split("<!-- directmail-review -->")).toHaveLength(2);
+    expect(ours?.body.startsWith("<!-- directmail-review -->\n## directmail review: stack `prod`")).toBe(
+      true,
+    );
+    expect(gh.read().calls.filter((call) => !call.startsWith("GET"))).toEqual([
+      `PATCH repos/${REPOSITORY}/issues/comments/2`,
+    ]);
     const price =
       /\| \*\*welcome-postcard\*\* \| pay \| \+0 −0 ~0 \| 3 \/ 0 after the change; now 3 \/ 0 \| ([\d,.]+) USD \| ⚠ checkout \|/.exec(
-        comments[0]?.body ?? "",
+        ours?.body ?? "",
       )?.[1];
-    expect(price, comments[0]?.body).toBeDefined();
-    expect(await ledger()).toEqual(before);
+    expect(price, ours?.body).toBeDefined();
 
     const waiting = await merge("pay");
     expect(jobsRan(waiting)).toMatchObject({
