@@ -124,6 +124,18 @@ describe("resource options through the plugin, on one campaign", () => {
   let orderId: number;
   let spareId: number;
   const urnOf = (name: string) => stateOf(s.stack)[name]?.urn as string;
+  /** A Checkout of `order` that a change of `maxTotal` replaces. */
+  const checkout = (maxTotal: number) => ({
+    type: "directmail:index:Checkout",
+    properties: {
+      orderId: ref("order.orderId"),
+      postageType: "Standard",
+      productionSpeed: "Normal",
+      expectedRecipientCount: ref("recipients.orderRecipientCount"),
+      maxTotal,
+    },
+    options: { replaceOnChanges: ["maxTotal"], dependsOn: [ref("recipients")] },
+  });
 
   beforeAll(async () => {
     s = await campaignStack();
@@ -266,7 +278,8 @@ describe("resource options through the plugin, on one campaign", () => {
     // The previous test's last up created `kept` with `retainOnDelete: true`.
     const keptId = Number(stateOf(s.stack).kept.id);
 
-    writeYamlProgram(s.stack, { resources: base });
+    // This up also checks the order out, for the next test (a Checkout with `maxTotal: 100`).
+    writeYamlProgram(s.stack, { resources: { ...base, checkout: checkout(100) } });
     const up = await ok(s.stack, "up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/ - +directmail:index:Order +kept +deleted \([\d.]+s\)\[retain\]/);
     expect(stateOf(s.stack).kept).toBeUndefined();
@@ -274,20 +287,9 @@ describe("resource options through the plugin, on one campaign", () => {
   }, 300_000);
 
   it("replaceOnChanges: a Checkout's maxTotal replaces it, and the new Checkout charges nothing", async () => {
-    const checkout = (maxTotal: number) => ({
-      type: "directmail:index:Checkout",
-      properties: {
-        orderId: ref("order.orderId"),
-        postageType: "Standard",
-        productionSpeed: "Normal",
-        expectedRecipientCount: ref("recipients.orderRecipientCount"),
-        maxTotal,
-      },
-      options: { replaceOnChanges: ["maxTotal"], dependsOn: [ref("recipients")] },
-    });
     const base = { order: order(s.postcard), recipients: orderRecipients("62704") };
-    writeYamlProgram(s.stack, { resources: { ...base, checkout: checkout(100) } });
-    await ok(s.stack, "up", "--yes", "--skip-preview");
+    // The previous test's last up checked the order out under `maxTotal: 100`.
+    expect(stateOf(s.stack).checkout?.inputs).toMatchObject({ maxTotal: 100 });
     expect(paidCheckouts(await sb.control.ledger(s.apiKey), orderId)).toBe(1);
 
     writeYamlProgram(s.stack, { resources: { ...base, checkout: checkout(90) } });
