@@ -13,9 +13,14 @@ export function withDeadline<T>(signal: AbortSignal, work: () => Promise<T>): Pr
   return deadlines.run(signal, work);
 }
 
+/** The deadline of the work this runs in, if any. */
+export function currentDeadline(): AbortSignal | undefined {
+  return deadlines.getStore();
+}
+
 /** The call's own signal joined with the deadline of the work it runs in, if any. */
 export function withinDeadline(signal: AbortSignal | undefined): AbortSignal | undefined {
-  const deadline = deadlines.getStore();
+  const deadline = currentDeadline();
   if (!deadline) return signal;
   return signal ? AbortSignal.any([signal, deadline]) : deadline;
 }

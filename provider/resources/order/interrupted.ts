@@ -12,10 +12,11 @@
  * order made in the web application in that window from the same template is a candidate too.
  */
 import { createHash, randomUUID } from "node:crypto";
-import * as fs from "node:fs/promises";
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { DirectMailClient } from "../../api/client";
+import { currentDeadline } from "../../api/core/deadline";
 import { ORDER_STATUS, type OrderSummary } from "../../api/schemas/order";
 import { projectRoot } from "../../project";
 import { isLocalSandbox } from "../../settings";
@@ -24,7 +25,7 @@ import { isLocalSandbox } from "../../settings";
 const CLOCK_SLACK_MS = 60_000;
 
 /** Where the markers of runs creating orders are kept; one file per create under way. */
-const MARKERS = path.join(os.tmpdir(), "pulumi-directmail", "creating");
+export const CREATE_MARKERS = path.join(os.tmpdir(), "pulumi-directmail", "creating");
 
 interface Marker {
   pid: number;
@@ -59,18 +60,18 @@ export async function interruptedCreates(
   templateId: number,
 ): Promise<{ since: Date; candidates: OrderSummary[] } | undefined> {
   const prefix = prefixOf(client, apiKey, templateId);
-  const names = (await fs.readdir(MARKERS).catch(() => [] as string[])).filter((n) =>
+  const names = (await fs.promises.readdir(CREATE_MARKERS).catch(() => [] as string[])).filter((n) =>
     n.startsWith(`${prefix}-`),
   );
   let since: Date | undefined;
   for (const name of names) {
-    const file = path.join(MARKERS, name);
-    const marker = await fs
+    const file = path.join(CREATE_MARKERS, name);
+    const marker = await fs.promises
       .readFile(file, "utf8")
       .then((text) => JSON.parse(text) as Marker)
       .catch(() => undefined);
     if (marker === undefined || alive(marker.pid)) continue;
-    await fs.rm(file, { force: true });
+    await fs.promises.rm(file, { force: true });
     const started = new Date(marker.startedAt);
     if (since === undefined || started < since) since = started;
   }
@@ -88,21 +89,36 @@ export async function interruptedCreates(
   return candidates.length > 0 ? { since, candidates } : undefined;
 }
 
-/** Runs `create` with this process's marker recorded for the template until it returns or fails. */
+/**
+ * Runs `create` with this process's marker recorded for the template until it returns or fails.
+ * A create that passes its customTimeouts fails at that instant (timeouts.ts), and the engine may
+ * stop this process as soon as it hears so: its marker goes in that same instant, or the next run
+ * would take the timed-out create for an interrupted one. A cancel (the user's Ctrl-C) interrupts.
+ */
 export async function withCreateMarker<T>(
   client: DirectMailClient,
   apiKey: string,
   templateId: number,
   create: () => Promise<T>,
 ): Promise<T> {
-  const file = path.join(MARKERS, `${prefixOf(client, apiKey, templateId)}-${randomUUID()}.json`);
-  await fs.mkdir(MARKERS, { recursive: true });
+  const deadline = currentDeadline();
+  // Past its deadline the create sends nothing (api/core/deadline.ts): nothing to mark.
+  if (deadline?.aborted) return create();
+  const file = path.join(CREATE_MARKERS, `${prefixOf(client, apiKey, templateId)}-${randomUUID()}.json`);
   const marker: Marker = { pid: process.pid, startedAt: new Date().toISOString() };
-  await fs.writeFile(file, JSON.stringify(marker));
+  // Written and watched in one synchronous stretch: the deadline cannot pass in between.
+  fs.mkdirSync(CREATE_MARKERS, { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(marker));
+  const remove = () => fs.rmSync(file, { force: true });
+  const onDeadline = () => {
+    if (deadline?.reason instanceof DOMException && deadline.reason.name === "TimeoutError") remove();
+  };
+  deadline?.addEventListener("abort", onDeadline, { once: true });
   try {
     return await create();
   } finally {
-    await fs.rm(file, { force: true });
+    deadline?.removeEventListener("abort", onDeadline);
+    remove();
   }
 }
 

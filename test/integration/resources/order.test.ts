@@ -1,5 +1,9 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../../provider/api/client";
+import { CREATE_MARKERS } from "../../../provider/resources/order/interrupted";
+import { bounded } from "../../../provider/resources/timeouts";
 import { startTestSandbox, type TestSandbox } from "../../support/sandbox";
 import { configuredProvider, type Provider, printedBy } from "./support";
 
@@ -20,6 +24,15 @@ afterAll(async () => {
   await client?.close();
   await sb?.close();
 });
+
+/** The create markers this process has on disk (interrupted.ts): what a next run would find if it stopped now. */
+function markersOfThisProcess(): string[] {
+  const names = fs.existsSync(CREATE_MARKERS) ? fs.readdirSync(CREATE_MARKERS) : [];
+  return names.filter((name) => {
+    const text = fs.readFileSync(path.join(CREATE_MARKERS, name), "utf8");
+    return (JSON.parse(text) as { pid: number }).pid === process.pid;
+  });
+}
 
 async function created(inputs: Record<string, unknown> = {}) {
   const checked = await order.check({}, { templateId, ...inputs });
@@ -113,5 +126,31 @@ describe("Order", () => {
       `Order ${existing.orderId} was made from template ${templateId}, not ${otherTemplate}`,
     );
     await expect(created({ existingOrderId: 999_999 })).rejects.toThrow(/names no order of this account/);
+  });
+
+  it("a create that passes its customTimeouts has taken its create marker away when it fails: the next up does not take it for an interrupted one", async () => {
+    const before = (await client.listOrders()).totalCount;
+    await sb.control.addFault({
+      method: "POST",
+      path: "/v1/order",
+      kind: "delay",
+      delayMs: 5_000,
+      after: true,
+      times: 1,
+    });
+    const checked = await order.check({}, { templateId });
+    // The engine may stop the provider as soon as it hears of the failure (under load, before
+    // anything else of the provider runs): what is on disk then is what the next run finds.
+    const atTheAnswer = await bounded("Order", "create", 1, () => order.create(checked.inputs)).then(
+      () => expect.fail("the create did not time out"),
+      (error: Error) => ({ message: error.message, markers: markersOfThisProcess() }),
+    );
+    await sb.control.clearFaults();
+    expect(atTheAnswer.message).toContain(
+      "Order create did not finish within its customTimeouts.create of 1 s",
+    );
+    expect(atTheAnswer.markers).toEqual([]);
+    // The create reached the service: its order is the Draft the timeout left outside any stack.
+    expect((await client.listOrders()).totalCount).toBe(before + 1);
   });
 });
