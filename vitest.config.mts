@@ -35,7 +35,12 @@ export default defineConfig({
       // import of the package for each of some hundred files cost about half a second each.
       {
         extends: true,
-        test: { name: "shared-process", include: ["test/**/*.test.ts"], exclude: OWN_PROCESS, isolate: false },
+        test: {
+          name: "shared-process",
+          include: ["test/**/*.test.ts"],
+          exclude: OWN_PROCESS,
+          isolate: false,
+        },
       },
     ],
   },
