@@ -2,11 +2,14 @@ import { defineConfig } from "vitest/config";
 import { SlowestFirst } from "./test/sequencer.js";
 
 /**
- * Test files that need a process of their own: the reliability runs and the integration files (the
- * provider's hooks and the CLI's commands run in the test's process, which installs the runtime's
- * patches and reads the environment's settings) and the runtime's patches, which are process-wide.
+ * Test files that need a process of their own: end to end (real CLIs, their own environment), the
+ * bench, the package and reliability runs, the integration files (the CLI's commands run in the
+ * test's process, the environment's settings) and the runtime's patches, which are process-wide.
  */
 const OWN_PROCESS = [
+  "test/e2e/**/*.test.ts",
+  "test/bench/**/*.test.ts",
+  "test/package/**/*.test.ts",
   "test/reliability/**/*.test.ts",
   "test/integration/**/*.test.ts",
   "test/unit/runtime/**/*.test.ts",
@@ -29,8 +32,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "own-process", include: OWN_PROCESS } },
       // The other files share their worker's process, one after another: a new process and a fresh
-      // import of the package cost about half a second a file. Their programs, CLIs and sandboxes'
-      // processes are their own, and they change nothing process-wide in the test's process.
+      // import of the package for each of some hundred files cost about half a second each.
       {
         extends: true,
         test: {
