@@ -75,6 +75,23 @@ const person = (n: number, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+/**
+ * The automation as the incremental change declares it: new recipients 5 and 6, 2 and 3 declared
+ * before (3 with another return name), and 4 with a ZIP code the service refuses.
+ */
+const changedAutomation = () => ({
+  integrationOrderId: automationId,
+  keyField: "customerId",
+  maxNew: 2,
+  recipients: [
+    person(5),
+    person(6),
+    person(2),
+    person(3, { returnFirstName: "Shop" }),
+    person(4, { zipCode: "00000" }),
+  ],
+});
+
 beforeAll(async () => {
   // Deletion completes a second after the request: the provider's wait is seen, and short.
   sb = await startTestSandbox({ log: () => {}, timings: { conversionDeleteSeconds: 1 } });
@@ -169,18 +186,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       "C-4,Edsger,Dijkstra,18 Main St,Springfield,IL,62701,30.00,",
     ]);
     await setJson({
-      automation: {
-        integrationOrderId: automationId,
-        keyField: "customerId",
-        maxNew: 2,
-        recipients: [
-          person(5),
-          person(6),
-          person(2),
-          person(3, { returnFirstName: "Shop" }),
-          person(4, { zipCode: "00000" }),
-        ],
-      },
+      automation: changedAutomation(),
     });
     // One `pulumi up` that prints its preview first: the plan is what it printed before updating.
     const { output: printed, failed } = await run((onOutput) => upOnce(t, { onOutput, preview: true }));
@@ -255,18 +261,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
 
   it("refresh after an upload was deleted elsewhere forgets it; the next up uploads its records again and sends the search once; refresh follows the discovery", async () => {
     await setJson({
-      automation: {
-        integrationOrderId: automationId,
-        keyField: "customerId",
-        maxNew: 2,
-        recipients: [
-          person(5),
-          person(6),
-          person(2),
-          person(3, { returnFirstName: "Shop" }),
-          person(4, { zipCode: "00000" }),
-        ],
-      },
+      automation: changedAutomation(),
       search: { ...SEARCH, integrationOrderId: automationId },
     });
     const [current] = await uploads();
