@@ -15,6 +15,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { recipientsCsv } from "./support/campaign";
 import { directmailIn } from "./support/commands";
+import { refreshOnce, stateOutputs, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
 import { processesOfRun, spawnUp, waitFor } from "./support/processes";
 import { createTestStack, type TestStack } from "./support/pulumi";
@@ -112,10 +113,10 @@ describe("an Order create interrupted while the service is slow", { timeout: 300
     expect((await client.listOrders()).orders.map((o) => [o.orderId, o.recipientCount])).toEqual([
       [orphan.orderId, 0],
     ]);
-    expect(await t.stack.outputs()).toEqual({});
+    expect(stateOutputs(t)).toEqual({});
 
     // Said once: the next up creates a new order; the orphan stays untracked.
-    const after = await t.stack.up();
+    const after = await upOnce(t);
     expect(after.stdout + after.stderr).toContain("pending operations");
     expect(after.outputs.orderId?.value).not.toBe(orphan.orderId);
     expect((await client.listOrders()).totalCount).toBe(2);
@@ -124,8 +125,8 @@ describe("an Order create interrupted while the service is slow", { timeout: 300
       `${orphan.orderId}  Draft  template ${templateId}  0 recipients  created ${orphan.createdDate}`,
     );
     // The command the notice names clears the warning; the orders stay as they are.
-    await t.stack.refresh({ clearPendingCreates: true });
-    const quiet = await t.stack.up();
+    await refreshOnce(t, { clearPendingCreates: true });
+    const quiet = await upOnce(t);
     expect(quiet.stdout + quiet.stderr).not.toContain("pending operations");
     expect((await client.listOrders()).totalCount).toBe(2);
   });

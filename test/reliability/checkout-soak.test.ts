@@ -19,6 +19,7 @@ import type { CheckoutOutputs } from "../../provider/resources/checkout/outputs"
 import { checkoutImplementation } from "../../provider/resources/checkout/provider";
 import type { ProviderContext, ResourceImplementation } from "../../provider/resources/context";
 import { recipientsCsv } from "../e2e/support/campaign";
+import { refreshOnce, upOnce } from "../e2e/support/one-command";
 import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { atScale, recordFigures } from "./support/figures";
@@ -311,15 +312,15 @@ async function cliRun(i: number, rnd: Prng, door: Door): Promise<Run> {
       // The documented recovery (docs/resources.md).
       if (target === "pulumi") await step("pulumi cancel", () => t.stack.cancel());
       await step("pulumi refresh --clear-pending-creates", () =>
-        t.stack.refresh({ clearPendingCreates: true }),
+        refreshOnce(t, { clearPendingCreates: true }),
       );
-      if (!(await step("pulumi up", () => t.stack.up()))) r.extraRecovery ??= "the recovery's up failed";
+      if (!(await step("pulumi up", () => upOnce(t)))) r.extraRecovery ??= "the recovery's up failed";
     } else {
-      if (!(await step("pulumi up", () => t.stack.up()))) {
+      if (!(await step("pulumi up", () => upOnce(t)))) {
         const said = r.steps.at(-1) ?? "";
         if (PAYMENT_FAILED.test(said)) await cli.control.updateAccount({ apiKey, payment: "succeed" });
         else if (!NOT_CHECKED_OUT.test(said)) r.extraRecovery = "the failure did not say what to do";
-        if (!(await step("pulumi up again", () => t.stack.up()))) r.extraRecovery ??= "the rerun failed";
+        if (!(await step("pulumi up again", () => upOnce(t)))) r.extraRecovery ??= "the rerun failed";
       } else if (fault === "payment-hangs") {
         await cli.control.updateAccount({ apiKey, payment: "succeed" });
       }

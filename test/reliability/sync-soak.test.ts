@@ -15,6 +15,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import type { AddFaultInput } from "../../sandbox";
+import { upOnce } from "../e2e/support/one-command";
 import type { TestStack } from "../e2e/support/pulumi";
 import { configuredProvider } from "../integration/resources/support";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
@@ -346,7 +347,7 @@ async function cliSeries(series: number, count: number, rnd: Prng, door: Door): 
   let orderId: number | undefined;
   const up = async (): Promise<string> => {
     try {
-      const result = await t.stack.up();
+      const result = await upOnce(t);
       orderId ??= result.outputs.orderId?.value;
       return "ok";
     } catch (error) {
