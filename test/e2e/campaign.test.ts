@@ -12,7 +12,8 @@ import { DirectMailClient } from "../../provider/api/client";
 import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { recipientsCsv } from "./support/campaign";
-import { createTestStack, type TestStack } from "./support/pulumi";
+import { destroyOnce, previewOnce, refreshOnce, upOnce } from "./support/one-command";
+import { createTestStack, type TestStack, writePlainConfig } from "./support/pulumi";
 
 let sb: TestSandbox;
 let apiKey: string;
@@ -50,7 +51,7 @@ describe("a campaign under the real pulumi CLI", { timeout: 240_000 }, () => {
   let orderId: number;
 
   it("up creates a draft order with 1,000 recipients from the CSV", async () => {
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.summary.result).toBe("succeeded");
     orderId = up.outputs.orderId?.value;
     expect(up.outputs.orderStatus?.value).toBe("Draft");
@@ -67,13 +68,13 @@ describe("a campaign under the real pulumi CLI", { timeout: 240_000 }, () => {
   });
 
   it("a second preview shows no change", async () => {
-    const preview = await t.stack.preview();
+    const preview = await previewOnce(t);
     expect(Object.keys(preview.changeSummary).filter((op) => op !== "same")).toEqual([]);
   });
 
   it("an edited CSV updates only the recipients", async () => {
     fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([...rows.slice(1), 5000]));
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.summary.resourceChanges).toMatchObject({ update: 1 });
     expect(await liveCount(orderId)).toBe(1000);
     const names = [];
@@ -86,16 +87,16 @@ describe("a campaign under the real pulumi CLI", { timeout: 240_000 }, () => {
   it("refresh sees a recipient removed through the API, and the next up puts it back", async () => {
     const page = await client.listRecipients(orderId, { pageSize: 1 });
     await client.deleteRecipients(orderId, [page.recipients[0]?.id as number]);
-    const refresh = await t.stack.refresh();
+    const refresh = await refreshOnce(t);
     expect(refresh.summary.resourceChanges?.update).toBe(1);
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.summary.resourceChanges).toMatchObject({ update: 1 });
     expect(await liveCount(orderId)).toBe(1000);
   });
 
   it("adding the checkout pays once and waits for settlement", async () => {
-    await t.stack.setConfig("checkout", { value: "true" });
-    const up = await t.stack.up();
+    writePlainConfig(t, { checkout: "true" });
+    const up = await upOnce(t);
     expect(up.summary.resourceChanges).toMatchObject({ create: 1 });
     expect(["Paid", "Ready For Production"]).toContain(up.outputs.checkoutStatus?.value);
     expect(up.outputs.totalCharges?.value).toBeGreaterThan(0);
@@ -104,18 +105,18 @@ describe("a campaign under the real pulumi CLI", { timeout: 240_000 }, () => {
 
   it("after payment a recipient change fails the plan with a message naming the order and its status", async () => {
     fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([...rows.slice(2), 5000, 6000]));
-    await expect(t.stack.preview()).rejects.toThrow(
+    await expect(previewOnce(t)).rejects.toThrow(
       new RegExp(`Order ${orderId} is "[A-Za-z ]+": its recipients cannot change`),
     );
     fs.writeFileSync(path.join(t.workDir, "recipients.csv"), recipientsCsv([...rows.slice(1), 5000]));
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(Object.keys(up.summary.resourceChanges ?? {}).filter((op) => op !== "same")).toEqual([]);
     expect(paidCheckouts(await sb.control.ledger(apiKey), orderId)).toBe(1);
   });
 
   it("destroy of a paid campaign finishes: it leaves the stack and the order stays at the service, paid once", async () => {
     const status = (await client.getOrder(orderId))?.orderStatus;
-    const destroy = await t.stack.destroy();
+    const destroy = await destroyOnce(t);
     expect(destroy.summary.result).toBe("succeeded");
     expect(destroy.stdout).toContain(`[directmail] Order ${orderId} is "${status}": it stays at the service`);
     expect(await client.getOrder(orderId)).toMatchObject({ orderStatus: status, recipientCount: 1000 });
