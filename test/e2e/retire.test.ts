@@ -11,6 +11,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import type { LedgerResult } from "../support/sandbox";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
+import { destroyOnce, previewOnce, stateOutputs, upOnce } from "./support/one-command";
 import { diagnostics, run, shownElsewhere } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -61,7 +62,7 @@ beforeAll(async () => {
   write("draft");
   write("kept", { retain: true });
   write("stuck");
-  const up = await t.stack.up();
+  const up = await upOnce(t);
   for (const [name, value] of Object.entries(up.outputs)) orders[name] = value.value.orderId;
   firstUp = Object.fromEntries(Object.entries(up.outputs).map(([name, value]) => [name, value.value]));
 }, 180_000);
@@ -96,8 +97,8 @@ describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000
     const expected = { [resource("OrderRecipients", "paid-recipients")]: [`error: ${message}`] };
 
     for (const command of [
-      (onOutput: (text: string) => void) => t.stack.preview({ onOutput }),
-      (onOutput: (text: string) => void) => t.stack.up({ onOutput }),
+      (onOutput: (text: string) => void) => previewOnce(t, { onOutput }),
+      (onOutput: (text: string) => void) => upOnce(t, { onOutput }),
     ]) {
       const { output, failed } = await run(command);
       expect(failed).toBe(true);
@@ -113,7 +114,7 @@ describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000
     const before = await ledger();
     const status = await statusOf("paid");
     fs.rmSync(file("paid"));
-    const { output, failed } = await run((onOutput) => t.stack.up({ onOutput }));
+    const { output, failed } = await run((onOutput) => upOnce(t, { onOutput }));
     expect(failed).toBe(false);
     const order = `[directmail] Order ${orders.paid} is "${status}":`;
     expect(diagnostics(output)).toEqual({
@@ -130,14 +131,14 @@ describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000
       recipientCount: 2,
     });
     expect(await ledger()).toEqual(before);
-    expect((await t.stack.outputs()).paid).toBeUndefined();
+    expect(stateOutputs(t).paid).toBeUndefined();
   });
 
   it("a draft the service refuses to delete fails the up once, with the way out; retain: true then lets it leave", async () => {
     const stuck = orders.stuck as number;
     await sb.control.setOrderState(stuck, { apiKey, paidRecipientSearches: 1 });
     fs.rmSync(file("stuck"));
-    const { output, failed } = await run((onOutput) => t.stack.up({ onOutput }));
+    const { output, failed } = await run((onOutput) => upOnce(t, { onOutput }));
     expect(failed).toBe(true);
     const message =
       `Order ${stuck} is "Draft", but the service does not delete it (order ${stuck} has paid recipient searches ` +
@@ -155,9 +156,9 @@ describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000
 
     // The documented way out: the file back with `retain: true`, an up, then the file removed.
     write("stuck", { retain: true });
-    expect((await t.stack.up()).summary.result).toBe("succeeded");
+    expect((await upOnce(t)).summary.result).toBe("succeeded");
     fs.rmSync(file("stuck"));
-    const retired = await run((onOutput) => t.stack.up({ onOutput }));
+    const retired = await run((onOutput) => upOnce(t, { onOutput }));
     expect(retired.failed).toBe(false);
     expectNoInternals(retired.output);
     expect(await client.getOrder(stuck)).toMatchObject({ orderStatus: "Draft", recipientCount: 2 });
@@ -166,7 +167,7 @@ describe("refusals and retirement under the real pulumi CLI", { timeout: 240_000
   it("destroy finishes: the paid campaign leaves the stack, the draft is deleted at the service, the retained draft stays", async () => {
     const before = await ledger();
     const status = await statusOf("paid-too");
-    const { output, failed } = await run((onOutput) => t.stack.destroy({ onOutput }));
+    const { output, failed } = await run((onOutput) => destroyOnce(t, { onOutput }));
     expect(failed).toBe(false);
     const paid = `[directmail] Order ${orders["paid-too"]} is "${status}":`;
     const shown = diagnostics(output);

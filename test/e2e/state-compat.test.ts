@@ -22,6 +22,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
+import { destroyOnce, refreshOnce, upOnce } from "./support/one-command";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -46,11 +47,15 @@ afterAll(async () => {
 
 type Resource = { urn: string; type: string; inputs?: Record<string, any>; outputs?: Record<string, any> };
 
+/** The stack's deployment as its state file holds it (what `pulumi stack export` prints), read without a CLI start. */
+const deployment = (t: TestStack): { resources: Resource[] } =>
+  t.readStateFile().checkpoint.checkpoint.latest;
+
 /** Puts the release's provider into every directmail resource of the stack's state; returns how many. */
 async function useReleaseProviders(t: TestStack): Promise<number> {
-  const exported = await t.stack.exportStack();
+  const exported = { version: 3, deployment: deployment(t) };
   let swapped = 0;
-  for (const r of exported.deployment.resources as Resource[]) {
+  for (const r of exported.deployment.resources) {
     if (r.inputs?.__provider === undefined) continue;
     const text = RELEASE.providers[r.type];
     if (text === undefined) throw new Error(`the release fixture has no provider for ${r.type}`);
@@ -63,11 +68,10 @@ async function useReleaseProviders(t: TestStack): Promise<number> {
 }
 
 /** The stored provider text of every directmail resource, by resource name. */
-async function storedProviders(t: TestStack): Promise<Record<string, string>> {
-  const { deployment } = await t.stack.exportStack();
+function storedProviders(t: TestStack): Record<string, string> {
   return Object.fromEntries(
-    (deployment.resources as Resource[])
-      .filter((r) => r.inputs?.__provider !== undefined)
+    deployment(t)
+      .resources.filter((r) => r.inputs?.__provider !== undefined)
       .map((r) => [r.urn.split("::").pop(), r.inputs?.__provider]),
   );
 }
@@ -130,7 +134,7 @@ describe("a stack of release df80bf7", { timeout: 400_000 }, () => {
     );
     fs.writeFileSync(path.join(t.workDir, "campaigns", "draft.yaml"), campaignYaml("draft", templateId));
 
-    const deployed = await t.stack.up();
+    const deployed = await upOnce(t);
     const paid = deployed.outputs.paid?.value;
     const draft = deployed.outputs.draft?.value;
     expect(SETTLED).toContain(paid.checkoutStatus);
@@ -141,16 +145,16 @@ describe("a stack of release df80bf7", { timeout: 400_000 }, () => {
     const orders = async () => [await client.getOrder(paid.orderId), await client.getOrder(draft.orderId)];
     const before = await orders();
 
-    const refresh = await t.stack.refresh();
+    const refresh = await refreshOnce(t);
     expect(changes(refresh.summary.resourceChanges)).toEqual({});
-    expect(new Set(Object.values(await storedProviders(t)))).toEqual(
+    expect(new Set(Object.values(storedProviders(t)))).toEqual(
       new Set(Object.values(RELEASE.providers).filter((text) => !text.includes('kind: "ProviderInfo"'))),
     );
 
     // The current program: the same campaigns, now under a CampaignFolder, keep their resources.
     fs.copyFileSync(path.join(repoRoot, "program", "index.ts"), program);
     expect(await plannedChanges(t)).toEqual(["create directmail:index:CampaignFolder campaigns"]);
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
     // This package adds each campaign's delivery counts and QR scans, read by the refresh above.
     const engagement = { delivery: expect.objectContaining({ delivered: 0 }), qrScans: 0 };
@@ -161,7 +165,7 @@ describe("a stack of release df80bf7", { timeout: 400_000 }, () => {
 
     // destroy right after upgrading the package: the stored providers are the release's again.
     expect(await useReleaseProviders(t)).toBe(6);
-    const destroy = await t.stack.destroy();
+    const destroy = await destroyOnce(t);
     expect(destroy.summary.result).toBe("succeeded");
     expect(await client.getOrder(draft.orderId)).toBeUndefined();
     expect(await client.getOrder(paid.orderId)).toEqual(before[0]);
@@ -174,19 +178,19 @@ describe("a stack of release df80bf7", { timeout: 400_000 }, () => {
       config: { "directmail:baseUrl": { value: sb.url }, label: { value: "release" } },
     });
     stacks.push(t);
-    const deployed = await t.stack.up();
+    const deployed = await upOnce(t);
     expect(await useReleaseProviders(t)).toBe(1);
-    expect(Object.values(await storedProviders(t))).toEqual([
+    expect(Object.values(storedProviders(t))).toEqual([
       RELEASE.providers["pulumi-nodejs:dynamic/directmail:ProviderInfo"],
     ]);
 
-    expect(changes((await t.stack.refresh()).summary.resourceChanges)).toEqual({});
-    const up = await t.stack.up();
+    expect(changes((await refreshOnce(t)).summary.resourceChanges)).toEqual({});
+    const up = await upOnce(t);
     expect(changes(up.summary.resourceChanges)).toEqual({});
     expect(up.outputs).toEqual(deployed.outputs);
 
     expect(await useReleaseProviders(t)).toBe(1);
-    const destroy = await t.stack.destroy();
+    const destroy = await destroyOnce(t);
     expect(destroy.summary.result).toBe("succeeded");
     expect(t.readStateFile().checkpoint.checkpoint.latest.resources ?? []).toEqual([]);
   });
