@@ -14,6 +14,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { NotFoundError } from "../../provider/api/errors";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn, gitIn } from "./support/commands";
+import { previewOnce, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -116,7 +117,7 @@ describe("automation and conversions documents under the real pulumi CLI", { tim
     const good = fs.readFileSync(sales);
     fs.writeFileSync(sales, Buffer.concat([good, Buffer.from([0x50, 0x4b, 0x03, 0x04])]));
     try {
-      const preview = await run((onOutput) => t.stack.preview({ onOutput }));
+      const preview = await run((onOutput) => previewOnce(t, { onOutput }));
       expect(preview.failed).toBe(true);
       // One line, at the first byte that is not text (past the file's two good lines), once.
       const { [STACK]: stackLines, ...byResource } = diagnostics(preview.output);
@@ -136,7 +137,7 @@ describe("automation and conversions documents under the real pulumi CLI", { tim
   });
 
   it("up mails each recipient and uploads the records; then a preview is quiet", async () => {
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed, up.output).toBe(false);
     expect(diagnostics(up.output)[STACK]).toEqual(
       expect.arrayContaining([
@@ -146,19 +147,21 @@ describe("automation and conversions documents under the real pulumi CLI", { tim
       ]),
     );
     expect((await queued()).map((r) => r.lastName)).toEqual(["Lovelace", "Turing"]);
-    const preview = await run((onOutput) => t.stack.preview({ onOutput }));
+    const preview = await run((onOutput) => previewOnce(t, { onOutput }));
     expect(preview.failed, preview.output).toBe(false);
     expect(diagnostics(preview.output)).toEqual({});
   });
 
   it("removing the files deletes the uploads at the service and forgets the mailed recipients", async () => {
-    const { deployment } = await t.stack.exportStack();
-    const conversions = deployment.resources.find((r: { urn: string }) => r.urn.endsWith("::q2-sales"));
+    const { checkpoint } = t.readStateFile();
+    const conversions = checkpoint.checkpoint.latest.resources.find((r: { urn: string }) =>
+      r.urn.endsWith("::q2-sales"),
+    );
     const uploadId = conversions?.outputs.uploads[0].conversionId as number;
     expect(await client.getConversionStatus(uploadId)).toMatchObject({ id: uploadId });
     fs.rmSync(path.join(t.workDir, "campaigns/welcome.yaml"));
     fs.rmSync(path.join(t.workDir, "campaigns/q2-sales.yaml"));
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed, up.output).toBe(false);
     expect(diagnostics(up.output)[STACK]).toEqual(
       expect.arrayContaining([

@@ -13,8 +13,9 @@ import { DirectMailClient } from "../../provider/api/client";
 import { shown } from "../../provider/text";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml, recipientsCsv } from "./support/campaign";
+import { previewOnce, stateOutputs, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
-import { createCampaignsStack, type TestStack } from "./support/pulumi";
+import { createCampaignsStack, type TestStack, writePlainConfig } from "./support/pulumi";
 
 let sb: TestSandbox;
 let t: TestStack;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   t = await createCampaignsStack("campaign-root", { baseUrl: sb.url, apiKey });
   shared = path.join(path.dirname(t.workDir), "shared-campaigns");
   fs.mkdirSync(path.join(shared, "lists"), { recursive: true });
-  await t.stack.setConfig("campaignsDir", { value: shared });
+  writePlainConfig(t, { campaignsDir: shared });
 }, 240_000);
 afterAll(async () => {
   await client?.close();
@@ -73,14 +74,14 @@ describe("a campaign folder beside the project", { timeout: 400_000 }, () => {
       `${campaignYaml("winter", templateId, { file: "lists/people.csv" })}  conversions:\n    file: lists/sales.csv\n    keyField: uniqueId\n`,
     );
 
-    const preview = await run((onOutput) => t.stack.preview({ onOutput }));
-    expect(preview.failed, preview.output).toBe(false);
-    expect(preview.output).not.toMatch(NO_TRACE);
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    // `pulumi up` showing its preview first: both run the program and the provider, in one command.
+    const up = await run((onOutput) => upOnce(t, { preview: true, onOutput }));
     expect(up.failed, up.output).toBe(false);
+    expect(up.output).toMatch(/^Previewing update \(e2e\):$/m);
+    expect(up.output).toMatch(/^Updating \(e2e\):$/m);
     expect(up.output).not.toMatch(NO_TRACE);
 
-    const orderId = (await t.stack.outputs()).winter?.value.orderId as number;
+    const orderId = stateOutputs(t).winter?.value.orderId as number;
     expect(await serviceHolds()).toEqual([{ orderId, names: ["Ada1", "Ada2"] }]);
     // The state names the files and their root relative to the project folder: the same on every machine.
     const { checkpoint } = t.readStateFile();
@@ -107,26 +108,27 @@ describe("a campaign folder beside the project", { timeout: 400_000 }, () => {
     const before = await serviceHolds();
     fs.writeFileSync(path.join(t.workDir, "in-project.csv"), recipientsCsv([7]));
     fs.writeFileSync(path.join(path.dirname(shared), "beside.csv"), recipientsCsv([8]));
-    const rule = (written: string) =>
-      `../shared-campaigns/spring.yaml:9:11: spec.recipients.file: "${shown(written)}" is outside the campaign folder ../shared-campaigns/ (after following links); name a file inside it`;
-    for (const [file, written] of [
-      [path.join(t.workDir, "in-project.csv"), path.join(t.workDir, "in-project.csv")],
-      ["../beside.csv", "../beside.csv"],
-      ["../../../etc/passwd", "../../../etc/passwd"],
-    ] as const) {
-      fs.writeFileSync(path.join(shared, "spring.yaml"), campaignYaml("spring", templateId, { file }));
-      const preview = await run((onOutput) => t.stack.preview({ onOutput }));
-      expect(preview.failed).toBe(true);
-      expect(diagnostics(preview.output)).toEqual({
-        "pulumi:pulumi:Stack (directmail-campaigns-e2e):": [
-          "error: the campaign files have problems; nothing was changed:",
-          rule(written),
-        ],
-      });
-      expect(preview.output).not.toMatch(NO_TRACE);
-      expect(preview.output).not.toContain("Ada7");
-    }
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    // One campaign file for each form, all three refused by one preview.
+    const rule = (name: string, written: string) =>
+      `../shared-campaigns/${name}.yaml:9:11: spec.recipients.file: "${shown(written)}" is outside the campaign folder ../shared-campaigns/ (after following links); name a file inside it`;
+    const forms = [
+      ["beside", "../beside.csv"],
+      ["in-project", path.join(t.workDir, "in-project.csv")],
+      ["passwd", "../../../etc/passwd"],
+    ] as const;
+    for (const [name, file] of forms)
+      fs.writeFileSync(path.join(shared, `${name}.yaml`), campaignYaml(name, templateId, { file }));
+    const preview = await run((onOutput) => previewOnce(t, { onOutput }));
+    expect(preview.failed).toBe(true);
+    expect(diagnostics(preview.output)).toEqual({
+      "pulumi:pulumi:Stack (directmail-campaigns-e2e):": [
+        "error: the campaign files have problems; nothing was changed:",
+        ...forms.map(([name, file]) => rule(name, file)),
+      ],
+    });
+    expect(preview.output).not.toMatch(NO_TRACE);
+    expect(preview.output).not.toContain("Ada7");
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed).toBe(true);
     expect(up.output).not.toMatch(NO_TRACE);
     expect(await serviceHolds()).toEqual(before);

@@ -14,6 +14,7 @@ import { shown } from "../../provider/text";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml, recipientsCsv } from "./support/campaign";
 import { directmailIn, gitIn } from "./support/commands";
+import { previewOnce, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
 import { createCampaignsStack, createTestStack, type TestStack } from "./support/pulumi";
 
@@ -64,31 +65,33 @@ describe("a campaign folder's files stay inside it", { timeout: 300_000 }, () =>
     const elsewhere = path.join(path.dirname(t.workDir), "evil.yaml");
     fs.writeFileSync(elsewhere, campaignYaml("evil", templateId, { file: "secret.csv" }));
 
-    const rule = (written: string) =>
-      `campaigns/spring.yaml:9:11: spec.recipients.file: "${written}" is outside the campaign folder campaigns/ (after following links); name a file inside it`;
-    const forms: [string, string][] = [
-      [outside, rule(shown(outside))],
-      ["../../secret.csv", rule("../../secret.csv")],
-      ["../beside.csv", rule("../beside.csv")],
-      ["lists/linked.csv", rule("lists/linked.csv")],
+    // One campaign file for each form, all four checked by one validate and one preview.
+    const rule = (name: string, written: string) =>
+      `campaigns/${name}.yaml:9:11: spec.recipients.file: "${written}" is outside the campaign folder campaigns/ (after following links); name a file inside it`;
+    const forms: [string, string, string][] = [
+      ["absolute", outside, shown(outside)],
+      ["beside", "../beside.csv", "../beside.csv"],
+      ["linked", "lists/linked.csv", "lists/linked.csv"],
+      ["parent", "../../secret.csv", "../../secret.csv"],
     ];
-    for (const [file, problem] of forms) {
-      fs.writeFileSync(path.join(camps, "spring.yaml"), campaignYaml("spring", templateId, { file }));
-      const validated = await directmailIn({ cwd: t.workDir, env: t.env }, "validate", "campaigns");
-      expect([validated.code, validated.stderr]).toEqual([
-        1,
-        `${problem}\nchecked 1 campaign file: 0 valid, 1 with problems (1 problem)\n`,
-      ]);
-      const preview = await run((onOutput) => t.stack.preview({ onOutput }));
-      expect(preview.failed).toBe(true);
-      expect(diagnostics(preview.output)).toEqual({
-        "pulumi:pulumi:Stack (directmail-campaigns-e2e):": [
-          "error: the campaign files have problems; nothing was changed:",
-          problem,
-        ],
-      });
-      expectNothingShown(preview.output + validated.stdout + validated.stderr);
-    }
+    for (const [name, file] of forms)
+      fs.writeFileSync(path.join(camps, `${name}.yaml`), campaignYaml(name, templateId, { file }));
+    const problems = forms.map(([name, , written]) => rule(name, written));
+    const validated = await directmailIn({ cwd: t.workDir, env: t.env }, "validate", "campaigns");
+    expect([validated.code, validated.stderr]).toEqual([
+      1,
+      `${problems.join("\n")}\nchecked 4 campaign files: 0 valid, 4 with problems (4 problems)\n`,
+    ]);
+    const preview = await run((onOutput) => previewOnce(t, { onOutput }));
+    expect(preview.failed).toBe(true);
+    expect(diagnostics(preview.output)).toEqual({
+      "pulumi:pulumi:Stack (directmail-campaigns-e2e):": [
+        "error: the campaign files have problems; nothing was changed:",
+        ...problems,
+      ],
+    });
+    expectNothingShown(preview.output + validated.stdout + validated.stderr);
+    for (const [name] of forms) fs.rmSync(path.join(camps, `${name}.yaml`));
 
     // A campaign file that is a link to a file outside: not read, its own campaign not declared.
     fs.writeFileSync(
@@ -98,7 +101,7 @@ describe("a campaign folder's files stay inside it", { timeout: 300_000 }, () =>
     fs.symlinkSync(elsewhere, path.join(camps, "evil.yaml"));
     const linkProblem =
       'campaigns/evil.yaml:1:1: "evil.yaml" is outside the campaign folder campaigns/ (after following links); name a file inside it';
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed).toBe(true);
     expect(diagnostics(up.output)).toEqual({
       "pulumi:pulumi:Stack (directmail-campaigns-e2e):": [
@@ -125,14 +128,14 @@ describe("the provider reads the project's files only", { timeout: 300_000 }, ()
     fs.writeFileSync(path.join(path.dirname(t.workDir), "secret.csv"), SECRET_CSV);
     const message = `"../secret.csv" is outside the Pulumi project folder ${t.workDir}/ (after following links); name a file inside it`;
     const before = await serviceHolds();
-    const preview = await run((onOutput) => t.stack.preview({ onOutput }));
+    const preview = await run((onOutput) => previewOnce(t, { onOutput }));
     expect(preview.failed).toBe(true);
     expect(
       diagnostics(preview.output)["pulumi-nodejs:dynamic/directmail:OrderRecipients (recipients):"],
     ).toEqual([
       `error: pulumi-nodejs:dynamic/directmail:OrderRecipients resource 'recipients': property file value {../secret.csv} has a problem: ${message}`,
     ]);
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed).toBe(true);
     expectNothingShown(preview.output + up.output);
     // `up` may create the order before its recipients are checked: it holds none of them.

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { seedDemo } from "../../sandbox";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
-import { createTestStack, type TestStack } from "./support/pulumi";
+import { previewOnce, upOnce } from "./support/one-command";
+import { createTestStack, type TestStack, writePlainConfig } from "./support/pulumi";
 
 let sb: TestSandbox;
 let demoKey: string;
@@ -64,7 +65,7 @@ async function diagnostics(run: () => Promise<unknown>): Promise<string[]> {
     await run();
     throw new Error("the command succeeded; it was expected to fail");
   } catch (error) {
-    // The Automation API's CommandError carries what the CLI printed in its message.
+    // The error's message carries what the CLI printed.
     output = (error as Error).message;
   }
   const start = output.indexOf("\nDiagnostics:\n");
@@ -73,29 +74,25 @@ async function diagnostics(run: () => Promise<unknown>): Promise<string[]> {
   return section.slice(0, section.indexOf("\n\n")).split("\n");
 }
 
-/** This machine's first IPv4 address that is not loopback. */
-/** The OrderRecipients of a campaign as the state stores it. */
-async function storedRecipients(t: TestStack, campaign: string) {
-  const { deployment } = await t.stack.exportStack();
-  const resource = deployment.resources.find((r: { urn: string }) =>
-    r.urn.endsWith(`::${campaign}-recipients`),
-  );
+/** The OrderRecipients of a campaign as the state file stores it. */
+function storedRecipients(t: TestStack, campaign: string) {
+  const resources: { urn: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }[] =
+    t.readStateFile().checkpoint.checkpoint.latest.resources;
+  const resource = resources.find((r) => r.urn.endsWith(`::${campaign}-recipients`));
   if (!resource) throw new Error(`no ${campaign}-recipients in the state`);
-  return resource as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+  return resource;
 }
 
-/** The steps a preview plans other than `same`, as `op type name`. */
-async function plannedChanges(t: TestStack): Promise<string[]> {
-  const steps: string[] = [];
-  await t.stack.preview({
-    onEvent: (event: EngineEvent) => {
-      const step = event.resourcePreEvent?.metadata;
-      if (step && step.op !== "same") {
-        steps.push(`${step.op} ${step.type} ${step.urn.split("::").pop()}`);
-      }
-    },
+/**
+ * The steps a command's preview planned other than `same`, as `op type name`: its engine events up
+ * to the first summary, which closes the preview (of `pulumi preview`, or of `pulumi up` showing it).
+ */
+function plannedSteps(events: EngineEvent[]): string[] {
+  const end = events.findIndex((event) => event.summaryEvent);
+  return events.slice(0, end < 0 ? events.length : end).flatMap((event) => {
+    const step = event.resourcePreEvent?.metadata;
+    return step && step.op !== "same" ? [`${step.op} ${step.type} ${step.urn.split("::").pop()}`] : [];
   });
-  return steps;
 }
 
 const CAMPAIGN = (templateId: number, file: string) =>
@@ -137,7 +134,7 @@ describe("paths are relative to the project folder, not to program/", { timeout:
     );
 
     // As `directmail validate my-camps` prints them, run from the project folder.
-    expect(await diagnostics(() => t.stack.preview())).toEqual([
+    expect(await diagnostics(() => previewOnce(t))).toEqual([
       "  pulumi:pulumi:Stack (directmail-campaigns-e2e):",
       "    error: the campaign files have problems; nothing was changed:",
       '    my-camps/bad.yaml:9:11: spec.recipients.file: recipients file "lists/missing.csv" not found (looked for my-camps/lists/missing.csv; the path is relative to the campaign file)',
@@ -145,49 +142,56 @@ describe("paths are relative to the project folder, not to program/", { timeout:
     expect((await client.listOrders()).totalCount).toBe(0);
 
     fs.rmSync(path.join(camps, "bad.yaml"));
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     const spring = up.outputs.spring?.value;
     expect(spring).toMatchObject({ accepted: 2, dropped: 0 });
     expect(["Paid", "Ready For Production"]).toContain(spring.checkoutStatus);
     expect((await client.getOrder(spring.orderId))?.recipientCount).toBe(2);
-    const stored = await storedRecipients(t, "spring");
+    const stored = storedRecipients(t, "spring");
     expect([stored.inputs.file, stored.outputs.file]).toEqual([
       "my-camps/lists/people.csv",
       "my-camps/lists/people.csv",
     ]);
 
     // A state written by the earlier version stored the path relative to program/.
-    const exported = await t.stack.exportStack();
-    const old = exported.deployment.resources.find((r: { urn: string }) =>
-      r.urn.endsWith("::spring-recipients"),
-    );
+    const { checkpoint } = t.readStateFile();
+    const deployment = checkpoint.checkpoint.latest;
+    const old = deployment.resources.find((r: { urn: string }) => r.urn.endsWith("::spring-recipients"));
     old.inputs.file = "../my-camps/lists/people.csv";
     old.outputs.file = "../my-camps/lists/people.csv";
-    await t.stack.importStack(exported);
+    await t.stack.importStack({ version: 3, deployment });
     const ledger = await sb.control.ledger(apiKey);
 
-    // One update of the stored path, on a paid order: nothing else changes.
-    expect(await plannedChanges(t)).toEqual([
+    // One update of the stored path, on a paid order: nothing else changes. The up shows its
+    // plan first, in the same command.
+    const migrated = await upOnce(t, { preview: true });
+    expect(plannedSteps(migrated.events)).toEqual([
       "update pulumi-nodejs:dynamic/directmail:OrderRecipients spring-recipients",
     ]);
-    const migrated = await t.stack.up();
     expect(migrated.summary.resourceChanges).toMatchObject({ update: 1 });
     expect(Object.keys(migrated.summary.resourceChanges ?? {}).sort()).toEqual(["same", "update"]);
     expect(await sb.control.ledger(apiKey)).toEqual(ledger);
     expect((await client.getOrder(spring.orderId))?.recipientCount).toBe(2);
-    const after = await storedRecipients(t, "spring");
+    const after = storedRecipients(t, "spring");
     expect([after.inputs.file, after.outputs.file]).toEqual([
       "my-camps/lists/people.csv",
       "my-camps/lists/people.csv",
     ]);
-    expect(await plannedChanges(t)).toEqual([]);
+    expect(plannedSteps((await previewOnce(t)).events)).toEqual([]);
   });
 });
 
 describe("without campaignsDir", { timeout: 300_000 }, () => {
+  // One stack for both tests (a preview and failed updates leave its state empty): each test
+  // points it at its target through its config file or its environment.
+  let t: TestStack;
+  beforeAll(async () => {
+    t = await projectStack({}, { apiKey: demoKey });
+  });
+
   it("the local sandbox gets the examples", async () => {
-    const t = await projectStack({ "directmail:baseUrl": sb.url }, { apiKey: demoKey });
-    const campaigns = (await plannedChanges(t)).filter((s) =>
+    writePlainConfig(t, { "directmail:baseUrl": sb.url });
+    const campaigns = plannedSteps((await previewOnce(t)).events).filter((s) =>
       s.startsWith("create directmail:index:Campaign "),
     );
     expect(campaigns.sort()).toEqual([
@@ -208,10 +212,11 @@ describe("without campaignsDir", { timeout: 300_000 }, () => {
         `for the local sandbox (some of them pay), and this stack sends to ${elsewhere} (${from}). Nothing was changed.`,
     ];
 
-    const byConfig = await projectStack({ "directmail:baseUrl": elsewhere }, { apiKey: demoKey });
-    expect(await diagnostics(() => byConfig.stack.up())).toEqual(refusal("directmail:baseUrl"));
-    const byEnv = await projectStack({}, { apiKey: demoKey, env: { DIRECTMAIL_BASE_URL: elsewhere } });
-    expect(await diagnostics(() => byEnv.stack.up())).toEqual(refusal("DIRECTMAIL_BASE_URL"));
+    writePlainConfig(t, { "directmail:baseUrl": elsewhere });
+    expect(await diagnostics(() => upOnce(t))).toEqual(refusal("directmail:baseUrl"));
+    writePlainConfig(t, { "directmail:baseUrl": undefined });
+    const byEnv = { ...t, env: { ...t.env, DIRECTMAIL_BASE_URL: elsewhere } };
+    expect(await diagnostics(() => upOnce(byEnv))).toEqual(refusal("DIRECTMAIL_BASE_URL"));
     expect((await client.listOrders()).totalCount).toBe(0);
     expect(await sb.control.ledger(demoKey)).toEqual(ledger);
   });

@@ -5,7 +5,8 @@
  * the serialized provider stays small and free of secrets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestStack, pulumiVersion, type TestStack } from "./support/pulumi";
+import { destroyOnce, previewOnce, refreshOnce, upOnce } from "./support/one-command";
+import { createTestStack, pulumiCommand, type TestStack, writePlainConfig } from "./support/pulumi";
 
 const SECRET = "sk_test_e2e_9f3b1c7d0a";
 const TYPE = "pulumi-nodejs:dynamic/directmail:ProviderInfo";
@@ -14,7 +15,8 @@ describe("a directmail dynamic resource under the real pulumi CLI", { timeout: 1
   let t: TestStack;
 
   beforeAll(async () => {
-    console.log(`pulumi CLI: ${pulumiVersion()}`);
+    // The version the CLI reported when the Automation API found it: no `pulumi version` of its own.
+    console.log(`pulumi CLI: ${(await pulumiCommand()).version}`);
     t = await createTestStack("provider-info", {
       config: {
         "directmail:baseUrl": { value: "http://127.0.0.1:9/" },
@@ -29,7 +31,7 @@ describe("a directmail dynamic resource under the real pulumi CLI", { timeout: 1
   });
 
   it("up creates the resource with outputs computed from stack config read in `configure`", async () => {
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.summary.result).toBe("succeeded");
     expect(up.summary.resourceChanges?.create).toBe(2); // the stack and the resource
     expect(up.outputs.baseUrl?.value).toBe("http://127.0.0.1:9");
@@ -40,7 +42,7 @@ describe("a directmail dynamic resource under the real pulumi CLI", { timeout: 1
   });
 
   it("a second preview shows no change", async () => {
-    const preview = await t.stack.preview();
+    const preview = await previewOnce(t);
     const changes = preview.changeSummary;
     expect(changes.same).toBe(2);
     expect(Object.keys(changes).filter((op) => op !== "same")).toEqual([]);
@@ -67,17 +69,17 @@ describe("a directmail dynamic resource under the real pulumi CLI", { timeout: 1
   });
 
   it("a changed input updates in place, and refresh then finds no drift", async () => {
-    await t.stack.setConfig("label", { value: "second" });
-    const up = await t.stack.up();
+    writePlainConfig(t, { label: "second" });
+    const up = await upOnce(t);
     expect(up.summary.resourceChanges?.update).toBe(1);
     expect(up.outputs.label?.value).toBe("second");
-    const refresh = await t.stack.refresh();
+    const refresh = await refreshOnce(t);
     expect(refresh.summary.result).toBe("succeeded");
     expect(refresh.summary.resourceChanges?.update ?? 0).toBe(0);
   });
 
   it("destroy removes everything", async () => {
-    const destroy = await t.stack.destroy();
+    const destroy = await destroyOnce(t);
     expect(destroy.summary.result).toBe("succeeded");
     expect(destroy.summary.resourceChanges?.delete).toBe(2);
     const { checkpoint } = t.readStateFile();

@@ -17,6 +17,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
 import { directmailIn, gitIn } from "./support/commands";
+import { previewOnce, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -87,7 +88,7 @@ beforeAll(async () => {
   await git("init", "-q", "-b", "main");
   await git("add", "-A");
   await git("commit", "-q", "-m", "spring as a draft, paid paid");
-  const up = await t.stack.up();
+  const up = await upOnce(t);
   for (const [name, value] of Object.entries(up.outputs)) orders[name] = value.value.orderId;
 }, 300_000);
 
@@ -161,7 +162,7 @@ describe("recipient rows under the real CLIs", { timeout: 300_000 }, () => {
         "",
       ].join("\n"),
     });
-    const preview = await run((onOutput) => t.stack.preview({ onOutput }));
+    const preview = await run((onOutput) => previewOnce(t, { onOutput }));
     expect(preview.failed).toBe(true);
     expect(preview.output.split(advice)).toHaveLength(2);
     expect(preview.output).toContain(`campaigns/euro.csv:1:1: ${advice}`);
@@ -169,7 +170,7 @@ describe("recipient rows under the real CLIs", { timeout: 300_000 }, () => {
 
     write("campaigns/euro.yaml", campaign("euro", "euro.csv", ['delimiter: ";"']));
     expect((await directmail("validate", "campaigns")).code).toBe(0);
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     orders.euro = up.outputs.euro?.value.orderId as number;
     expect(Object.keys(await idsByName(orders.euro)).sort()).toEqual(["Barbara", "Donald"]);
     const cities: string[] = [];
@@ -183,7 +184,7 @@ describe("recipient rows under the real CLIs", { timeout: 300_000 }, () => {
       "campaigns/paid.csv",
       `${PAID.replace("2 Shortest Path Ln", "3 Shortest Path Ln")}P-3,Grace,Hopper,1 Compiler Way,Arlington,VA,22202\n`,
     );
-    const { output, failed } = await run((onOutput) => t.stack.preview({ onOutput }));
+    const { output, failed } = await run((onOutput) => previewOnce(t, { onOutput }));
     expect(failed).toBe(true);
     expect(
       diagnostics(output)["pulumi-nodejs:dynamic/directmail:OrderRecipients (paid-recipients):"],

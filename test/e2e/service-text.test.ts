@@ -18,6 +18,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { controlLaden, unsafeCharsIn } from "../support/unsafe-chars";
 import { type CommandResult, directmailIn, gitIn } from "./support/commands";
+import { previewOnce, stateOutputs, upOnce } from "./support/one-command";
 import { run } from "./support/output";
 import { createCampaignsStack, createTestStack, type TestStack } from "./support/pulumi";
 
@@ -66,7 +67,7 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
       },
     });
     stacks.push(t);
-    const { output, failed } = await run((onOutput) => t.stack.up({ onOutput }));
+    const { output, failed } = await run((onOutput) => upOnce(t, { onOutput }));
     expect(failed).toBe(true);
     expect(output).toContain(
       `Template ${templateId} ("${FORGED_SHOWN}") prints custom6, which would carry each recipient's identity key`,
@@ -156,15 +157,15 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
     const outputs: Record<string, string> = {};
 
     // A paid campaign, mailed and delivered: the report and status have its figures.
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed, up.output).toBe(false);
     outputs.up = up.output;
-    const springId = (await t.stack.outputs()).spring?.value.orderId as number;
+    const springId = stateOutputs(t).spring?.value.orderId as number;
     await sb.control.deliver(apiKey, springId);
 
     // The head adds a campaign whose template prints a field none of its recipients has.
     write("campaigns/autumn.yaml", campaign("autumn", fieldTemplate, false));
-    const preview = await run((onOutput) => t.stack.preview({ onOutput }));
+    const preview = await run((onOutput) => previewOnce(t, { onOutput }));
     expect(preview.failed).toBe(true);
     expect(preview.output).toContain(`template ${fieldTemplate} ("${FORGED_SHOWN}") prints`);
     outputs.preview = preview.output;
@@ -193,7 +194,7 @@ describe("service text under the real CLIs", { timeout: 480_000 }, () => {
     fs.rmSync(path.join(t.workDir, "campaigns/autumn.yaml"));
     await sb.control.setOrderState(springId, { apiKey, status: laden("Complete") });
     write("campaigns/spring.yaml", campaign("spring", paidTemplate, true, true));
-    const refused = await run((onOutput) => t.stack.up({ onOutput }));
+    const refused = await run((onOutput) => upOnce(t, { onOutput }));
     expect(refused.failed).toBe(true);
     expect(refused.output).toContain(`Order ${springId} is "Complete\\u001b]0;owned\\u0007`);
     outputs["up, refused"] = refused.output;

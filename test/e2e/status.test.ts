@@ -13,6 +13,7 @@ import { DirectMailClient } from "../../provider/api/client";
 import type { OrderAnalyticsEntry } from "../../provider/api/schemas";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn } from "./support/commands";
+import { previewOnce, refreshOnce, stateOutputs, upOnce } from "./support/one-command";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const DAY = 86_400;
@@ -115,7 +116,7 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
       campaign("spring", ["handwritingFont: Comic Sans"], [", custom1: Hi", ""], true),
     );
     let output = "";
-    await expect(t.stack.preview({ onOutput: (text) => (output += text) })).rejects.toThrow();
+    await expect(previewOnce(t, { onOutput: (text) => (output += text) })).rejects.toThrow();
     const diagnostics = output.slice(output.indexOf("Diagnostics:"), output.indexOf("\nResources:"));
     expect(diagnostics.trim().split("\n")).toEqual([
       "Diagnostics:",
@@ -135,7 +136,7 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
       campaign("spring", ["handwritingFont: Neat Print"], [", custom1: Hi", ", custom1: Yo"], true),
     );
     write("campaigns/autumn.yaml", campaign("autumn", [], [", custom1: A", ", custom1: B"], true));
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     expect(up.outputs.spring?.value).toMatchObject({ qrScans: 0 });
     const before = orderOutputs();
     expect(before.spring).toMatchObject({ qrScans: 0, lastScan: null });
@@ -159,7 +160,7 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
     expect((spring?.delivered ?? 0) + (spring?.inTransit ?? 0) + (spring?.localFacility ?? 0)).toBe(2);
 
     requests.length = 0;
-    await t.stack.refresh();
+    await refreshOnce(t);
     expect(requests.filter((r) => / GET \/v1\/order\/analytics\?/.test(r))).toHaveLength(1);
     expect(orderOutputs()).toEqual({
       spring: { orderId: springId, delivery: counts(spring), qrScans: 3, lastScan: spring?.qrCode?.lastScan },
@@ -167,7 +168,7 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
     });
 
     // refresh does not run the program: the stack's outputs follow on the next up, which changes nothing.
-    const next = await t.stack.up();
+    const next = await upOnce(t);
     expect(next.summary.resourceChanges).toEqual({ same: expect.any(Number) });
     expect(next.outputs.spring?.value).toMatchObject({ delivery: counts(spring), qrScans: 3 });
     expect(next.outputs.autumn?.value).toMatchObject({ delivery: counts(autumn), qrScans: 0 });
@@ -180,9 +181,9 @@ describe("after the mailing, under the pulumi CLI", { timeout: 300_000 }, () => 
       orderRecipientId: ada?.id as number,
     });
     await sb.control.advanceClock(2);
-    await t.stack.refresh({ runProgram: true });
+    await refreshOnce(t, { runProgram: true });
     expect(orderOutputs().spring?.qrScans).toBe(5);
-    expect((await t.stack.outputs()).spring?.value).toMatchObject({ qrScans: 5 });
+    expect(stateOutputs(t).spring?.value).toMatchObject({ qrScans: 5 });
   });
 
   it("directmail status prints every campaign's order of the stack, or the ones named", async () => {

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { OpMap, OutputMap } from "@pulumi/pulumi/automation";
+import type { EngineEvent, OpMap, OutputMap } from "@pulumi/pulumi/automation";
 import type { TestStack } from "./pulumi";
 
 export interface OneCommandResult {
@@ -20,6 +20,8 @@ export interface OneCommandResult {
   summary: { result: "succeeded"; resourceChanges: OpMap };
   /** The plan's summary, when the command previewed (`preview`, or `up` with `preview: true`). */
   changeSummary: OpMap;
+  /** Every engine event of the command, in order (a preview's steps carry `planning: true`). */
+  events: EngineEvent[];
 }
 
 export interface OneCommandOptions {
@@ -28,6 +30,8 @@ export interface OneCommandOptions {
   preview?: boolean;
   continueOnError?: boolean;
   clearPendingCreates?: boolean;
+  /** `refresh` only: run the program too, so the stack's outputs follow (`--run-program`). */
+  runProgram?: boolean;
 }
 
 const FLAGS: Record<"up" | "preview" | "refresh" | "destroy", (o: OneCommandOptions) => string[]> = {
@@ -38,6 +42,7 @@ const FLAGS: Record<"up" | "preview" | "refresh" | "destroy", (o: OneCommandOpti
     "--yes",
     "--skip-preview",
     ...(o.clearPendingCreates ? ["--clear-pending-creates"] : []),
+    ...(o.runProgram ? ["--run-program"] : []),
   ],
   destroy: () => ["destroy", "--yes", "--skip-preview"],
 };
@@ -93,12 +98,13 @@ async function runOnce(
   ];
   try {
     const ran = await pulumiIn(t, args, options.onOutput);
-    // Each summary event closes one engine run: a preview's comes first, the update's last.
-    const summaries = fs
+    const events: EngineEvent[] = fs
       .readFileSync(eventLog, "utf8")
       .split("\n")
-      .filter((line) => line.includes('"summaryEvent"'))
-      .map((line) => JSON.parse(line).summaryEvent as { resourceChanges: OpMap });
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line));
+    // Each summary event closes one engine run: a preview's comes first, the update's last.
+    const summaries = events.flatMap((event) => (event.summaryEvent ? [event.summaryEvent] : []));
     const first = summaries[0]?.resourceChanges ?? {};
     const last = summaries.at(-1)?.resourceChanges ?? {};
     return {
@@ -106,6 +112,7 @@ async function runOnce(
       stderr: ran.stderr,
       summary: { result: "succeeded", resourceChanges: last },
       changeSummary: first,
+      events,
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
