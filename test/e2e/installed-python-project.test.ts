@@ -19,7 +19,9 @@ import {
   installedDirectmail,
   npmInstall,
   pulumiEnv,
+  serviceConfigArgs,
   startInstalledSandbox,
+  stateOutputs,
 } from "../support/installed-project";
 import { execFileAsync, packPackage, repoRoot } from "../support/package";
 import { controlClient } from "../support/sandbox";
@@ -150,13 +152,13 @@ describe("a Python campaign repository made by `directmail init --python` from t
     const before = await control.ledger(sandbox.apiKey);
 
     await pulumi("stack", "init", "dev");
-    await pulumi("config", "set", "directmail:baseUrl", sandbox.url);
-    await pulumi("config", "set", "--secret", "directmail:apiKey", sandbox.apiKey);
+    await pulumi(...serviceConfigArgs(sandbox));
 
     const up = await pulumi("up", "--yes", "--skip-preview");
     expect(up).toContain("Creating virtual environment...");
     expect(up).toContain("Finished installing dependencies");
-    const outputs = JSON.parse(await pulumi("stack", "output", "campaigns", "--json"));
+    expect(fs.existsSync(path.join(dir, "venv/bin/python"))).toBe(true);
+    const outputs = stateOutputs(path.join(dir, ".state")).campaigns;
     const orderId: number = outputs["welcome-postcard"].order_id;
     expect(outputs["welcome-postcard"]).toMatchObject({ order_status: "Draft", accepted: 3, dropped: 0 });
     expect(diagnostics(up)).toEqual([

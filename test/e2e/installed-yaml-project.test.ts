@@ -23,7 +23,9 @@ import {
   type InstalledSandbox,
   installedDirectmail,
   npmInstall,
+  serviceConfigArgs,
   startInstalledSandbox,
+  stateOutputs,
 } from "../support/installed-project";
 import { execFileAsync, packPackage } from "../support/package";
 import { controlClient } from "../support/sandbox";
@@ -101,9 +103,9 @@ async function recipients(orderId: number): Promise<string[]> {
   return rows.sort();
 }
 
-async function deployedOrderId(): Promise<number> {
-  const { stdout } = await pulumi("stack", "output", "campaigns", "--json");
-  return JSON.parse(stdout)["welcome-postcard"].orderId;
+/** The order of the deployed campaign, from the stack's outputs in its state file. */
+function deployedOrderId(): number {
+  return stateOutputs(path.join(tmp, "state")).campaigns["welcome-postcard"].orderId;
 }
 
 beforeAll(async () => {
@@ -143,11 +145,7 @@ beforeAll(async () => {
     PULUMI_BACKEND_URL: `file://${path.join(tmp, "state")}`,
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
   };
-  for (const args of [
-    ["stack", "init", "prod"],
-    ["config", "set", "directmail:baseUrl", sandbox.url],
-    ["config", "set", "--secret", "directmail:apiKey", sandbox.apiKey],
-  ]) {
+  for (const args of [["stack", "init", "prod"], serviceConfigArgs(sandbox)]) {
     const result = await pulumi(...args);
     expect(result.code, result.stderr).toBe(0);
   }
@@ -209,7 +207,7 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
 
     const up = await pulumi("up", "--yes", "--skip-preview");
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    const orderId = await deployedOrderId();
+    const orderId = deployedOrderId();
     const created = `[directmail] Order ${orderId}: created from template ${sandbox.templates.postcard}`;
     const appended = `[directmail] Recipients of order ${orderId}: appended 3 of 3 (this batch: 3 accepted, 0 dropped)`;
     const accepted = `[directmail] Recipients of order ${orderId}: 3 accepted, 0 dropped, 0 duplicate rows ignored`;
@@ -279,7 +277,7 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
   });
 
   it("directmail status and report read the YAML stack", { timeout: 120_000 }, async () => {
-    const orderId = await deployedOrderId();
+    const orderId = deployedOrderId();
     const source =
       '(address from directmail:baseUrl of stack "prod", API key from directmail:apiKey of stack "prod")\n';
     expect(await directmail("status")).toEqual({
@@ -310,7 +308,7 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
   it("directmail review prices a checkout added to the YAML campaign with the service's own figure, changing nothing", {
     timeout: 300_000,
   }, async () => {
-    const orderId = await deployedOrderId();
+    const orderId = deployedOrderId();
     const campaignFile = path.join(dir, "campaigns/welcome-postcard.yaml");
     const original = fs.readFileSync(campaignFile, "utf8");
     const before = { ledger: await ledger(), order: await client.getOrder(orderId) };
@@ -355,7 +353,7 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
   it("the GitOps workflow gives a pull request that edits Pulumi.yaml, the program, the offline review: flagged, nothing spent", {
     timeout: 600_000,
   }, async () => {
-    const orderId = await deployedOrderId();
+    const orderId = deployedOrderId();
     const before = await ledger();
     // The program pays for the order during the preview's run if anything runs it with the key.
     const { reviewed, comment } = await pullRequest("pay-in-program", 6, () => {
@@ -384,7 +382,7 @@ describe("a Pulumi YAML campaign repository from the installed package", () => {
   it("the GitOps workflow reviews a pull request adding a checkout, priced, and after merge and approval pays exactly that once", {
     timeout: 600_000,
   }, async () => {
-    const orderId = await deployedOrderId();
+    const orderId = deployedOrderId();
     const before = await ledger();
     const { totalCharges } = await client.previewCheckout(orderId, {
       postageType: "Standard",

@@ -82,8 +82,11 @@ export async function startInstalledSandbox(dir: string): Promise<InstalledSandb
   return { url: seed.url, apiKey: seed.apiKey, templates: seed.templates, stop: () => child.kill() };
 }
 
-/** The environment under which `pulumi` runs in the project: offline, on a file backend of its own. */
-export function pulumiEnv(dir: string, passphrase: string): NodeJS.ProcessEnv {
+/**
+ * The environment under which `pulumi` runs in the project: offline, on a file backend of its own;
+ * `extra` adds to it.
+ */
+export function pulumiEnv(dir: string, passphrase: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   fs.mkdirSync(path.join(dir, ".state"), { recursive: true });
   return {
     ...process.env,
@@ -92,12 +95,13 @@ export function pulumiEnv(dir: string, passphrase: string): NodeJS.ProcessEnv {
     PULUMI_CONFIG_PASSPHRASE: passphrase,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    ...extra,
   };
 }
 
-/** Runs `pulumi ARGS --non-interactive` in the project; resolves to its stdout. */
-export function pulumiIn(dir: string, passphrase: string) {
-  const env = pulumiEnv(dir, passphrase);
+/** Runs `pulumi ARGS --non-interactive` in the project (`pulumiEnv`'s, with `extra`); resolves to its stdout. */
+export function pulumiIn(dir: string, passphrase: string, extra: NodeJS.ProcessEnv = {}) {
+  const env = pulumiEnv(dir, passphrase, extra);
   return async (...args: string[]): Promise<string> => {
     const { stdout } = await execFileAsync("pulumi", [...args, "--non-interactive"], {
       cwd: dir,
@@ -108,4 +112,36 @@ export function pulumiIn(dir: string, passphrase: string) {
     });
     return stdout;
   };
+}
+
+/**
+ * The arguments of `pulumi config set-all` that point the stack at `sandbox` with its key, the key
+ * encrypted as `config set --secret` does: both values in one CLI start.
+ */
+export function serviceConfigArgs(sandbox: Pick<InstalledSandbox, "url" | "apiKey">): string[] {
+  return [
+    "config",
+    "set-all",
+    "--plaintext",
+    `directmail:baseUrl=${sandbox.url}`,
+    "--secret",
+    `directmail:apiKey=${sandbox.apiKey}`,
+  ];
+}
+
+/**
+ * The outputs of the one stack of the file backend at `stateDir` (`pulumiEnv`'s is `<dir>/.state`),
+ * as its state file holds them: what `pulumi stack output --json` prints, without a CLI start (a
+ * secret output stays ciphertext here).
+ */
+export function stateOutputs(stateDir: string): Record<string, any> {
+  const stacks = path.join(stateDir, ".pulumi", "stacks");
+  const files = fs
+    .readdirSync(stacks, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".json"));
+  if (files.length !== 1) throw new Error(`expected one stack file in ${stacks}, found ${files.join(", ")}`);
+  const state = JSON.parse(fs.readFileSync(path.join(stacks, files[0] as string), "utf8"));
+  const resources: { type: string; outputs?: Record<string, any> }[] =
+    state.checkpoint?.latest?.resources ?? [];
+  return resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
 }
