@@ -29,12 +29,6 @@ import { controlClient } from "../support/sandbox";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
 const PASSPHRASE = "directmail-user-project";
-/**
- * Each pulumi command only transpiles the program, as the repository's own e2e programs do: the
- * first test type-checks it with tsc and the project's TypeScript 6 (and with 5), and it does not
- * change afterwards (the edits are to campaign files). Pulumi still loads the project's TypeScript.
- */
-const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
 
 let tmp: string;
 let tarball: string;
@@ -165,7 +159,7 @@ describe("a campaign repository made by `directmail init` in a project of one's 
     client = new DirectMailClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     const balanceBefore = await balance();
 
-    const pulumi = pulumiIn(dir, PASSPHRASE, TRANSPILE_ONLY);
+    const pulumi = pulumiIn(dir, PASSPHRASE);
     await pulumi("stack", "init", "dev");
     await pulumi(...serviceConfigArgs(sandbox));
 
@@ -271,8 +265,8 @@ describe("a campaign repository made by `directmail init` in a project of one's 
 
     // As a user's shell runs them: pulumi without prompts, directmail with the stack's passphrase
     // exported and the sandbox's address (the default, 127.0.0.1:4010, for the README's reader).
-    const pulumi = pulumiIn(dir, PASSPHRASE, TRANSPILE_ONLY);
-    const env = { ...pulumiEnv(dir, PASSPHRASE, TRANSPILE_ONLY), DIRECTMAIL_BASE_URL: sandbox.url };
+    const pulumi = pulumiIn(dir, PASSPHRASE);
+    const env = { ...pulumiEnv(dir, PASSPHRASE), DIRECTMAIL_BASE_URL: sandbox.url };
     const output = new Map<string, string>();
     for (const command of commands) {
       const [program, ...args] = command.split(" ");

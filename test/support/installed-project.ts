@@ -83,10 +83,9 @@ export async function startInstalledSandbox(dir: string): Promise<InstalledSandb
 }
 
 /**
- * The environment under which `pulumi` runs in the project: offline, on a file backend of its own;
- * `extra` adds to it.
+ * The environment under which `pulumi` runs in the project: offline, on a file backend of its own.
  */
-export function pulumiEnv(dir: string, passphrase: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function pulumiEnv(dir: string, passphrase: string): NodeJS.ProcessEnv {
   fs.mkdirSync(path.join(dir, ".state"), { recursive: true });
   return {
     ...process.env,
@@ -95,13 +94,12 @@ export function pulumiEnv(dir: string, passphrase: string, extra: NodeJS.Process
     PULUMI_CONFIG_PASSPHRASE: passphrase,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    ...extra,
   };
 }
 
-/** Runs `pulumi ARGS --non-interactive` in the project (`pulumiEnv`'s, with `extra`); resolves to its stdout. */
-export function pulumiIn(dir: string, passphrase: string, extra: NodeJS.ProcessEnv = {}) {
-  const env = pulumiEnv(dir, passphrase, extra);
+/** Runs `pulumi ARGS --non-interactive` in the project (`pulumiEnv`'s); resolves to its stdout. */
+export function pulumiIn(dir: string, passphrase: string) {
+  const env = pulumiEnv(dir, passphrase);
   return async (...args: string[]): Promise<string> => {
     const { stdout } = await execFileAsync("pulumi", [...args, "--non-interactive"], {
       cwd: dir,
