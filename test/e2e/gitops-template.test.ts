@@ -23,6 +23,7 @@ import {
   installedDirectmail,
   npmInstall,
   pulumiEnv,
+  serviceConfigArgs,
   startInstalledSandbox,
 } from "../support/installed-project";
 import { execFileAsync, packPackage } from "../support/package";
@@ -95,14 +96,7 @@ beforeAll(async () => {
   const pulumi = (...args: string[]) =>
     execFileAsync("pulumi", [...args, "--non-interactive"], { cwd: dir, env });
   await pulumi("stack", "init", "dev");
-  await pulumi(
-    "config",
-    "set-all",
-    "--plaintext",
-    `directmail:baseUrl=${sandbox.url}`,
-    "--secret",
-    `directmail:apiKey=${sandbox.apiKey}`,
-  );
+  await pulumi(...serviceConfigArgs(sandbox));
 }, 300_000);
 
 afterAll(async () => {
