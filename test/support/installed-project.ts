@@ -9,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { execFileAsync } from "./package";
+import { readStackFile, stackOutputsOf } from "./state-file";
 
 /**
  * A new temporary folder, in memory where the machine has /dev/shm: a project writes (and the end
@@ -133,13 +134,5 @@ export function serviceConfigArgs(sandbox: Pick<InstalledSandbox, "url" | "apiKe
  * secret output stays ciphertext here).
  */
 export function stateOutputs(stateDir: string): Record<string, any> {
-  const stacks = path.join(stateDir, ".pulumi", "stacks");
-  const files = fs
-    .readdirSync(stacks, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".json"));
-  if (files.length !== 1) throw new Error(`expected one stack file in ${stacks}, found ${files.join(", ")}`);
-  const state = JSON.parse(fs.readFileSync(path.join(stacks, files[0] as string), "utf8"));
-  const resources: { type: string; outputs?: Record<string, any> }[] =
-    state.checkpoint?.latest?.resources ?? [];
-  return resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+  return stackOutputsOf(readStackFile(stateDir).checkpoint);
 }

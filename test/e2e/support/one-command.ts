@@ -11,6 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { EngineEvent, OpMap, OutputMap } from "@pulumi/pulumi/automation";
+import { stackOutputsOf } from "../../support/state-file";
 import type { TestStack } from "./pulumi";
 
 export interface OneCommandResult {
@@ -121,11 +122,8 @@ async function runOnce(
 
 /** The stack's outputs as its state file holds them (plain values; a secret stays encrypted). */
 export function stateOutputs(t: TestStack): OutputMap {
-  const resources: any[] = t.readStateFile().checkpoint.checkpoint.latest?.resources ?? [];
-  const outputs: Record<string, unknown> =
-    resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
   return Object.fromEntries(
-    Object.entries(outputs).map(([key, value]) => [
+    Object.entries(stackOutputsOf(t.readStateFile().checkpoint)).map(([key, value]) => [
       key,
       { value, secret: typeof value === "object" && value !== null && "ciphertext" in value },
     ]),

@@ -9,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { type ConfigMap, LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
 import { parseDocument } from "yaml";
+import { readStackFile } from "../../support/state-file";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 
@@ -106,16 +107,7 @@ export async function createTestStack(
     stack,
     workDir,
     env: envVars,
-    readStateFile() {
-      const stacksDir = path.join(stateDir, ".pulumi", "stacks");
-      const files = fs
-        .readdirSync(stacksDir, { recursive: true, encoding: "utf8" })
-        .filter((f) => f.endsWith(".json") && !f.endsWith(".bak"));
-      if (files.length !== 1)
-        throw new Error(`expected one stack file in ${stacksDir}, found ${files.join(", ")}`);
-      const text = fs.readFileSync(path.join(stacksDir, files[0] as string), "utf8");
-      return { checkpoint: JSON.parse(text), text };
-    },
+    readStateFile: () => readStackFile(stateDir),
     async dispose() {
       for (const dir of [runDir, stateDir, homeDir]) fs.rmSync(dir, { recursive: true, force: true });
     },
