@@ -21,7 +21,7 @@ export interface OneCommandResult {
   summary: { result: "succeeded"; resourceChanges: OpMap };
   /** The plan's summary, when the command previewed (`preview`, or `up` with `preview: true`). */
   changeSummary: OpMap;
-  /** Every engine event of the command, in order (a preview's steps carry `planning: true`). */
+  /** Every engine event of the command, in order: a preview's steps come before its summary event. */
   events: EngineEvent[];
 }
 
