@@ -10,7 +10,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml"];
+/** The files that make a folder a Pulumi project, as the `pulumi` CLI looks for them. */
+export const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml"];
 
 /** The nearest folder from `from` upwards holding Pulumi.yaml; `from` itself when there is none. */
 export function projectRoot(from: string = process.cwd()): string {

@@ -1,7 +1,7 @@
 /**
  * `directmail orders untracked`: the account's Draft orders that no stack of the project holds, such
  * as the order an interrupted `pulumi up` created whose answer never arrived. The stacks' states are
- * read through the Automation API (every stack of the project, as `pulumi stack ls` lists them); the
+ * read with `pulumi stack export` (every stack of the project, as `pulumi stack ls` lists them); the
  * account is the selected stack's (or `--stack`'s).
  */
 import type { Command } from "commander";
@@ -51,13 +51,12 @@ async function heldByStacks(settings: ServiceSettings): Promise<Set<number>> {
       `run in a Pulumi project with a stack selected: its stacks say which orders are held (${settings.from})`,
     );
   }
-  const { workspace } = selection;
+  const { pulumi } = selection;
   const held = new Set<number>();
-  const summaries = await pulumiCall("cannot list the project's stacks", () => workspace.listStacks());
+  const summaries = await pulumiCall("cannot list the project's stacks", () => pulumi.listStacks());
   for (const { name } of summaries) {
     // Exported by name: the user's stack selection stays as it is.
-    const stack = { name, exportStack: () => workspace.exportStack(name) };
-    for (const r of await deployedResources(stack))
+    for (const r of await deployedResources({ pulumi, stackName: name }))
       if (r.kind === KIND.Order && typeof r.outputs.orderId === "number") held.add(r.outputs.orderId);
   }
   return held;

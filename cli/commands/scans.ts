@@ -28,7 +28,7 @@ import { columnKey, decodeIndex, idOf, isAccepted } from "../../provider/recipie
 import { shown as shownText } from "../../provider/text";
 import { note, say } from "../output";
 import { type StackOptions, withStackOptions } from "../stack/options";
-import { type ServiceSettings, serviceSettings, stackOf, withClient } from "../stack/settings";
+import { type ServiceSettings, serviceSettings, withClient } from "../stack/settings";
 import { deployedResources } from "../stack/state";
 
 /** Records in flight at once: entry 17 takes one record per request and the spec sets no batch size. */
@@ -301,7 +301,7 @@ function stackLookup(settings: ServiceSettings): CampaignLookup {
           "(or --stack), or give orderId and orderRecipientId",
       );
     }
-    resources ??= stackOf(selection).then(deployedResources);
+    resources ??= deployedResources(selection);
     const outputs = (await resources).find(
       (r) => r.kind === KIND.OrderRecipients && r.campaign === campaign,
     )?.outputs;

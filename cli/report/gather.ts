@@ -1,5 +1,5 @@
 /**
- * What `directmail report` asks: which orders a stack holds (its state, through the Automation API)
+ * What `directmail report` asks: which orders a stack holds (its state, from `pulumi stack export`)
  * and, for each order, the service's analytics (entry 12: delivery counts, QR scans) and
  * transactions (entry 13: what it cost). All reads; nothing changes anywhere.
  */
@@ -8,7 +8,7 @@ import { orderEntriesOf } from "../../provider/api/order-entries";
 import { KIND } from "../../provider/campaign/names";
 import type { DirectMailClient } from "../../provider/index";
 import { type DropReport, dropReportOf } from "../stack/drop-report";
-import { type StackSelection, stackOf } from "../stack/settings";
+import type { StackSelection } from "../stack/settings";
 import { type DeployedResource, deployedResources } from "../stack/state";
 import { type ReportOrder, reportOrder } from "./model";
 
@@ -23,7 +23,7 @@ export interface OrderRef {
 
 /** The orders of a stack's last deployment, in the order of its state. */
 export async function ordersOfStack(selection: StackSelection): Promise<OrderRef[]> {
-  return ordersOf(await deployedResources(await stackOf(selection)));
+  return ordersOf(await deployedResources(selection));
 }
 
 export function ordersOf(resources: DeployedResource[]): OrderRef[] {
@@ -57,9 +57,4 @@ export async function gatherOrders(client: DirectMailClient, refs: OrderRef[]): 
       ref.drops,
     ),
   );
-}
-
-/** The Pulumi project's name, for the report's title. */
-export async function projectName(selection: StackSelection): Promise<string> {
-  return (await selection.workspace.projectSettings()).name;
 }

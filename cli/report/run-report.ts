@@ -13,7 +13,7 @@ import {
   settingsOfStack,
   withClient,
 } from "../stack/settings";
-import { gatherOrders, type OrderRef, ordersOfStack, projectName } from "./gather";
+import { gatherOrders, type OrderRef, ordersOfStack } from "./gather";
 import { renderHtml } from "./html";
 import type { ReportData } from "./model";
 
@@ -74,7 +74,7 @@ export async function runReport(options: ReportOptions): Promise<ReportOutcome> 
         `stack "${selection.stackName}" has no deployed order: run \`pulumi up\` first, or give order ids (--order 123)`,
       );
     }
-    const project = await projectName(selection);
+    const project = selection.pulumi.name();
     title = `Direct-mail report: ${project}/${selection.stackName}`;
     source = `stack ${selection.stackName} of project ${project}, ${refs.length} order${refs.length === 1 ? "" : "s"}`;
     defaultFile = `directmail-report-${selection.stackName.replace(/[^\w.-]+/g, "-")}.html`;

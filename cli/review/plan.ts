@@ -1,11 +1,11 @@
 /**
- * The plan of a stack, through the Automation API: `pulumi preview`'s steps (one per resource:
+ * The plan of a stack: `pulumi preview`'s steps (one per resource:
  * create, update, delete, same, replace...) and its diagnostics, each under the campaign it belongs
  * to. Only the review reads it; the deployed state is cli/stack/state.ts's.
  */
-import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import { campaignOfChild, isCampaignGroup, kindOfType } from "../../provider/campaign/names";
-import { pulumiMessage } from "../stack/settings";
+import type { EngineEvent } from "../stack/pulumi";
+import { pulumiMessage, type StackSelection } from "../stack/settings";
 import { campaignOf, nameOf, typeOf } from "../stack/state";
 
 export interface PlannedStep {
@@ -52,7 +52,7 @@ const SHOWN_SEVERITY: Record<string, Diagnostic["severity"]> = {
  * thrown: its steps so far, its diagnostics and its failure are returned, so the review can say
  * which campaign failed and still report the others. `signal` stops it (its result is then of no use).
  */
-export async function previewPlan(stack: Stack, signal?: AbortSignal): Promise<PlanResult> {
+export async function previewPlan(stack: StackSelection, signal?: AbortSignal): Promise<PlanResult> {
   const steps = new Map<string, PlannedStep>();
   const diagnostics: Diagnostic[] = [];
   const onEvent = (event: EngineEvent) => {
@@ -92,7 +92,7 @@ export async function previewPlan(stack: Stack, signal?: AbortSignal): Promise<P
   };
   let failure: string | undefined;
   try {
-    await stack.preview({ onEvent, ...(signal ? { signal } : {}) });
+    await stack.pulumi.preview(stack.stackName, onEvent, signal);
   } catch (error) {
     failure = pulumiMessage(error);
   }

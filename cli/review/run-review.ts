@@ -1,6 +1,6 @@
 /**
  * `directmail review`: for a stack of a Pulumi project, what a change will do, from three sources:
- *   - the plan: `pulumi preview` through the Automation API, and the stack's state;
+ *   - the plan: `pulumi preview`, and the stack's state (the project's pulumi CLI, cli/stack/pulumi.ts);
  *   - the campaign files at the base ref and at the head (the working tree);
  *   - the live service: each planned checkout's exact price (the checkout preview), the drafts'
  *     proofs, the orders' statuses.
@@ -11,13 +11,11 @@
  * written); facts.ts gathers each campaign's facts, and recipient-sides.ts where its recipients
  * come from at each side and their comparisons.
  */
-import { existsSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import type { Stack } from "@pulumi/pulumi/automation";
-import { parse as parseYaml } from "yaml";
 import { chargesThisMonth } from "../../provider/api/charges";
 import type { DirectMailClient } from "../../provider/index";
+import { PulumiProject } from "../stack/pulumi";
 import {
   clientFor,
   findProject,
@@ -25,7 +23,6 @@ import {
   type StackSelection,
   selectStack,
   settingsOfStack,
-  stackOf,
 } from "../stack/settings";
 import { shownPath } from "../stack/shown-path";
 import { type DeployedResource, deployedResources } from "../stack/state";
@@ -95,7 +92,7 @@ async function openStack(root: string, stackName: string | undefined): Promise<S
     );
   }
   const settings = await settingsOfStack(selection);
-  const project = (await selection.workspace.projectSettings()).name;
+  const project = selection.pulumi.name();
   return { selection, stackName: selection.stackName, project, settings };
 }
 
@@ -104,7 +101,7 @@ async function reviewWith(
   target: StackTarget | undefined,
   options: ReviewOptions,
 ): Promise<ReviewOutcome> {
-  const project = target?.project ?? projectName(root);
+  const project = target?.project ?? new PulumiProject(root).name();
   const dir =
     options.campaigns ?? target?.settings.config(`${project}:campaignsDir`)?.trim() ?? DEFAULT_CAMPAIGNS_DIR;
 
@@ -117,7 +114,7 @@ async function reviewWith(
   // The preview runs in processes of its own (the pulumi CLI, the program, the provider) while this
   // one reads the campaign files at the head and at the base: a list of a million recipients takes
   // seconds to read on each side. It is stopped, and not used, when the head's files have problems.
-  const stack = target !== undefined ? await stackOf(target.selection) : undefined;
+  const stack = target?.selection;
   const stop = new AbortController();
   const preview = stack ? { stack, planning: previewPlan(stack, stop.signal), stop } : undefined;
   try {
@@ -131,7 +128,7 @@ async function reviewWith(
 
 /** A preview started ahead of the files' checks: its stack, its plan to come, and what stops it. */
 interface EarlyPreview {
-  stack: Stack;
+  stack: StackSelection;
   planning: Promise<PlanResult>;
   stop: AbortController;
 }
@@ -279,13 +276,6 @@ async function reviewFiles(
   } finally {
     await baseTree?.remove();
   }
-}
-
-/** The project's name from its Pulumi.yaml (an offline review reads no stack). */
-function projectName(root: string): string {
-  const file = ["Pulumi.yaml", "Pulumi.yml"].map((name) => path.join(root, name)).find(existsSync);
-  const name = file ? (parseYaml(readFileSync(file, "utf8")) as { name?: unknown } | null)?.name : undefined;
-  return typeof name === "string" ? name : path.basename(root);
 }
 
 /** Every campaign of the change: the head's files in order, then the base's, then the plan's and the state's. */

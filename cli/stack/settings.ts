@@ -2,8 +2,8 @@
  * Where every `directmail` command that calls the service (whoami, proof, review, status, report,
  * scans, the sandbox's clock, deliver and scan) sends its requests, in one order: the command's
  * flags (`--url`, `--api-key`, where it has them), then, inside a Pulumi project, the selected
- * stack's `directmail:baseUrl` and secret `directmail:apiKey`, read through the Automation API
- * exactly as `pulumi up` reads them, so that the CLI never talks to another account or sandbox than
+ * stack's `directmail:baseUrl` and secret `directmail:apiKey`, read with the project's `pulumi` CLI
+ * (./pulumi.ts) exactly as `pulumi up` reads them, so that the CLI never talks to another account or sandbox than
  * the deployment; then the DIRECTMAIL_* environment variables; then the local sandbox. Each value
  * is checked with the provider's rules (provider/settings.ts), naming where it came from.
  * Secrets come decrypted (`pulumi config --show-secrets`), with PULUMI_CONFIG_PASSPHRASE (or
@@ -11,11 +11,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type * as Automation from "@pulumi/pulumi/automation";
-import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { DirectMailClient } from "../../provider/api/client";
 import { NetworkError, UnauthenticatedError } from "../../provider/api/errors";
-import { projectRoot } from "../../provider/project";
+import { PROJECT_FILES, projectRoot } from "../../provider/project";
 import {
   checkApiKey,
   checkBaseUrl,
@@ -28,13 +26,13 @@ import {
   sandboxStartCommand,
   stackKey,
 } from "../../provider/settings";
-
-const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml"];
+import { PulumiCommandError, PulumiProject } from "./pulumi";
 
 export interface StackSelection {
   /** The Pulumi project's folder. */
   root: string;
-  workspace: LocalWorkspace;
+  /** The project's stacks, through its `pulumi` CLI. */
+  pulumi: PulumiProject;
   stackName: string;
 }
 
@@ -72,55 +70,24 @@ export function findProject(cwd: string = process.cwd()): string | undefined {
   return PROJECT_FILES.some((name) => fs.existsSync(path.join(root, name))) ? root : undefined;
 }
 
-/** The Automation API, loaded only inside a project: the other commands run without the Pulumi SDK. */
-export function automation(): typeof Automation {
-  try {
-    // require, not import(): the SDK's subpaths are folders, which only CommonJS resolves.
-    return require("@pulumi/pulumi/automation") as typeof Automation;
-  } catch (error) {
-    throw new Error(
-      `the Pulumi SDK (@pulumi/pulumi) is not installed for this project (${(error as Error).message}); ` +
-        "run `npm install` in the project folder",
-    );
-  }
-}
-
-/** The stack to read in the project at `root`: `stackName`, or the selected one (undefined when none is). */
+/**
+ * The stack to read in the project at `root`: `stackName`, or the selected one (undefined when none
+ * is). Either way the project's stacks are listed once; nothing is selected.
+ */
 export async function selectStack(root: string, stackName?: string): Promise<StackSelection | undefined> {
-  const { LocalWorkspace } = automation();
-  const workspace = await pulumiCall(
-    "cannot run the pulumi CLI",
-    () => LocalWorkspace.create({ workDir: root }),
-    "install it (https://www.pulumi.com/docs/install/) or put it on PATH",
-  );
+  const pulumi = new PulumiProject(root);
+  const known = await pulumiCall("cannot list the project's stacks", () => pulumi.listStacks());
   if (stackName !== undefined) {
-    const known = await pulumiCall("cannot list the project's stacks", () => workspace.listStacks());
     if (!known.some((s) => s.name === stackName || s.name.endsWith(`/${stackName}`))) {
       throw new Error(
         `stack "${stackName}" does not exist in the Pulumi project ${root}` +
           (known.length > 0 ? ` (its stacks: ${known.map((s) => s.name).join(", ")})` : ""),
       );
     }
-    return { root, workspace, stackName };
+    return { root, pulumi, stackName };
   }
-  const selected = await pulumiCall("cannot read the selected stack", () => workspace.stack());
-  return selected ? { root, workspace, stackName: selected.name } : undefined;
-}
-
-/**
- * The Automation API's `Stack` of a selection, which never selects it: each command it runs names
- * the stack (`--stack`). `pulumi stack select` would change the user's selected stack, where the
- * next `pulumi up` goes, and it cannot be put back reliably (with PULUMI_STACK set, the selection
- * reads as the variable).
- */
-export async function stackOf(selection: StackSelection): Promise<Stack> {
-  const { Stack } = automation();
-  // Stack.select() selects through its workspace: this view of the workspace checks nothing
-  // instead (selectStack() above found the stack among the project's).
-  const workspace: LocalWorkspace = Object.create(selection.workspace, {
-    selectStack: { value: async () => {} },
-  });
-  return Stack.select(selection.stackName, workspace);
+  const selected = known.find((s) => s.current);
+  return selected ? { root, pulumi, stackName: selected.name } : undefined;
 }
 
 /**
@@ -153,7 +120,7 @@ export async function settingsOfStack(
   flags: Pick<SettingsOptions, "url" | "apiKey"> = {},
 ): Promise<ServiceSettings> {
   const config = await pulumiCall(`cannot read the configuration of stack "${stack.stackName}"`, () =>
-    stack.workspace.getAllConfig(stack.stackName),
+    stack.pulumi.config(stack.stackName),
   );
   return resolveService({ stack, get: (key) => config[key]?.value }, flags);
 }
@@ -292,8 +259,8 @@ export function serviceFailure(error: unknown, settings: ServiceSettings): unkno
 }
 
 /**
- * Runs a pulumi command through the Automation API; its failure becomes one message with what the
- * pulumi CLI said (its stderr), not the command line and both streams the SDK puts in the error.
+ * Runs a pulumi command (./pulumi.ts); its failure becomes one message with what the pulumi CLI
+ * said (the end of its stderr), not the command line.
  */
 export async function pulumiCall<T>(what: string, call: () => Promise<T>, hint?: string): Promise<T> {
   try {
@@ -320,12 +287,9 @@ const PASSPHRASE_PROBLEMS: [RegExp, string][] = [
   ],
 ];
 
-/** What the pulumi CLI said when a command of the Automation API failed. */
+/** What the pulumi CLI said when one of its commands failed. */
 export function pulumiMessage(error: unknown): string {
-  const result = (error as { commandResult?: { stderr?: string; err?: { stderr?: string } } }).commandResult;
-  // A failed command's result holds the runner's error, whose message starts with the command
-  // line; its stderr is what pulumi said.
-  const stderr = (result?.err?.stderr || result?.stderr)?.trim();
+  const stderr = error instanceof PulumiCommandError ? error.stderr.trim() : "";
   const text = stderr || (error instanceof Error ? error.message : String(error));
   const passphrase = PASSPHRASE_PROBLEMS.find(([said]) => said.test(text));
   if (passphrase) return passphrase[1];

@@ -1,10 +1,10 @@
 /**
- * The deployed state of a stack, through the Automation API: its resources' outputs the CLI reads,
+ * The deployed state of a stack, as `pulumi stack export` gives it (./pulumi.ts): its resources' outputs the CLI reads,
  * each grouped under the campaign it belongs to. `directmail review`, `status`, `report`, `orders`
  * and `scans` read a stack through it.
  */
-import type { Stack } from "@pulumi/pulumi/automation";
 import { isCampaignGroup, kindOfType, STATE_OUTPUTS, type StateOutput } from "../../provider/campaign/names";
+import type { PulumiProject } from "./pulumi";
 import { pulumiMessage } from "./settings";
 
 export interface DeployedResource {
@@ -36,15 +36,16 @@ export function typeOf(urn: string): string {
   return chain.slice(chain.lastIndexOf("$") + 1);
 }
 
-/** The stack's deployed resources (its last state), each with its campaign. */
-export async function deployedResources(
-  stack: Pick<Stack, "name" | "exportStack">,
-): Promise<DeployedResource[]> {
+/** The deployed resources (the last state) of the project's stack `stackName`, each with its campaign. */
+export async function deployedResources(stack: {
+  pulumi: Pick<PulumiProject, "exportStack">;
+  stackName: string;
+}): Promise<DeployedResource[]> {
   let deployment: { deployment?: { resources?: unknown[] } };
   try {
-    deployment = (await stack.exportStack()) as typeof deployment;
+    deployment = (await stack.pulumi.exportStack(stack.stackName)) as typeof deployment;
   } catch (error) {
-    throw new Error(`cannot read the state of stack "${stack.name}": ${pulumiMessage(error)}`);
+    throw new Error(`cannot read the state of stack "${stack.stackName}": ${pulumiMessage(error)}`);
   }
   const resources = (deployment.deployment?.resources ?? []) as {
     urn: string;

@@ -9,7 +9,6 @@ import { NotFoundError } from "../../provider/api/errors";
 import type { RecipientDeliveryStatus } from "../../provider/api/schemas";
 import { KIND } from "../../provider/campaign/names";
 import type { ServiceSettings } from "./settings";
-import { stackOf } from "./settings";
 import { deployedResources } from "./state";
 
 export interface Target {
@@ -58,7 +57,7 @@ async function stackOrders(settings: ServiceSettings): Promise<Target[]> {
         `(${settings.from})`,
     );
   }
-  return (await deployedResources(await stackOf(selection)))
+  return (await deployedResources(selection))
     .filter((r) => r.kind === KIND.Order && typeof r.outputs.orderId === "number")
     .map((r) => ({ orderId: r.outputs.orderId as number, campaign: r.campaign ?? r.name }))
     .sort((a, b) => (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : a.orderId - b.orderId));

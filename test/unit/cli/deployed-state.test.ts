@@ -44,7 +44,15 @@ describe("deployedResources", () => {
         ],
       },
     };
-    const resources = await deployedResources({ name: "dev", exportStack: async () => exported as never });
+    const exportedStacks: string[] = [];
+    const pulumi = {
+      exportStack: async (stack: string) => {
+        exportedStacks.push(stack);
+        return exported;
+      },
+    };
+    const resources = await deployedResources({ pulumi, stackName: "dev" });
+    expect(exportedStacks).toEqual(["dev"]);
     expect(resources.map((r) => [r.name, r.campaign, r.outputs])).toEqual([
       ["spring", "spring", {}],
       ["spring-recipients", "spring", { orderId: 7, index: "v3.abc", keyColumn: "customerId" }],
