@@ -102,8 +102,10 @@ export class PulumiProject {
   async preview(stack: string, onEvent: (event: EngineEvent) => void, signal?: AbortSignal): Promise<void> {
     await this.run(["preview", "--stack", stack, "--json"], {
       env: { PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true" },
+      // A line that is not an object (a warning the CLI prints before the engine starts) is not
+      // an event; an event that is not JSON ends the preview.
       onLine: (line) => {
-        if (line.trim() !== "") onEvent(JSON.parse(line) as EngineEvent);
+        if (line.startsWith("{")) onEvent(JSON.parse(line) as EngineEvent);
       },
       signal,
     });

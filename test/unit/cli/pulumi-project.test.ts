@@ -87,9 +87,17 @@ printf '%s\\n' '${lines}'`,
     expect(loggedCalls()).toEqual([`${project} preview --stack dev --json --non-interactive`]);
   });
 
-  it("stops a preview whose output is not its events, with the reason", async () => {
-    const pulumi = new PulumiProject(project, fakePulumi("text", 'echo "Previewing update (dev):"'));
-    await expect(pulumi.preview("dev", () => {})).rejects.toThrow(SyntaxError);
+  it("passes over a line that is not an event, and stops at an event it cannot read", async () => {
+    const seen: EngineEvent[] = [];
+    const warned = new PulumiProject(
+      project,
+      fakePulumi("warned", `echo "warning: A new version of Pulumi is available."\necho '{"sequence":0}'`),
+    );
+    await warned.preview("dev", (event) => seen.push(event));
+    expect(seen).toEqual([{ sequence: 0 }]);
+
+    const cut = new PulumiProject(project, fakePulumi("cut", `echo '{"sequence":0,"resourcePreEv'`));
+    await expect(cut.preview("dev", () => {})).rejects.toThrow(SyntaxError);
   });
 
   it("fails with what pulumi said, which the commands' messages keep", async () => {
