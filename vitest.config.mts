@@ -24,6 +24,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One `npm pack` serves every file that installs the packed package (test/support/package.ts).
+    globalSetup: ["./test/support/pack-once.ts"],
     // The slowest files start first, so that the run does not end with one of them alone.
     sequence: { sequencer: SlowestFirst },
     reporters: process.env.VITEST_JSON_OUTPUT

@@ -6,6 +6,7 @@ import { type LedgerResult, startTestSandbox, type TestSandbox } from "../suppor
 import { campaignStack } from "./support/campaign-stack";
 import { directmailIn } from "./support/commands";
 import { refreshOnce, upOnce } from "./support/one-command";
+import { writePlainConfig } from "./support/pulumi";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -97,7 +98,7 @@ describe("maxTotal against the ledger, under the real pulumi CLI", { timeout: 24
       `Checkout of order ${orderId} charged 55.00 USD for 22 pieces, more than maxTotal 10.00 USD: the state ` +
         "recorded that charge when the order was checked out.",
     );
-    await t.stack.setConfig("maxTotal", { value: "55" });
+    writePlainConfig(t, { maxTotal: "55" });
     const accepted = await upOnce(t);
     expect(accepted.summary.result).toBe("succeeded");
     expect(accepted.stdout).not.toMatch(/more than maxTotal/);
@@ -113,7 +114,7 @@ describe("maxTotal against the ledger, under the real pulumi CLI", { timeout: 24
     const orderId = draft.outputs.orderId?.value as number;
     await appendElsewhere(client, orderId, 1);
 
-    await t.stack.setConfig("checkout", { value: "true" });
+    writePlainConfig(t, { checkout: "true" });
     await expect(upOnce(t)).rejects.toThrow(
       `Checkout of order ${orderId} was not sent: the order holds 3 recipients at the service, and this stack's ` +
         "OrderRecipients holds 2; nothing was charged.",

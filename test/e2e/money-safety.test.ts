@@ -9,7 +9,7 @@ import { paidCheckouts } from "../support/ledger";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignStack } from "./support/campaign-stack";
 import { destroyOnce, refreshOnce, upOnce } from "./support/one-command";
-import type { TestStack } from "./support/pulumi";
+import { type TestStack, writePlainConfig } from "./support/pulumi";
 
 let sb: TestSandbox;
 const cleanup: (() => Promise<void>)[] = [];
@@ -130,7 +130,7 @@ describe("money safety under the real pulumi CLI", { timeout: 240_000 }, () => {
   it("adopts an order made elsewhere, and destroy of a draft campaign deletes it", async () => {
     const { apiKey, client, templateId, t } = await campaign();
     const existing = await client.createOrder({ templateId });
-    await t.stack.setConfig("existingOrderId", { value: String(existing.orderId) });
+    writePlainConfig(t, { existingOrderId: String(existing.orderId) });
     const up = await upOnce(t);
     expect(up.outputs.orderId?.value).toBe(existing.orderId);
     expect((await client.listOrders()).totalCount).toBe(1);

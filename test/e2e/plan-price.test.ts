@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { upOnce } from "./support/one-command";
 import { diagnostics, shownElsewhere } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -139,7 +140,7 @@ describe("price and recipient changes in `pulumi preview`", { timeout: 240_000 }
 
   it("the draft is applied; nothing is charged", async () => {
     writeCampaign();
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     orderId = up.outputs.spring?.value.orderId;
     expect(up.outputs.spring?.value).toMatchObject({ orderStatus: "Draft", accepted: 6 });
     afterDraft = await sandboxState();

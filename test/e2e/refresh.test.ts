@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml, PROXIMITY_SEARCH, recipientsCsv } from "./support/campaign";
+import { upOnce } from "./support/one-command";
 import { run } from "./support/output";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -102,10 +103,10 @@ afterAll(async () => {
 
 describe("refresh of an unchanged stack under the real pulumi CLI", { timeout: 400_000 }, () => {
   it("after up of every resource kind, `pulumi refresh --expect-no-changes` passes and shows no diff", async () => {
-    const up = await run((onOutput) => t.stack.up({ onOutput }));
+    const up = await run((onOutput) => upOnce(t, { onOutput }));
     expect(up.failed, up.output).toBe(false);
-    const { deployment } = await t.stack.exportStack();
-    const resources = (deployment.resources as { type: string }[]).filter(
+    const { latest } = t.readStateFile().checkpoint.checkpoint;
+    const resources = (latest.resources as { type: string }[]).filter(
       (r) => !r.type.startsWith("pulumi:providers:"),
     );
     const deployed = new Set(

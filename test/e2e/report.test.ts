@@ -21,6 +21,7 @@ import type { OrderAnalyticsEntry } from "../../provider/api/schemas";
 import { ensureChromium, launchChromium } from "../support/chromium";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { directmailIn } from "./support/commands";
+import { upOnce } from "./support/one-command";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
 const RESULTS = path.resolve(__dirname, "../../test-results");
@@ -123,7 +124,7 @@ beforeAll(async () => {
     path.join(t.workDir, "campaigns/spring.yaml"),
     CAMPAIGN.replace("TEMPLATE", String(templateId)),
   );
-  const up = await t.stack.up();
+  const up = await upOnce(t);
   springId = up.outputs.spring?.value.orderId;
   const spring = await recipientIds(springId);
 

@@ -16,7 +16,7 @@ import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { PROXIMITY_SEARCH as SEARCH } from "./support/campaign";
 import { destroyOnce, previewOnce, refreshOnce, stateOutputs, upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
-import { createTestStack, type TestStack } from "./support/pulumi";
+import { createTestStack, type TestStack, writePlainConfig } from "./support/pulumi";
 
 const STACK = "pulumi:pulumi:Stack (services-e2e):";
 const resource = (kind: string, name: string) => `pulumi-nodejs:dynamic/directmail:${kind} (${name}):`;
@@ -35,10 +35,11 @@ const ROWS = [
   "C-2,Alan,Turing,14 Main St,Springfield,IL,62701,80.00,alan@example.com",
   "C-3,Grace,Hopper,16 Main St,Springfield,IL,62701,55.00,not-an-email",
 ];
-/** Sets configuration values, each as JSON, in one `pulumi config set-all`. */
+/** Sets configuration values, each as JSON, in the stack's Pulumi.e2e.yaml (no CLI start). */
 const setJson = (values: Record<string, unknown>) =>
-  t.stack.setAllConfig(
-    Object.fromEntries(Object.entries(values).map(([key, value]) => [key, { value: JSON.stringify(value) }])),
+  writePlainConfig(
+    t,
+    Object.fromEntries(Object.entries(values).map(([key, value]) => [key, JSON.stringify(value)])),
   );
 const up = () => run((onOutput) => upOnce(t, { onOutput }));
 /** An up that goes on after a resource fails, so that every resource's refusal is shown. */
@@ -128,7 +129,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       state: "IL",
       zip: "62704",
     });
-    await setJson({
+    setJson({
       conversions: { file: "sales.csv", keyField: "uniqueId", deleteWaitSeconds: 20 },
       automation: {
         integrationOrderId: automationId,
@@ -185,7 +186,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
       ROWS[2] as string,
       "C-4,Edsger,Dijkstra,18 Main St,Springfield,IL,62701,30.00,",
     ]);
-    await setJson({
+    setJson({
       automation: changedAutomation(),
     });
     // One `pulumi up` that prints its preview first: the plan is what it printed before updating.
@@ -221,7 +222,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
   });
 
   it("refused at preview, nothing sent: a plan over maxNew; a proximity search that breaks the spec's rules, each naming its field", async () => {
-    await setJson({
+    setJson({
       automation: {
         integrationOrderId: automationId,
         keyField: "customerId",
@@ -237,8 +238,8 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
     ]);
 
     // One refusal at a time: the engine stops a preview at the first resource that fails.
-    await t.stack.removeConfig("automation");
-    await setJson({
+    writePlainConfig(t, { automation: undefined });
+    setJson({
       search: {
         ...SEARCH,
         integrationOrderId: automationId,
@@ -260,7 +261,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
   });
 
   it("refresh after an upload was deleted elsewhere forgets it; the next up uploads its records again and sends the search once; refresh follows the discovery", async () => {
-    await setJson({
+    setJson({
       automation: changedAutomation(),
       search: { ...SEARCH, integrationOrderId: automationId },
     });
@@ -299,7 +300,7 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
   });
 
   it("a proximity search that ran cannot change: the plan is refused, naming what changed", async () => {
-    await setJson({
+    setJson({
       search: {
         ...SEARCH,
         integrationOrderId: automationId,
@@ -317,9 +318,9 @@ describe("Conversions, AutomationRecipients and ProximitySearch under the real p
 
   it("a tier without automations and conversions (403): each resource's change is refused with what was not done and what to do", async () => {
     await sb.control.updateAccount({ apiKey, tier: "basic" });
-    await t.stack.removeConfig("search");
+    writePlainConfig(t, { search: undefined });
     sales([...ROWS, "C-5,Barbara,Liskov,20 Main St,Springfield,IL,62701,10.00,"]);
-    await setJson({
+    setJson({
       automation: {
         integrationOrderId: automationId,
         keyField: "customerId",

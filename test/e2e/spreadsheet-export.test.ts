@@ -10,16 +10,15 @@
  * - with `ignoreColumns: [Phone]` it deploys: the sandbox holds the two good recipients under their
  *   keys, without the phone numbers, and the stack reports the third dropped for its ZIP code.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { columnKey } from "../../provider/recipients/index";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
 import { campaignYaml } from "./support/campaign";
 import { directmailIn } from "./support/commands";
+import { upOnce } from "./support/one-command";
 import { diagnostics, run } from "./support/output";
 import { createCampaignsStack, type TestStack } from "./support/pulumi";
 
@@ -49,8 +48,6 @@ const campaign = (keyColumn: string, recipients: string[] = []) =>
   campaignYaml("export", templateId, { file: "export.csv", keyColumn, recipients });
 const write = (file: string, text: string) => fs.writeFileSync(path.join(t.workDir, file), text);
 const directmail = (...args: string[]) => directmailIn({ cwd: t.workDir, env }, ...args);
-const pulumi = async (...args: string[]) =>
-  (await promisify(execFile)("pulumi", [...args, "--stack", "e2e"], { cwd: t.workDir, env: t.env })).stdout;
 
 /** The error lines of a failed preview's one failure, at the stack. */
 const stackError = (output: string) =>
@@ -120,7 +117,7 @@ describe("a spreadsheet export under the real CLIs", { timeout: 300_000 }, () =>
       stderr: `${DROP_WARNING}\n`,
     });
 
-    const up = await t.stack.up();
+    const up = await upOnce(t);
     const orderId = up.outputs.export?.value.orderId as number;
     expect(up.outputs.export?.value).toMatchObject({
       accepted: 2,
@@ -136,7 +133,8 @@ describe("a spreadsheet export under the real CLIs", { timeout: 300_000 }, () =>
     ]);
     // Each under the key of its Customer ID, carried in custom6 (followed by its content digest).
     expect(listed.map((r) => r.metadata.custom6?.slice(0, 16))).toEqual([columnKey("C-1"), columnKey("C-2")]);
-    for (const stored of [JSON.stringify(listed), await pulumi("stack", "export")])
+    // The service's listing and the stack's state file as stored.
+    for (const stored of [JSON.stringify(listed), t.readStateFile().text])
       expect(stored).not.toMatch(/555-010\d/);
 
     // Deployed as declared: a second preview changes nothing.

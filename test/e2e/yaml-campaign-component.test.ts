@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectMailClient } from "../../provider/api/client";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox";
+import { upOnce } from "./support/one-command";
 import { pluginOnPath } from "./support/plugin";
 import { createTestStack, type TestStack } from "./support/pulumi";
 
@@ -113,8 +114,8 @@ describe("Campaign in a Pulumi YAML program", () => {
         .replace(/templateId: 0\b.*/, `templateId: ${yamlAccount.templateId}`),
     );
 
-    const tsUp = await ts.stack.up();
-    const yamlUp = await yaml.stack.up();
+    const tsUp = await upOnce(ts);
+    const yamlUp = await upOnce(yaml);
     expect(yamlUp.summary.resourceChanges).toEqual({ create: tsUp.summary.resourceChanges?.create });
     const outputs = (up: typeof tsUp) =>
       Object.fromEntries(["autumnOutputs", "springOutputs"].map((key) => [key, up.outputs[key]?.value]));

@@ -6,7 +6,9 @@
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { inject } from "vitest";
 
 export const repoRoot = path.resolve(__dirname, "../..");
 
@@ -23,11 +25,80 @@ export interface PackedPackage {
   files: string[];
 }
 
-/** `npm pack` of the repository into `destination`; dist/ must be built (npm test builds it). */
+/**
+ * The packed package in `destination`: a copy of the run's one `npm pack`, which the first file
+ * to ask makes while the others wait (see pack-once.ts), so each file may use or move its copy as
+ * it likes. Outside a vitest run with that global setup, a pack of its own. dist/ must be built
+ * (npm test builds it).
+ */
 export async function packPackage(destination: string): Promise<PackedPackage> {
   if (!fs.existsSync(path.join(repoRoot, "dist/provider/index.js"))) {
     throw new Error("dist/ is not built: run `npx tsc -p tsconfig.json` first (npm test does)");
   }
+  const folder = runPackFolder();
+  if (folder === undefined) return npmPack(destination);
+  const shared = await sharedPack(folder);
+  const tarball = path.join(destination, path.basename(shared.tarball));
+  fs.copyFileSync(shared.tarball, tarball);
+  fs.chmodSync(tarball, 0o644);
+  return { ...shared, tarball };
+}
+
+function runPackFolder(): string | undefined {
+  try {
+    return inject("packFolder") || undefined;
+  } catch {
+    return undefined; // not inside a vitest worker
+  }
+}
+
+/** How long a file waits for another process's `npm pack` (about two seconds) before it gives up. */
+const PACK_WAIT_MS = 180_000;
+
+/**
+ * The run's pack in `folder`, made once: the process that creates the lock folder packs (mkdir is
+ * atomic), the others wait for its report. A failed pack releases the lock, and the next asker tries.
+ */
+async function sharedPack(folder: string): Promise<PackedPackage> {
+  const reportFile = path.join(folder, "pack.json");
+  const lock = path.join(folder, "packing.lock");
+  const deadline = Date.now() + PACK_WAIT_MS;
+  for (;;) {
+    if (fs.existsSync(reportFile)) return JSON.parse(fs.readFileSync(reportFile, "utf8")) as PackedPackage;
+    if (takeLock(lock)) {
+      try {
+        if (fs.existsSync(reportFile)) continue; // packed while this process waited for the lock
+        const destination = path.join(folder, "pack");
+        fs.rmSync(destination, { recursive: true, force: true });
+        fs.mkdirSync(destination);
+        const packed = await npmPack(destination);
+        fs.chmodSync(packed.tarball, 0o444); // the shared tarball: each file gets a copy
+        fs.writeFileSync(`${reportFile}.tmp`, JSON.stringify(packed));
+        fs.renameSync(`${reportFile}.tmp`, reportFile);
+        return packed;
+      } finally {
+        fs.rmSync(lock, { recursive: true, force: true });
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`waited ${PACK_WAIT_MS / 1000} s for another test process's npm pack (lock ${lock})`);
+    }
+    await sleep(100);
+  }
+}
+
+function takeLock(lock: string): boolean {
+  try {
+    fs.mkdirSync(lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+}
+
+/** `npm pack` of the repository into `destination`, and npm's report of what it packed. */
+async function npmPack(destination: string): Promise<PackedPackage> {
   const { stdout } = await execFileAsync(
     "npm",
     ["pack", "--json", "--pack-destination", destination, "--loglevel=error"],

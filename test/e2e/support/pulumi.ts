@@ -102,7 +102,16 @@ export async function createTestStack(
     { stackName: "e2e", workDir },
     { envVars, pulumiCommand: await pulumiCommand() },
   );
-  if (options.config) await stack.setAllConfig(options.config);
+  if (options.config) {
+    // Plain values go into Pulumi.<stack>.yaml directly; only secrets need the CLI, which encrypts them.
+    const entries = Object.entries(options.config);
+    writePlainConfig(
+      { stack, workDir },
+      Object.fromEntries(entries.filter(([, c]) => !c.secret).map(([key, c]) => [key, c.value])),
+    );
+    const secrets = entries.filter(([, c]) => c.secret);
+    if (secrets.length > 0) await stack.setAllConfig(Object.fromEntries(secrets));
+  }
   return {
     stack,
     workDir,
