@@ -52,7 +52,7 @@ function runPackFolder(): string | undefined {
   }
 }
 
-/** How long a file waits for another process's `npm pack` (about two seconds) before it gives up. */
+/** How long a file waits for another process's `npm pack` (which takes a few seconds) before it gives up. */
 const PACK_WAIT_MS = 180_000;
 
 /**
