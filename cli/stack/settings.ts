@@ -3,9 +3,10 @@
  * scans, the sandbox's clock, deliver and scan) sends its requests, in one order: the command's
  * flags (`--url`, `--api-key`, where it has them), then, inside a Pulumi project, the selected
  * stack's `directmail:baseUrl` and secret `directmail:apiKey`, read with the project's `pulumi` CLI
- * (./pulumi.ts) exactly as `pulumi up` reads them, so that the CLI never talks to another account or sandbox than
- * the deployment; then the DIRECTMAIL_* environment variables; then the local sandbox. Each value
- * is checked with the provider's rules (provider/settings.ts), naming where it came from.
+ * (./pulumi.ts) exactly as `pulumi up` reads them, so that the CLI never talks to another account
+ * or sandbox than the deployment; then the DIRECTMAIL_* environment variables; then the local
+ * sandbox. Each value is checked with the provider's rules (provider/settings.ts), naming where it
+ * came from.
  * Secrets come decrypted (`pulumi config --show-secrets`), with PULUMI_CONFIG_PASSPHRASE (or
  * PULUMI_CONFIG_PASSPHRASE_FILE) for a passphrase-protected stack.
  */
