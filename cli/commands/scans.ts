@@ -301,7 +301,8 @@ function stackLookup(settings: ServiceSettings): CampaignLookup {
           "(or --stack), or give orderId and orderRecipientId",
       );
     }
-    resources ??= deployedResources(selection);
+    // The recipient index, a secret output, says which recipient a key names.
+    resources ??= deployedResources(selection, { withSecrets: true });
     const outputs = (await resources).find(
       (r) => r.kind === KIND.OrderRecipients && r.campaign === campaign,
     )?.outputs;

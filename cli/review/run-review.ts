@@ -154,7 +154,10 @@ async function reviewFiles(
   // export holds a million recipients' index several times over for a moment (tens of MB each),
   // which must not come on top of the sides' tables. A failure is reported where it is used.
   const stateRead =
-    target !== undefined && preview !== undefined ? deployedResources(preview.stack) : undefined;
+    // With secrets: the deployed recipient index says which rows are dropped now (drops.ts).
+    target !== undefined && preview !== undefined
+      ? deployedResources(preview.stack, { withSecrets: true })
+      : undefined;
   await stateRead?.catch(() => {});
   let head: CampaignFiles | undefined;
   try {

@@ -36,14 +36,20 @@ export function typeOf(urn: string): string {
   return chain.slice(chain.lastIndexOf("$") + 1);
 }
 
-/** The deployed resources (the last state) of the project's stack `stackName`, each with its campaign. */
-export async function deployedResources(stack: {
-  pulumi: Pick<PulumiProject, "exportStack">;
-  stackName: string;
-}): Promise<DeployedResource[]> {
+/**
+ * The deployed resources (the last state) of the project's stack `stackName`, each with its
+ * campaign. A secret output (a recipient index) is read only `withSecrets`: the state is decrypted
+ * for the commands that use one, and no other.
+ */
+export async function deployedResources(
+  stack: { pulumi: Pick<PulumiProject, "exportStack">; stackName: string },
+  options: { withSecrets?: boolean } = {},
+): Promise<DeployedResource[]> {
   let deployment: { deployment?: { resources?: unknown[] } };
   try {
-    deployment = (await stack.pulumi.exportStack(stack.stackName)) as typeof deployment;
+    deployment = (await stack.pulumi.exportStack(stack.stackName, {
+      showSecrets: options.withSecrets === true,
+    })) as typeof deployment;
   } catch (error) {
     throw new Error(`cannot read the state of stack "${stack.stackName}": ${pulumiMessage(error)}`);
   }
@@ -62,8 +68,8 @@ export async function deployedResources(stack: {
       name: nameOf(r.urn),
       kind: kindOfType(r.type),
       campaign: campaignOf(r.urn, r.type, r.parent),
-      // Only what the CLI reads is kept: the export shows secrets (the provider's API key) in clear.
-      // A recipient index is a secret output too (withSecretIndex), which the reader reveals.
+      // Only what the CLI reads is kept: an export with secrets shows them (the provider's API key)
+      // in clear. A recipient index is a secret output (withSecretIndex), which the reader reveals.
       outputs: pick(r.outputs ?? {}, STATE_OUTPUTS),
     }));
 }

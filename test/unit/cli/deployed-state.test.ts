@@ -44,20 +44,32 @@ describe("deployedResources", () => {
         ],
       },
     };
-    const exportedStacks: string[] = [];
+    const exports: string[] = [];
     const pulumi = {
-      exportStack: async (stack: string) => {
-        exportedStacks.push(stack);
+      exportStack: async (stack: string, options?: { showSecrets?: boolean }) => {
+        exports.push(`${stack}${options?.showSecrets ? " with secrets" : ""}`);
         return exported;
       },
     };
-    const resources = await deployedResources({ pulumi, stackName: "dev" });
-    expect(exportedStacks).toEqual(["dev"]);
+    const resources = await deployedResources({ pulumi, stackName: "dev" }, { withSecrets: true });
+    expect(exports).toEqual(["dev with secrets"]);
     expect(resources.map((r) => [r.name, r.campaign, r.outputs])).toEqual([
       ["spring", "spring", {}],
       ["spring-recipients", "spring", { orderId: 7, index: "v3.abc", keyColumn: "customerId" }],
       ["other-recipients", "other", { orderId: 8 }],
     ]);
+  });
+
+  it("asks for the state as stored, secrets encrypted, unless a secret output is needed", async () => {
+    const exports: string[] = [];
+    const pulumi = {
+      exportStack: async (stack: string, options?: { showSecrets?: boolean }) => {
+        exports.push(`${stack}${options?.showSecrets ? " with secrets" : ""}`);
+        return { version: 3, deployment: { resources: [] } };
+      },
+    };
+    expect(await deployedResources({ pulumi, stackName: "prod" })).toEqual([]);
+    expect(exports).toEqual(["prod"]);
   });
 });
 

@@ -58,9 +58,14 @@ esac`,
       "directmail:apiKey": { value: "dm_test_key", secret: true },
     });
     expect(await pulumi.exportStack("dev")).toEqual({ version: 3, deployment: { resources: [] } });
+    expect(await pulumi.exportStack("dev", { showSecrets: true })).toEqual({
+      version: 3,
+      deployment: { resources: [] },
+    });
     expect(loggedCalls()).toEqual([
       `${project} stack ls --json --non-interactive`,
       `${project} config --show-secrets --json --stack dev --non-interactive`,
+      `${project} stack export --stack dev --non-interactive`,
       `${project} stack export --show-secrets --stack dev --non-interactive`,
     ]);
   });
