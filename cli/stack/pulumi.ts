@@ -155,25 +155,26 @@ export class PulumiProject {
         err = (err + chunk).slice(-STDERR_KEPT);
       });
       const interrupt = () => child.kill("SIGINT");
-      signal?.addEventListener("abort", interrupt, { once: true });
+      if (signal?.aborted) interrupt();
+      else signal?.addEventListener("abort", interrupt, { once: true });
       child.on("error", (error: NodeJS.ErrnoException) => {
         signal?.removeEventListener("abort", interrupt);
         reject(
           error.code === "ENOENT"
             ? new Error(
-                "the pulumi CLI is not on PATH: install it (https://www.pulumi.com/docs/install/) or put it on PATH",
+                "the pulumi CLI is not installed, or not on PATH: install it (https://www.pulumi.com/docs/install/) or add its folder to PATH",
               )
             : error,
         );
       });
-      child.on("close", (code, killed) => {
+      child.on("close", (code, stoppedBy) => {
         signal?.removeEventListener("abort", interrupt);
         if (failure !== undefined) reject(failure);
         else if (code === 0) resolve(Buffer.concat(out).toString("utf8"));
         else
           reject(
             new PulumiCommandError(
-              `pulumi ${args.join(" ")} ${code === null ? `stopped by ${killed}` : `exited with code ${code}`}`,
+              `pulumi ${args.join(" ")} ${code === null ? `stopped by ${stoppedBy}` : `exited with code ${code}`}`,
               err,
             ),
           );

@@ -135,7 +135,7 @@ printf '%s\\n' '${lines}'`,
   it("says how to get the CLI when there is none", async () => {
     const pulumi = new PulumiProject(project, path.join(dir, "no-such-pulumi"));
     await expect(pulumi.listStacks()).rejects.toThrow(
-      "the pulumi CLI is not on PATH: install it (https://www.pulumi.com/docs/install/) or put it on PATH",
+      "the pulumi CLI is not installed, or not on PATH: install it (https://www.pulumi.com/docs/install/) or add its folder to PATH",
     );
   });
 
@@ -157,5 +157,12 @@ while true; do sleep 0.05; done`,
     stop.abort();
     await expect(running).rejects.toThrow("pulumi preview --stack dev --json exited with code 130");
     expect(fs.existsSync(interrupted)).toBe(true);
+  });
+
+  it("interrupts at once a preview whose signal was aborted before it started", async () => {
+    const pulumi = new PulumiProject(project, fakePulumi("endless", "while true; do sleep 0.05; done"));
+    await expect(pulumi.preview("dev", () => {}, AbortSignal.abort())).rejects.toThrow(
+      /^pulumi preview --stack dev --json (stopped by SIGINT|exited with code 130)$/,
+    );
   });
 });
