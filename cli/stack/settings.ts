@@ -263,11 +263,11 @@ export function serviceFailure(error: unknown, settings: ServiceSettings): unkno
  * Runs a pulumi command (./pulumi.ts); its failure becomes one message with what the pulumi CLI
  * said (the end of its stderr), not the command line.
  */
-export async function pulumiCall<T>(what: string, call: () => Promise<T>, hint?: string): Promise<T> {
+export async function pulumiCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    throw new Error(`${what}: ${pulumiMessage(error)}${hint ? `; ${hint}` : ""}`);
+    throw new Error(`${what}: ${pulumiMessage(error)}`);
   }
 }
 
